@@ -1,0 +1,31 @@
+# Two commands a newcomer needs: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+
+.PHONY: run test install install-test check-layers clean
+
+# The runtime install: the project and its runtime dependencies only.
+$(BIN)/memls: pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	@touch $@
+
+# The test install adds the test tools and the real gptme for interop tests.
+$(VENV)/.test-deps: pyproject.toml $(BIN)/memls
+	$(PY) -m pip install -q -e '.[test,interop]'
+	@touch $@
+
+install: $(BIN)/memls
+install-test: $(VENV)/.test-deps
+
+run: install
+	$(BIN)/memls audit --scope explicit || true
+
+test: install-test
+	$(PY) -m pytest -q -p no:cacheprovider
+
+clean:
+	rm -rf $(VENV) build *.egg-info
