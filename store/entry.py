@@ -1,0 +1,153 @@
+"""One memory entry: the value type every part of the store passes around.
+
+The field set, defaults and JSON shape are gptme's (``gptme.memory.MemoryEntry``)
+so code and tools written against gptme read memls entries unchanged. Two
+fields are ours and never appear in the JSON form: ``extra`` keeps frontmatter
+keys memls does not know, so a rewrite never drops them, and
+``type_placement`` remembers whether the file wrote ``type`` at the top level
+(older Claude Code builds) or under ``metadata`` (gptme, newer Claude Code).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+DEFAULT_TYPE = "general"
+DEFAULT_STATUS = "living"
+STATUSES = ("living", "superseded", "historical")
+# Claude Code's four types; the index groups them first, in this order.
+CLAUDE_CODE_TYPES = ("user", "feedback", "project", "reference")
+TYPE_ORDER = (*CLAUDE_CODE_TYPES, DEFAULT_TYPE)
+# Every top-level key whose meaning the store knows, in serialization order.
+KNOWN_KEYS = (
+    "name",
+    "title",
+    "description",
+    "type",
+    "metadata",
+    "status",
+    "supersedes",
+    "superseded_by",
+    "provenance",
+    "confidence",
+    "keywords",
+    "recheck",
+)
+
+
+@dataclass
+class MemoryEntry:
+    name: str
+    description: str = ""
+    type: str = DEFAULT_TYPE
+    body: str = ""
+    title: str | None = None
+    status: str = DEFAULT_STATUS
+    supersedes: list[str] = field(default_factory=list)
+    superseded_by: str | None = None
+    provenance: dict[str, Any] = field(default_factory=dict)
+    confidence: float | None = None
+    keywords: list[str] = field(default_factory=list)
+    recheck: str | None = None
+    # The Claude Code ``metadata`` block verbatim, minus ``type`` (lifted to ``type``).
+    metadata: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+    scope: str | None = None
+    # memls additions: unknown top-level keys in file order, and where ``type`` lives.
+    extra: dict[str, Any] = field(default_factory=dict)
+    type_placement: Literal["metadata", "top"] = "metadata"
+
+    @property
+    def filename(self) -> str:
+        return self.path.name if self.path is not None else f"{self.name}.md"
+
+    @property
+    def index_title(self) -> str:
+        """Link text for the index line: the title when set, else the name."""
+        return self.title or self.name
+
+    @property
+    def is_living(self) -> bool:
+        return self.status == DEFAULT_STATUS
+
+    def index_line(self) -> str:
+        """The ``MEMORY.md`` pointer line, in Claude Code's shape."""
+        return f"- [{self.index_title}]({self.filename}) — {self.description}"
+
+    def to_markdown(self) -> str:
+        """Render frontmatter + body. Field order is fixed so diffs stay small.
+
+        Byte-identical to gptme for every entry gptme can represent; unknown
+        keys follow the known ones in their original order, and a top-level
+        ``type`` stays top-level, after ``description`` where Claude Code puts it.
+        """
+        lines = ["---", f"name: {self.name}"]
+        if self.title:
+            lines.append(f"title: {quote_scalar(self.title)}")
+        lines.append(f"description: {quote_scalar(self.description)}")
+        if self.type_placement == "top":
+            lines.append(dump_block({"type": self.type}, indent=0))
+            meta: dict[str, Any] = dict(self.metadata)
+        else:
+            meta = {"type": self.type, **self.metadata}
+        if meta:
+            lines.append("metadata:")
+            lines.append(dump_block(meta, indent=2))
+        if self.status != DEFAULT_STATUS:
+            lines.append(f"status: {self.status}")
+        optional: dict[str, Any] = {}
+        if self.supersedes:
+            optional["supersedes"] = list(self.supersedes)
+        if self.superseded_by:
+            optional["superseded_by"] = self.superseded_by
+        if self.provenance:
+            optional["provenance"] = dict(self.provenance)
+        if self.confidence is not None:
+            optional["confidence"] = self.confidence
+        if self.keywords:
+            optional["keywords"] = list(self.keywords)
+        if self.recheck:
+            optional["recheck"] = self.recheck
+        optional.update((k, v) for k, v in self.extra.items() if k not in KNOWN_KEYS)
+        if optional:
+            lines.append(dump_block(optional, indent=0))
+        lines.append("---")
+        lines.append("")
+        text = "\n".join(lines) + "\n"
+        body = self.body.strip("\n")
+        return text + (body + "\n" if body else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        """gptme's JSON shape (key order included); ``extra`` is not part of it."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "type": self.type,
+            "status": self.status,
+            "supersedes": self.supersedes,
+            "superseded_by": self.superseded_by,
+            "provenance": self.provenance,
+            "confidence": self.confidence,
+            "keywords": self.keywords,
+            "recheck": self.recheck,
+            "metadata": self.metadata,
+            "path": str(self.path) if self.path else None,
+            "scope": self.scope,
+        }
+
+
+def quote_scalar(value: str) -> str:
+    """gptme's double-quoting: escape ``\\`` and ``"`` and nothing else."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def dump_block(data: dict[str, Any], indent: int) -> str:
+    """A YAML block exactly as gptme dumps its metadata and optional fields."""
+    dumped = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10_000)
+    pad = " " * indent
+    return "\n".join(pad + line for line in dumped.rstrip("\n").splitlines())

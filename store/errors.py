@@ -1,0 +1,33 @@
+"""The exceptions of the store's public API.
+
+The first three carry gptme's names and class hierarchy so code written
+against ``gptme.memory`` catches the same things. ``MemoryParseError`` is a
+``ValueError`` because "this file is not a memory entry" is bad input, not a
+failure of the store.
+"""
+
+from __future__ import annotations
+
+
+class MemoryParseError(ValueError):
+    """Raised when a file is not a memory entry (no or unusable frontmatter)."""
+
+
+class MemoryFrontmatterError(MemoryParseError):
+    """Raised when strict parsing is required but the YAML is invalid."""
+
+
+class RecallBackendUnavailable(ImportError):
+    """Raised when a caller forces a recall backend that is not installed."""
+
+
+class ReservedNameError(ValueError):
+    """A name the readers would hide or misread: refused before anything touches disk."""
+
+
+class LockTimeoutError(TimeoutError):
+    """The root lock stayed held by another writer for longer than allowed."""
+
+
+class RoundTripError(OSError):
+    """A staged write would not be seen again by the store's own readers."""

@@ -1,0 +1,278 @@
+"""Find an entry's YAML frontmatter and load it once, keeping source positions.
+
+The language server needs to point at the exact key, value or list item a
+problem is about, and at the exact character where YAML gave up. Loading the
+YAML a second time just to learn positions would double the cost of every
+keystroke, so one pass composes the node tree (positions) and constructs the
+data from that same tree.
+
+Detection follows gptme (``schema.split_frontmatter``) with three deliberate
+differences, each because gptme's rule makes a file silently mean something
+other than what its author sees:
+
+* a leading UTF-8 byte-order mark is ignored (editors on Windows add one, and
+  gptme then reports "no frontmatter" for a file that visibly has one);
+* CRLF and CR line endings are read as LF (gptme leaves ``\\r`` in the body);
+* the closing delimiter is a line holding ``---`` and nothing else but
+  trailing blanks (gptme closes on any line that *starts* with ``---``, so a
+  ``----`` rule inside the YAML ends the block early).
+
+Positions are 0-based, ends exclusive, columns counted in code points of the
+normalised document text, which is what the store hands to the editor layer.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+import yaml.reader
+
+# libyaml is several times faster; the pure-Python loader builds the same data.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_OPENING = re.compile(r"---[ \t]*\n")
+_CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
+_NEWLINE = re.compile(r"\n")
+# The characters PyYAML's reader refuses; libyaml reports them at a byte offset,
+# so the position is found again in the text itself.
+_NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
+_STR_TAG = "tag:yaml.org,2002:str"
+_BLOCK_SCALAR_STYLES = ("|", ">")
+_BYTE_ORDER_MARK = "\ufeff"
+
+
+@dataclass(frozen=True)
+class Span:
+    """A range of the document: 0-based lines and code-point columns, end exclusive."""
+
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+
+
+@dataclass(frozen=True)
+class KeySpans:
+    """Where one top-level frontmatter key and its value sit in the document."""
+
+    key: Span
+    # The whole value node; for a block list, from the first ``-`` to the end of the last item.
+    value: Span
+    # One span per item when the value is a sequence (a scalar item's text, without ``- ``).
+    items: tuple[Span, ...] = ()
+
+
+@dataclass(frozen=True)
+class YamlProblem:
+    """Why the YAML did not load, and where (document coordinates)."""
+
+    message: str
+    line: int
+    column: int
+
+
+@dataclass
+class Frontmatter:
+    """The frontmatter block of one document, split from its body and loaded."""
+
+    yaml_text: str
+    # From the opening ``---`` line through the end of the closing ``---`` line.
+    block: Span
+    content_start_line: int
+    # After the closing delimiter, with ``\\n`` stripped from both ends (as gptme).
+    body: str
+    body_start_line: int
+    # What YAML loaded: None when it failed or the block is empty.
+    data: Any
+    error: YamlProblem | None
+    # Top-level string keys when ``data`` is a mapping. For a key written twice
+    # the spans are the last occurrence's, because that value is the one loaded.
+    keys: dict[str, KeySpans]
+
+
+def normalize_text(text: str) -> str:
+    """Drop one leading byte-order mark and turn CRLF / CR line endings into LF."""
+    if text.startswith(_BYTE_ORDER_MARK):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def read_document_text(path: Path) -> str:
+    """Read a file as the store sees it. ``UnicodeDecodeError`` propagates."""
+    return normalize_text(path.read_bytes().decode("utf-8"))
+
+
+def split_frontmatter(text: str) -> Frontmatter | None:
+    """Split normalised ``text`` into loaded frontmatter and body, or None.
+
+    The opening line is ``---`` (trailing blanks allowed) at the very start;
+    the block closes at the first later line that is ``---`` (trailing blanks
+    allowed). As in gptme, the closing line cannot directly follow the opening
+    one (``---\\n---`` is not a frontmatter block), while ``---\\n\\n---`` is an
+    empty one.
+    """
+    opening = _OPENING.match(text)
+    if opening is None:
+        return None
+    content_start = opening.end()
+    # The closing line must start after a newline that ends the content.
+    closing = _CLOSING.search(text, content_start + 1)
+    if closing is None:
+        return None
+    yaml_text = text[content_start : closing.start() - 1]
+    closing_line = 2 + yaml_text.count("\n")
+    after = closing.end()
+    if text.startswith("\n", after):
+        after += 1
+    raw_body = text[after:]
+    body = raw_body.strip("\n")
+    leading_newlines = len(raw_body) - len(raw_body.lstrip("\n")) if body else 0
+    data, error, keys = load_yaml(yaml_text, first_line=1)
+    return Frontmatter(
+        yaml_text=yaml_text,
+        block=Span(0, 0, closing_line, closing.end() - closing.start()),
+        content_start_line=1,
+        body=body,
+        body_start_line=closing_line + 1 + leading_newlines,
+        data=data,
+        error=error,
+        keys=keys,
+    )
+
+
+def load_yaml(
+    yaml_text: str, first_line: int = 0
+) -> tuple[Any, YamlProblem | None, dict[str, KeySpans]]:
+    """Safe-load ``yaml_text`` once: ``(data, problem, top-level key spans)``.
+
+    Never raises: every failure, including ones PyYAML does not wrap in a
+    ``YAMLError`` (``!!int abc`` raises ``ValueError``, deep nesting
+    ``RecursionError``), becomes a :class:`YamlProblem`. Safe loading refuses
+    every ``!!python/...`` tag, so nothing in the text is ever executed.
+    ``first_line`` is the document line of the text's first line.
+    """
+    locator = _Locator(yaml_text, first_line)
+    loader = None
+    try:
+        loader = _LOADER(yaml_text)
+        node = loader.get_single_node()
+        if node is None:
+            return None, None, {}
+        # Spans come from the composed tree before construction, because
+        # constructing a mapping with ``<<`` merge keys rewrites the node's pairs.
+        keys = _top_level_key_spans(node, locator)
+        data = loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        return None, _marked_problem(exc, locator), {}
+    except yaml.reader.ReaderError as exc:
+        return None, _reader_problem(exc, yaml_text, locator), {}
+    except RecursionError:
+        return None, locator.problem("nesting too deep to load", 0), {}
+    except Exception as exc:  # noqa: BLE001 - any str input must give a problem, not a crash
+        return None, locator.problem(f"invalid value: {_one_line(str(exc))}", 0), {}
+    finally:
+        if loader is not None:
+            loader.dispose()
+    return data, None, (keys if isinstance(data, dict) else {})
+
+
+class _Locator:
+    """Turns offsets into the YAML text into document positions.
+
+    Offsets rather than PyYAML's line numbers, because YAML also breaks lines at
+    NEL / LS / PS while the document (and every editor) breaks only at ``\\n``.
+    Both loaders count mark indexes in code points.
+    """
+
+    def __init__(self, yaml_text: str, first_line: int) -> None:
+        self.text = yaml_text
+        self.first_line = first_line
+        self.line_starts = [0, *(m.end() for m in _NEWLINE.finditer(yaml_text))]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        offset = max(0, min(offset, len(self.text)))
+        index = bisect.bisect_right(self.line_starts, offset) - 1
+        return self.first_line + index, offset - self.line_starts[index]
+
+    def span(self, start: int, end: int) -> Span:
+        return Span(*self.position(start), *self.position(max(start, end)))
+
+    def problem(self, message: str, offset: int) -> YamlProblem:
+        return YamlProblem(message, *self.position(offset))
+
+
+def _top_level_key_spans(node: yaml.Node, locator: _Locator) -> dict[str, KeySpans]:
+    if not isinstance(node, yaml.MappingNode):
+        return {}
+    keys: dict[str, KeySpans] = {}
+    for key_node, value_node in node.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STR_TAG:
+            continue
+        items: tuple[Span, ...] = ()
+        if isinstance(value_node, yaml.SequenceNode):
+            items = tuple(_node_span(item, locator) for item in value_node.value)
+        keys[key_node.value] = KeySpans(
+            key=_node_span(key_node, locator),
+            value=_node_span(value_node, locator),
+            items=items,
+        )
+    return keys
+
+
+def _node_span(node: yaml.Node, locator: _Locator) -> Span:
+    return locator.span(node.start_mark.index, _node_end(node, locator.text))
+
+
+def _node_end(node: yaml.Node, text: str) -> int:
+    """Where a node's own text ends.
+
+    PyYAML ends a block collection or block scalar at the start of whatever
+    follows it (often the next key, after blank lines and comments); the span
+    a reader expects ends at the node's last character instead.
+    """
+    seen: set[int] = set()
+    end = node.end_mark.index
+    while isinstance(node, yaml.CollectionNode) and not node.flow_style and node.value:
+        if id(node) in seen:  # an alias back to an enclosing node
+            return end
+        seen.add(id(node))
+        last = node.value[-1]
+        if isinstance(node, yaml.MappingNode):
+            key_node, last = last
+            if last.end_mark.index < key_node.end_mark.index:
+                return key_node.end_mark.index  # an alias value: its marks are the anchor's
+        node = last
+        end = node.end_mark.index
+    if isinstance(node, yaml.ScalarNode) and node.style in _BLOCK_SCALAR_STYLES:
+        start = node.start_mark.index
+        while end > start and text[end - 1] in " \t\n":
+            end -= 1
+    return end
+
+
+def _marked_problem(exc: yaml.MarkedYAMLError, locator: _Locator) -> YamlProblem:
+    mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or exc.context or "invalid YAML"
+    message = f"{problem} ({exc.context})" if exc.problem and exc.context else problem
+    return locator.problem(_one_line(message), mark.index if mark is not None else 0)
+
+
+def _reader_problem(
+    exc: yaml.reader.ReaderError, yaml_text: str, locator: _Locator
+) -> YamlProblem:
+    found = _NON_PRINTABLE.search(yaml_text)
+    offset = found.start() if found else 0
+    character = ord(found.group()) if found else exc.character
+    message = f"unacceptable character #x{character:04x}: control characters are not allowed"
+    return locator.problem(message, offset)
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())

@@ -1,0 +1,406 @@
+"""The ``MEMORY.md`` index: rendering, byte budget, selection policy, pointer lines.
+
+``MEMORY.md`` is what Claude Code and gptme put in front of the model on every
+turn, so it is small by design: one pointer line per living entry, grouped by
+type, and cut to a byte budget when asked. The exact bytes are gptme's, so a
+root indexed by memls passes ``gptme-util memory index --check`` and the
+other way round.
+
+A root holding ``.memory-index.json`` is *managed*: its index shows exactly
+the entries the policy selects, never truncated, and any violation is an
+error, because a curated always-on view that silently drops or adds entries is
+worse than none. A root without it is *legacy*: saves only upsert one pointer
+line, so hand-written prose in ``MEMORY.md`` survives.
+
+Everything here is pure text in, text out; reading files, locking and atomic
+writes belong to the callers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .entry import TYPE_ORDER, MemoryEntry
+from .names import is_index_filename
+from .reader import shadow_by_name
+
+INDEX_FILENAME = "MEMORY.md"
+INDEX_HEADER = "# Persistent Memory"
+POLICY_FILENAME = ".memory-index.json"
+POLICY_VERSION = 1
+# The smallest index there is -- the header line alone (``# Persistent
+# Memory\n``) -- is 20 bytes; a policy budget below that could never render.
+POLICY_MIN_BUDGET = 20
+POLICY_KEYS = frozenset({"version", "budget", "selected"})
+# Claude Code loads only the head of MEMORY.md: "the first 200 lines or 25KB,
+# whichever comes first". We read 25KB as 25 * 1024 bytes.
+CLAUDE_CODE_MAX_LINES = 200
+CLAUDE_CODE_MAX_BYTES = 25 * 1024
+# Separator between a pointer's link and its description (space, U+2014, space).
+DESCRIPTION_SEPARATOR = " \u2014 "
+
+
+# -- which entries an index shows ----------------------------------------------
+
+
+def index_entries(entries: Iterable[MemoryEntry], *, managed: bool) -> list[MemoryEntry]:
+    """The entries of one root (file order) that its index is rendered from.
+
+    A managed root's policy selects by filename, so every file counts even
+    when two share a name; a legacy index shows what readers show, the first
+    file of each name. The engine's writes and the index checks both use
+    this, so a check never expects an index the engine would not write.
+    """
+    entries = list(entries)
+    return entries if managed else shadow_by_name(entries)
+
+
+def is_generated_index(text: str) -> bool:
+    """True when ``MEMORY.md`` holds nothing a person wrote.
+
+    Such an index (header, ``## Type`` headings, pointer lines, an omitted
+    marker) can be regenerated without losing anything; any other line is
+    hand-curated prose, and then only the changed entries' lines are edited.
+    """
+    for line in text.splitlines():
+        if not line or line == INDEX_HEADER or line.startswith("## "):
+            continue
+        if _GENERATED_POINTER.match(line) or line.startswith("- \u2026 "):
+            continue
+        return False
+    return True
+
+
+_GENERATED_POINTER = re.compile(r"^- \[[^\]]*\]\([^)]*\)( \u2014 .*)?$")
+
+
+# -- full rendering -----------------------------------------------------------
+
+
+def render_index(entries: Iterable[MemoryEntry], *, budget: int | None = None) -> str:
+    """The generated index: living entries grouped by type, one line each.
+
+    Groups follow Claude Code's types in their fixed order, then ``general``,
+    then any other type in string order; lines within a group are sorted by
+    name. With a ``budget`` (UTF-8 bytes, everything included) the largest
+    prefix of entries in that order that fits is kept, and one trailing line
+    says how many were left out, so a reader knows the view is partial.
+
+    Raises ``ValueError`` ("... too small ...") when the budget is not
+    positive or cannot hold even the header and the omission line.
+    """
+    if budget is not None and budget <= 0:
+        raise ValueError(f"budget {budget} is too small for the index header")
+    groups = _grouped_lines([e for e in entries if e.is_living])
+    total = sum(len(lines) for _, lines in groups)
+    if budget is None:
+        return _build(groups, total, total, budget)
+    # Sizes, in bytes, of the rendering of the first n entries without the
+    # omission line; it grows by at least a dozen bytes per entry.
+    sizes = [_utf8_len(INDEX_HEADER) + 1]
+    for heading, lines in groups:
+        for i, line in enumerate(lines):
+            step = _utf8_len(line) + 1
+            if i == 0:  # blank line before the group, then its heading
+                step += 1 + _utf8_len(heading) + 1
+            sizes.append(sizes[-1] + step)
+    if sizes[total] <= budget:
+        return _build(groups, total, total, budget)
+    # With entries omitted, each further entry adds at least 12 bytes while the
+    # omission count can shrink the marker by at most one byte, so the size
+    # strictly grows with n: the first n that does not fit ends the search.
+    # (n = total is checked above on its own: it carries no marker and so can
+    # be smaller than n = total - 1.)
+    fitting = None
+    for n in range(total):
+        if sizes[n] + _utf8_len(_omission_marker(total - n, budget)) + 2 > budget:
+            break
+        fitting = n
+    if fitting is None:
+        raise ValueError(f"budget {budget} is too small for the index header")
+    return _build(groups, fitting, total, budget)
+
+
+def _grouped_lines(living: list[MemoryEntry]) -> list[tuple[str, list[str]]]:
+    by_type: dict[str, list[MemoryEntry]] = {}
+    for entry in living:
+        by_type.setdefault(entry.type, []).append(entry)
+    order = [t for t in TYPE_ORDER if t in by_type]
+    order += sorted(t for t in by_type if t not in TYPE_ORDER)
+    return [
+        (
+            f"## {t.capitalize()}",
+            [e.index_line() for e in sorted(by_type[t], key=lambda e: e.name)],
+        )
+        for t in order
+    ]
+
+
+def _build(
+    groups: list[tuple[str, list[str]]], n: int, total: int, budget: int | None
+) -> str:
+    """The text of the first ``n`` of ``total`` entries (gptme's layout)."""
+    out = [INDEX_HEADER, ""]
+    remaining = n
+    for heading, lines in groups:
+        if remaining <= 0:
+            break
+        take = lines[:remaining]
+        out += [heading, *take, ""]
+        remaining -= len(take)
+    while out and out[-1] == "":
+        out.pop()
+    if n < total:
+        out += ["", _omission_marker(total - n, budget)]
+    return "\n".join(out) + "\n"
+
+
+def _omission_marker(omitted: int, budget: int | None) -> str:
+    # Always "entries": gptme writes no singular form, and the bytes must match.
+    return f"- \u2026 {omitted} more entries omitted (budget {budget} bytes)"
+
+
+def _utf8_len(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+# -- the selection policy ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IndexPolicy:
+    """A managed root's ``.memory-index.json``: which files the index shows, in how many bytes.
+
+    The schema is closed and validated strictly (fail closed): an unreadable
+    policy must stop every index write rather than fall back to showing
+    everything, which would break the budget the policy exists to guarantee.
+    Error messages are gptme's, so scripts matching on them keep working.
+    """
+
+    version: int
+    budget: int
+    selected: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> IndexPolicy:
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise ValueError(f"invalid {POLICY_FILENAME}: {exc}") from exc
+        if not isinstance(data, dict) or set(data) != POLICY_KEYS:
+            raise ValueError(f"{POLICY_FILENAME} requires version, budget, selected")
+        version = data["version"]
+        # ``type(...) is int`` rejects ``true``: JSON booleans are ints in Python.
+        if type(version) is not int or version != POLICY_VERSION:
+            raise ValueError(f"unsupported {POLICY_FILENAME} version")
+        budget = data["budget"]
+        if type(budget) is not int or budget <= 0:
+            raise ValueError("index policy budget must be a positive integer")
+        if budget < POLICY_MIN_BUDGET:
+            raise ValueError(
+                f"index policy budget must be at least {POLICY_MIN_BUDGET} bytes "
+                "(the index header alone requires that many bytes)"
+            )
+        selected = data["selected"]
+        if not isinstance(selected, list) or not all(
+            _is_local_entry_filename(item) for item in selected
+        ):
+            raise ValueError("index policy selected must contain local entry filenames")
+        if len(set(selected)) != len(selected):
+            raise ValueError("index policy selected contains duplicate filenames")
+        return cls(version, budget, tuple(selected))
+
+    @classmethod
+    def read(cls, root: Path) -> IndexPolicy | None:
+        """The root's policy, or None for a legacy root (no policy file).
+
+        Any other failure to read propagates: a policy that exists but cannot
+        be read must not turn the root into a legacy one. A symlinked policy is
+        refused, as gptme does, so a root cannot borrow another's selection.
+        """
+        path = Path(root) / POLICY_FILENAME
+        if path.is_symlink():
+            raise ValueError(f"memory index policy {path} must not be a symlink")
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"invalid {POLICY_FILENAME}: {exc}") from exc
+        return cls.parse(text)
+
+    def dumps(self) -> str:
+        """The file text as gptme writes it (two-space indent, UTF-8 kept as is)."""
+        data = {"version": self.version, "budget": self.budget, "selected": list(self.selected)}
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+    def replace_selected(self, old_filename: str, new_filename: str) -> IndexPolicy:
+        """Move the selection from a superseded file to its replacement.
+
+        The replacement takes the old file's place; if it was already selected
+        too, only its first position is kept, so it is never listed twice.
+        """
+        moved = (new_filename if f == old_filename else f for f in self.selected)
+        return replace(self, selected=tuple(dict.fromkeys(moved)))
+
+
+def _is_local_entry_filename(item: object) -> bool:
+    """A bare ``*.md`` file of the root itself that readers treat as an entry."""
+    return (
+        isinstance(item, str)
+        and item.endswith(".md")
+        and not item.startswith(".")
+        and "/" not in item
+        and "\\" not in item
+        and not is_index_filename(item)
+    )
+
+
+def render_policy_view(
+    entries: Sequence[MemoryEntry], policy: IndexPolicy, *, budget: int | None = None
+) -> str:
+    """A managed root's index: exactly the selected entries, or an error.
+
+    ``entries`` are the root's entries (all of them, any status). A one-shot
+    ``budget`` can tighten the policy's cap but never raise it. Nothing is
+    truncated: a curated view that no longer fits is a problem for a human.
+    """
+    by_filename = {entry.filename: entry for entry in entries}
+    chosen = []
+    for filename in policy.selected:
+        entry = by_filename.get(filename)
+        if entry is None or not entry.is_living:
+            raise ValueError(f"selected memory {filename!r} is missing or not living")
+        chosen.append(entry)
+    limit = policy.budget if budget is None else min(policy.budget, budget)
+    text = render_index(chosen)
+    size = _utf8_len(text)
+    if size > limit:
+        raise ValueError(
+            f"selected memory index needs {size} bytes, exceeds budget {limit}; "
+            f"shorten descriptions or revise {POLICY_FILENAME} before writing"
+        )
+    return text
+
+
+# -- pointer lines ---------------------------------------------------------------
+
+
+def upsert_index_line(index_text: str, entry: MemoryEntry) -> str:
+    """A legacy root's ``MEMORY.md`` after saving ``entry``: its pointer added or updated.
+
+    The filename is the key, so a changed title or description rewrites the
+    same line, and every other line (hand-written prose included) is kept.
+    Line endings come out as ``\\n``, since gptme rewrites the file through
+    Python's universal newlines and the two tools must agree byte for byte.
+
+    gptme's matching rule is kept exactly for interoperability, including its
+    quirk: a pointer whose link text contains ``]`` is never recognised, so
+    upserting such an entry appends a duplicate line each time (the check
+    catalogue flags such titles).
+    """
+    text = _normalize_newlines(index_text)
+    line = entry.index_line()
+    if not text:
+        return f"{INDEX_HEADER}\n\n{line}\n"
+    pattern = re.compile(
+        rf"^- \[[^\]]*\]\({re.escape(entry.filename)}\).*$", re.MULTILINE
+    )
+    if pattern.search(text):
+        return pattern.sub(lambda _match: line, text)
+    if not text.endswith("\n"):
+        text += "\n"
+    return text + line + "\n"
+
+
+def remove_index_line(index_text: str, filename: str) -> str:
+    """``MEMORY.md`` without any pointer line to ``filename`` (delete, rename).
+
+    Unlike the upsert this recognises pointers whose link text contains ``]``,
+    so a removal leaves no dangling pointer behind.
+    """
+    text = _normalize_newlines(index_text)
+    doomed = {link.line for link in parse_index_lines(text) if link.target == filename}
+    if not doomed:
+        return text
+    lines = text.split("\n")
+    return "\n".join(line for i, line in enumerate(lines) if i not in doomed)
+
+
+@dataclass(frozen=True)
+class IndexLink:
+    """One pointer line of ``MEMORY.md``; spans are (start, end) columns on its line."""
+
+    line: int
+    title: str
+    target: str
+    description: str | None
+    title_span: tuple[int, int]
+    target_span: tuple[int, int]
+
+
+# Lazy title: the shortest title that lets the rest of the line match, so a
+# title containing ``]`` or ``](`` still parses as long as the line is a pointer.
+_POINTER_FULL = re.compile(
+    r"- \[(?P<title>.*?)\]\((?P<target>[^)]*)\)(?:" + DESCRIPTION_SEPARATOR + r"(?P<desc>.*))?"
+)
+_POINTER_HEAD = re.compile(r"- \[(?P<title>.*?)\]\((?P<target>[^)]*)\)")
+
+
+def parse_index_lines(index_text: str) -> list[IndexLink]:
+    """Every pointer line (``- [title](target) — description``) with its spans.
+
+    Lines are split on ``\\n`` (a trailing ``\\r`` is ignored); columns are
+    Python string indices on the line. A pointer without the
+    ``" — description"`` tail is still a pointer, with ``description`` None.
+    """
+    links = []
+    for number, raw in enumerate(index_text.split("\n")):
+        text = raw[:-1] if raw.endswith("\r") else raw
+        match = _POINTER_FULL.fullmatch(text) or _POINTER_HEAD.match(text)
+        if match is None:
+            continue
+        desc = match.groupdict().get("desc")
+        links.append(
+            IndexLink(
+                line=number,
+                title=match["title"],
+                target=match["target"],
+                description=desc,
+                title_span=match.span("title"),
+                target_span=match.span("target"),
+            )
+        )
+    return links
+
+
+def claude_code_visible_limit(index_text: str) -> int | None:
+    """The first line (0-based) Claude Code does not load, or None if it loads all.
+
+    Claude Code puts only the head of ``MEMORY.md`` into its context: the
+    first 200 lines, and no more than 25 KB (taken as 25 * 1024 bytes). A
+    line that would be cut by the byte limit counts as not loaded; its bytes
+    are counted without its line break.
+    """
+    lines = index_text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the text after the final newline is not a line
+    offset = 0
+    for number, line in enumerate(lines):
+        if number >= CLAUDE_CODE_MAX_LINES:
+            return number
+        end = offset + _utf8_len(line)
+        if end > CLAUDE_CODE_MAX_BYTES:
+            return number
+        offset = end + 1
+    return None
+
+
+def _normalize_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -1,0 +1,313 @@
+"""Read an entry file: the lenient entry every reader sees, and every strict problem.
+
+gptme reads a file two ways. Readers (list, show, recall, the index) are
+*lenient*: they coerce odd values and fall back to a line parser when the YAML
+does not load, so one stray colon never hides a memory. Writers and ``audit``
+are *strict*: the first value of the wrong type raises, so nothing is
+rewritten on top of a file whose meaning is in doubt. memls computes both from
+one YAML load per document, and collects *every* strict violation rather than
+the first, because an editor shows all of them at once.
+
+The rules, coercions and messages are gptme's (``reference/gptme-memory.md``
+2.2); the check order is gptme's too, so the first problem is the one gptme's
+strict parse raises. Beyond gptme, unknown top-level keys are kept in
+``MemoryEntry.extra`` and a top-level ``type`` is remembered, so a rewrite
+loses neither.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .entry import DEFAULT_STATUS, DEFAULT_TYPE, KNOWN_KEYS, STATUSES, MemoryEntry
+from .errors import MemoryFrontmatterError, MemoryParseError
+from .frontmatter import Frontmatter, normalize_text, read_document_text, split_frontmatter
+
+# gptme's fallback for YAML it cannot load: ``key: value`` lines, one level of nesting.
+_KEY_VALUE_LINE = re.compile(
+    r"^(?P<indent> *)(?P<key>[A-Za-z_][A-Za-z0-9_-]*):[ \t]*(?P<value>.*)$"
+)
+_QUOTES = "'\""
+
+NOT_A_MAPPING = "invalid YAML: frontmatter is not a mapping"
+STATUS_EXPECTED = f"invalid status: expected one of {', '.join(STATUSES)}"
+# Records one strict violation: (field, what was expected).
+_Violation = Callable[[str, str], None]
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    """One strict violation: the top-level key it is about ("" for the whole YAML)."""
+
+    field: str
+    message: str
+
+
+@dataclass
+class ParsedDocument:
+    """Everything the store knows about one document after a single parse."""
+
+    text: str
+    path: Path | None
+    scope: str | None
+    frontmatter: Frontmatter | None
+    # The lenient entry: what list / show / recall / the index see.
+    entry: MemoryEntry | None
+    # Why the text is not an entry for the lenient readers (``entry`` is None).
+    not_entry: str | None
+    # Every strict violation in gptme's check order; [] when strict parsing passes.
+    strict_problems: list[FieldProblem]
+    # When strict parsing finds the text is not an entry at all ("no
+    # frontmatter", "empty frontmatter", "entry has no name"): that message,
+    # and how many of ``strict_problems`` gptme would raise before reaching it.
+    strict_not_entry: str | None = None
+    strict_not_entry_after: int = 0
+
+    @property
+    def strict_error(self) -> str | None:
+        """The message a strict parse raises, or None when it passes."""
+        error = self.strict_exception
+        return str(error) if error is not None else None
+
+    @property
+    def strict_exception(self) -> MemoryParseError | None:
+        """The exception a strict parse raises (its class tells audit's codes apart).
+
+        ``MemoryFrontmatterError`` is audit's ``invalid-yaml``; a plain
+        ``MemoryParseError`` (not an entry) is ``invalid-entry``.
+        """
+        if self.strict_not_entry is not None and self.strict_not_entry_after == 0:
+            return MemoryParseError(self.strict_not_entry)
+        if self.strict_problems:
+            return MemoryFrontmatterError(self.strict_problems[0].message)
+        if self.strict_not_entry is not None:
+            return MemoryParseError(self.strict_not_entry)
+        return None
+
+
+def parse_document(
+    text: str, path: Path | None = None, scope: str | None = None
+) -> ParsedDocument:
+    """Parse one document (lenient entry + all strict problems). Never raises."""
+    text = normalize_text(text)
+    where = f"{path or '<text>'}"
+    frontmatter = split_frontmatter(text)
+    document = ParsedDocument(text, path, scope, frontmatter, None, None, [])
+    if frontmatter is None:
+        document.not_entry = document.strict_not_entry = f"no frontmatter: {where}"
+        return document
+
+    data = frontmatter.data
+    if frontmatter.error is not None:
+        problem = frontmatter.error
+        message = f"{problem.message} at line {problem.line + 1}, column {problem.column + 1}"
+        document.strict_problems.append(FieldProblem("", f"invalid YAML: {message}"))
+        data = _line_fallback(frontmatter.yaml_text)
+    elif not isinstance(data, dict):
+        document.strict_problems.append(FieldProblem("", NOT_A_MAPPING))
+        data = _line_fallback(frontmatter.yaml_text)
+    elif not data:
+        document.strict_not_entry = f"empty frontmatter: {where}"
+    else:
+        _resolve(data, document, where, strict=True)
+        return document
+
+    if not data:
+        document.not_entry = f"empty frontmatter: {where}"
+        return document
+    _resolve(data, document, where, strict=False)
+    return document
+
+
+def entry_from_text(
+    text: str,
+    path: Path | None = None,
+    scope: str | None = None,
+    *,
+    strict: bool = False,
+) -> MemoryEntry:
+    """Parse an entry; raises ``MemoryParseError`` (strict: ``MemoryFrontmatterError`` too)."""
+    document = parse_document(text, path, scope)
+    if strict:
+        error = document.strict_exception
+        if error is not None:
+            raise error
+    if document.entry is None:
+        raise MemoryParseError(document.not_entry)
+    return document.entry
+
+
+def parse_entry(path: Path, scope: str | None = None, *, strict: bool = False) -> MemoryEntry:
+    """Parse one memory file. Raises :class:`MemoryParseError` for non-entries.
+
+    A file that is not UTF-8 is not an entry either, so it raises the same
+    error (gptme lets ``UnicodeDecodeError`` escape); ``OSError`` propagates.
+    """
+    try:
+        text = read_document_text(path)
+    except UnicodeDecodeError as exc:
+        raise MemoryParseError(f"not UTF-8 text: {path} (byte {exc.start})") from exc
+    return entry_from_text(text, path=path, scope=scope, strict=strict)
+
+
+def _resolve(data: dict[Any, Any], document: ParsedDocument, where: str, *, strict: bool) -> None:
+    """Build the lenient entry from ``data`` and, when ``strict``, record violations.
+
+    The strict checks run on the same values in gptme's order; gptme stops at
+    the first, this records them all.
+    """
+    problems = document.strict_problems
+
+    def violation(name: str, expected: str) -> None:
+        if strict:
+            problems.append(FieldProblem(name, f"invalid {name}: expected {expected}"))
+
+    raw_metadata = data.get("metadata")
+    if raw_metadata is not None and not isinstance(raw_metadata, dict):
+        violation("metadata", "mapping")
+    metadata = dict(raw_metadata) if isinstance(raw_metadata, dict) else {}
+    metadata_type = metadata.pop("type", None)
+    type_ = metadata_type or data.get("type") or DEFAULT_TYPE
+    if not isinstance(type_, str):
+        violation("type", "string")
+    type_placement = "top" if "type" in data and not metadata_type else "metadata"
+
+    path = document.path
+    if "name" in data:
+        raw_name = data["name"]
+        if not isinstance(raw_name, str) or not raw_name.strip():
+            violation("name", "non-empty string")
+        if raw_name:
+            name = raw_name if isinstance(raw_name, str) else str(raw_name)
+        else:
+            name = path.stem if path is not None else None
+    else:
+        name = path.stem if path is not None else None
+        if not name and strict:
+            document.strict_not_entry = f"entry has no name: {where}"
+            document.strict_not_entry_after = len(problems)
+    if not name:
+        document.not_entry = f"entry has no name: {where}"
+
+    confidence = _confidence(data.get("confidence"), violation)
+
+    raw_provenance = data.get("provenance")
+    if raw_provenance is not None and not isinstance(raw_provenance, dict):
+        violation("provenance", "mapping")
+
+    raw_status = data["status"] if "status" in data else DEFAULT_STATUS
+    if not isinstance(raw_status, str) or raw_status not in STATUSES:
+        if strict:
+            problems.append(FieldProblem("status", STATUS_EXPECTED))
+    status = str(raw_status) if raw_status else DEFAULT_STATUS
+    if status not in STATUSES:
+        status = DEFAULT_STATUS
+
+    raw_description = data.get("description")
+    if raw_description is not None and not isinstance(raw_description, str):
+        violation("description", "string")
+    description = "" if raw_description is None else str(raw_description).strip()
+
+    raw_title = data.get("title")
+    if raw_title is not None and not isinstance(raw_title, str):
+        violation("title", "string")
+
+    supersedes = _string_list(data.get("supersedes"), "supersedes", violation)
+    superseded_by = _optional_string(data.get("superseded_by"), "superseded_by", violation)
+    keywords = _string_list(data.get("keywords"), "keywords", violation)
+    recheck = _optional_string(data.get("recheck"), "recheck", violation)
+
+    if not name:
+        return
+    frontmatter = document.frontmatter
+    assert frontmatter is not None
+    document.entry = MemoryEntry(
+        name=str(name),
+        description=description,
+        type=str(type_),
+        body=frontmatter.body,
+        title=str(raw_title) if raw_title else None,
+        status=status,
+        supersedes=supersedes,
+        superseded_by=superseded_by,
+        provenance=dict(raw_provenance) if isinstance(raw_provenance, dict) else {},
+        confidence=confidence,
+        keywords=keywords,
+        recheck=recheck,
+        metadata=metadata,
+        path=path,
+        scope=document.scope,
+        extra={key: value for key, value in data.items() if key not in KNOWN_KEYS},
+        type_placement=type_placement,
+    )
+
+
+def _confidence(value: Any, violation: _Violation) -> float | None:
+    """A number in 0..1 when strict; leniently whatever ``float()`` makes of it."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        violation("confidence", "number")
+        try:
+            return float(value)
+        except (TypeError, ValueError, OverflowError):
+            return None
+    try:
+        parsed = float(value)
+    except OverflowError:  # an integer too large for a float: a number, out of range
+        violation("confidence", "0..1")
+        return None
+    if not 0 <= parsed <= 1:
+        violation("confidence", "0..1")
+    return parsed
+
+
+def _string_list(value: Any, name: str, violation: _Violation) -> list[str]:
+    """A list of names; one bare string counts as a one-item list."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        violation(name, "string list")
+    if not isinstance(value, list):
+        return [str(value)]
+    return [str(item) for item in value]
+
+
+def _optional_string(value: Any, name: str, violation: _Violation) -> str | None:
+    """A free-form string; empty means absent."""
+    if value is None or (isinstance(value, str) and value == ""):
+        return None
+    if not isinstance(value, str):
+        violation(name, "string")
+    return str(value)
+
+
+def _line_fallback(yaml_text: str) -> dict[str, Any]:
+    """gptme's reading of frontmatter that YAML rejects (an unquoted colon, say).
+
+    Top-level ``key: value`` lines become strings with surrounding quote
+    characters stripped; ``key:`` opens a one-level mapping for the indented
+    lines under it. Lists, deeper nesting and continuation lines are dropped:
+    strict parsing (``audit``) reports such files instead.
+    """
+    data: dict[str, Any] = {}
+    nested: dict[str, Any] | None = None
+    for line in yaml_text.splitlines():
+        match = _KEY_VALUE_LINE.match(line)
+        if match is None:
+            continue
+        key, value = match.group("key"), match.group("value").strip()
+        if match.group("indent"):
+            if nested is not None:
+                nested[key] = value.strip(_QUOTES)
+        elif value:
+            nested = None
+            data[key] = value.strip(_QUOTES)
+        else:
+            nested = data[key] = {}
+    return data

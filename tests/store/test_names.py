@@ -1,0 +1,69 @@
+"""Names: gptme-identical slugs, Unicode-preserving slugs, the reserved namespace."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from store.errors import ReservedNameError
+from store.names import check_name, gptme_slugify, is_index_filename, is_reserved_name, slugify
+
+
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [
+        ("My Cool Fact!", "my-cool-fact"),
+        ("a_b.c", "a-b-c"),
+        ("Ünïcödé", "n-c-d"),
+        ("  spaced  out  ", "spaced-out"),
+        ("", "memory"),
+        ("!!!", "memory"),
+    ],
+)
+def test_slugify_matches_gptme_examples(name, slug):
+    assert slugify(name) == slug
+
+
+def test_all_non_ascii_name_keeps_its_letters_instead_of_collapsing_to_memory():
+    assert gptme_slugify("日本語") == "memory"
+    assert slugify("日本語") == "日本語"
+    assert slugify("Привет мир") == "привет-мир"
+
+
+@settings(max_examples=300)
+@given(st.text())
+def test_slugify_equals_gptme_wherever_gptmes_slug_is_usable(name):
+    theirs = gptme_slugify(name)
+    if theirs != "memory" or name.strip().lower().strip("-_ !.") == "memory":
+        assert slugify(name) == theirs
+
+
+@pytest.mark.parametrize("name", ["memory", "MEMORY", "memory archive", "Memory notes", "memory-foo", "!!!", ""])
+def test_check_name_refuses_names_the_readers_would_skip(name):
+    with pytest.raises(ValueError) as err:
+        check_name(name)
+    assert "reserved for memory indexes" in str(err.value) or "non-empty" in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["memories", "memo-ry", "my-memory", "日本語"])
+def test_check_name_accepts_names_outside_the_reserved_prefix(name):
+    assert check_name(name) == slugify(name)
+    assert not is_reserved_name(name)
+
+
+@pytest.mark.parametrize("name", ["2026", "yes", "null", "0x1f", "2026-01-01"])
+def test_check_name_refuses_names_that_yaml_reads_back_as_another_type(name):
+    with pytest.raises(ReservedNameError, match="read back as a YAML"):
+        check_name(name)
+
+
+@pytest.mark.parametrize("name", ["a/b", "../up", "nul\x00l", "tab\there", "esc\x1b"])
+def test_check_name_refuses_path_separators_and_control_characters(name):
+    with pytest.raises(ReservedNameError, match="path separator or control character"):
+        check_name(name)
+
+
+@pytest.mark.parametrize("filename", ["MEMORY.md", "memory.md", "MEMORY-archive.md", "Memory-notes.md"])
+def test_index_filenames_are_recognised_in_any_case(filename):
+    assert is_index_filename(filename)
