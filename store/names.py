@@ -61,16 +61,13 @@ def check_name(name: str) -> str:
     """Return the slug for ``name``, or refuse a name no reader would find.
 
     Raises :class:`ReservedNameError` (a ``ValueError``, as in gptme) whose
-    message contains ``reserved for memory indexes``.
+    message contains ``reserved for memory indexes``. Path separators, ``..``
+    and control characters need no refusal: the slug keeps only letters,
+    digits and ``-``, so no name can reach outside its root (``a/../b`` is
+    ``a-b.md``), exactly as gptme slugifies it.
     """
     if not isinstance(name, str) or not name.strip():
         raise ReservedNameError("memory name must be a non-empty string")
-    if any(ch in name for ch in ("\x00", "/", "\\")) or any(
-        unicodedata.category(ch) == "Cc" for ch in name
-    ):
-        raise ReservedNameError(
-            f"memory name {name!r} contains a path separator or control character"
-        )
     slug = slugify(name)
     if is_index_filename(slug):
         raise ReservedNameError(

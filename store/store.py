@@ -1,0 +1,842 @@
+"""The memory store: layered reads, locked writes that prove their round trip.
+
+``MemoryStore`` keeps gptme's public API (same names, signatures and
+semantics) and adds the lifecycle operations gptme lacks: ``rename``,
+``delete`` and ``set_status``. Every write follows one shape:
+
+1. refuse what no reader would find (reserved names, unsafe text) before
+   anything touches disk;
+2. take the root lock, read the root, compute every file the change touches;
+3. re-read the staged bytes through the same reader as list/show/recall/index
+   (:func:`store.reader.read_root` with an overlay) and refuse if the entry
+   would not be found there;
+4. commit all files at once (staged, fsynced, renamed, rolled back on failure).
+
+Deliberate differences from gptme, each closing a way to lose or hide data:
+
+* Names and text no reader would find are refused before anything is
+  created: no root directory, no ``.memory.lock``, no ``MEMORY.md`` (gptme
+  creates the root first). That covers reserved ``memory*`` names, names
+  that YAML reads back as another value, and every input whose serialized
+  entry would not parse back (unencodable text, unrepresentable metadata,
+  files over the reader's size cap).
+* Description, title and type line breaks are folded to spaces, other
+  control characters are refused, and a title may not contain ``]``: each
+  of them becomes part of one ``MEMORY.md`` line.
+* A legacy ``save`` of a non-living entry removes its index line instead of
+  upserting it: the index lists living entries only.
+* Legacy ``supersede``, ``rename``, ``delete`` and ``set_status`` regenerate
+  ``MEMORY.md`` only when it is absent or machine-made
+  (:func:`store.index.is_generated_index`); a hand-curated index only has the
+  affected pointer lines edited (gptme regenerates and clobbers it).
+* Dot-files are not entries (see :mod:`store.reader`).
+* A write never hides an entry the readers could see before it: a save whose
+  file would be shadowed by, or would shadow, another file with the same
+  name in its root is refused with ``RoundTripError``.
+* ``rename`` creates the new file and never overwrites one; ``delete``
+  refuses an entry that is still another entry's ``superseded_by``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .entry import DEFAULT_TYPE, STATUSES, MemoryEntry
+from .errors import MemoryFrontmatterError, MemoryParseError, RoundTripError
+from .files import FileDelete, FileWrite, commit, read_lock, root_lock
+from .index import (
+    INDEX_FILENAME,
+    POLICY_FILENAME,
+    IndexPolicy,
+    index_entries,
+    parse_index_lines,
+    is_generated_index,
+    remove_index_line,
+    render_index,
+    render_policy_view,
+    upsert_index_line,
+)
+from .names import check_name, slugify
+from .reader import RootRead, parse_bytes, read_root, shadow_by_name
+from .roots import MemoryRoot, default_write_root, resolve_roots
+
+AUDIT_CODES = (
+    "invalid-yaml",
+    "invalid-entry",
+    "duplicate-name",
+    "dangling-superseded-by",
+    "dangling-supersedes",
+    "asymmetric-supersession",
+)
+
+
+@dataclass(frozen=True)
+class AuditIssue:
+    """One actionable consistency problem in a memory root."""
+
+    code: str
+    entry: str
+    detail: str
+
+
+class MemoryStore:
+    """Reads union every root (nearest layer wins on name); writes target one scope."""
+
+    def __init__(self, roots: Iterable[MemoryRoot]):
+        self.roots = list(roots)
+        self.errors: list[tuple[Path, str]] = []
+
+    @classmethod
+    def from_workspace(
+        cls, workspace: Path | None = None, **kwargs: Any
+    ) -> MemoryStore:
+        return cls(resolve_roots(workspace, **kwargs))
+
+    # -- reads -------------------------------------------------------------
+
+    def root(self, scope: str | None) -> MemoryRoot:
+        if scope is None:
+            return default_write_root(self.roots)
+        for r in self.roots:
+            if r.scope == scope:
+                return r
+        available = ", ".join(r.scope for r in self.roots) or "none"
+        raise KeyError(f"no memory root for scope '{scope}' (available: {available})")
+
+    def _read(self, roots: Iterable[MemoryRoot]) -> list[RootRead]:
+        self.errors = []
+        reads = []
+        for r in roots:
+            read = read_root(r.path, r.scope)
+            self.errors.extend(read.errors)
+            reads.append(read)
+        return reads
+
+    def entries(
+        self,
+        *,
+        type: str | None = None,
+        status: str | None = None,
+        scope: str | None = None,
+    ) -> list[MemoryEntry]:
+        roots = self.roots if scope is None else [r for r in self.roots if r.scope == scope]
+        merged = shadow_by_name(e for read in self._read(roots) for e in read.entries)
+        if type is not None:
+            merged = [e for e in merged if e.type == type]
+        if status is not None:
+            merged = [e for e in merged if e.status == status]
+        return sorted(merged, key=lambda e: e.name)
+
+    def index_entries(self, scope: str | None = None) -> list[MemoryEntry]:
+        """Entries that belong in the index of one physical root.
+
+        An index is always built from one directory, never from every root
+        that shares a scope name (that would link to files elsewhere).
+        Policy-managed roots select by filename, so every file counts even
+        when two share a name; legacy roots keep the first of each name.
+        """
+        root = self.root(scope)
+        return _index_entries(
+            self._read([root])[0], managed=IndexPolicy.read(root.path) is not None
+        )
+
+    def get(self, name: str, scope: str | None = None) -> MemoryEntry | None:
+        """First entry whose name or file stem equals ``name`` or its slug."""
+        wanted = {name, slugify(name)}
+        for e in self.entries(scope=scope):
+            if e.name in wanted or (e.path is not None and e.path.stem in wanted):
+                return e
+        return None
+
+    # -- index -------------------------------------------------------------
+
+    @staticmethod
+    def render_index(
+        entries: Iterable[MemoryEntry], *, budget: int | None = None
+    ) -> str:
+        """Generate the always-on index: living entries grouped by type, one line each."""
+        return render_index(entries, budget=budget)
+
+    def index_path(self, scope: str | None = None) -> Path:
+        return self.root(scope).path / INDEX_FILENAME
+
+    def render_root_index(
+        self, scope: str | None = None, *, budget: int | None = None
+    ) -> str:
+        """Render one root using its persistent selection and budget, if present.
+
+        Read under the root lock so a supersede between its renames is never
+        observed; a read-only root has no concurrent writer, so it is read
+        without the lock rather than failing.
+        """
+        root = self.root(scope)
+        with read_lock(root.path):
+            return self._render_unlocked(root, budget=budget)
+
+    def write_index(self, scope: str | None = None, *, budget: int | None = None) -> Path:
+        """Regenerate ``MEMORY.md`` from entries read inside the lock."""
+        root = self.root(scope)
+        with root_lock(root.path, create_root=True):
+            text = self._render_unlocked(root, budget=budget)
+            path = root.path / INDEX_FILENAME
+            if _read_bytes(path) != text.encode("utf-8"):
+                commit([FileWrite(path, text.encode("utf-8"))], root=root.path)
+        return path
+
+    def check_index(self, scope: str | None = None, *, budget: int | None = None) -> bool:
+        """True when the on-disk index equals the regenerated one byte for byte."""
+        root = self.root(scope)
+        with read_lock(root.path):
+            current = _read_bytes(root.path / INDEX_FILENAME)
+            if current is None:
+                return False
+            return current == self._render_unlocked(root, budget=budget).encode("utf-8")
+
+    def _render_unlocked(self, root: MemoryRoot, *, budget: int | None = None) -> str:
+        policy = IndexPolicy.read(root.path)
+        entries = _index_entries(self._read([root])[0], managed=policy is not None)
+        if policy is None:
+            return render_index(entries, budget=budget)
+        return render_policy_view(entries, policy, budget=budget)
+
+    # -- writes ------------------------------------------------------------
+
+    def save(
+        self,
+        name: str,
+        description: str,
+        body: str = "",
+        *,
+        type: str | None = None,
+        scope: str | None = None,
+        title: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        keywords: list[str] | None = None,
+    ) -> Path:
+        """Write an entry, preserving existing lifecycle and omitted metadata.
+
+        A policy-managed root regenerates its selected view within the stored
+        budget, committing entry and index together; new entries stay
+        recallable but are not selected. A legacy root upserts the entry's
+        line, so a hand-curated ``MEMORY.md`` keeps its prose.
+
+        The root lock serialises this write against every other writer,
+        gptme's included: a supersede replaces ``MEMORY.md`` by rename, which
+        would strand a lock held on the old inode.
+
+        Unlike gptme, every argument is checked, and the entry a new file
+        would hold is serialized and read back, before the root directory or
+        its lock file is created; a legacy save of a non-living entry removes
+        its index line instead of adding one; a file the readers would not
+        find under its name (shadowed by an earlier file of the same name) or
+        that would hide another file is refused with ``RoundTripError``.
+        """
+        slug = check_name(name)
+        description = single_line(description, "description")
+        title = single_line(title, "title") if title is not None else None
+        if title is not None and "]" in title:
+            raise ValueError("title must not contain ']': it would break its MEMORY.md link")
+        if type is not None:
+            type = check_type(type)
+        if not isinstance(body, str):
+            raise ValueError("body must be a string")
+        if metadata is not None and not isinstance(metadata, dict):
+            raise ValueError("metadata must be a mapping of keys to values")
+        if keywords is not None:
+            keywords = check_keywords(keywords)
+        root = self.root(scope)
+        path = root.path / f"{slug}.md"
+        # The entry a new file would hold depends on the arguments alone:
+        # prove it reads back before creating the root or its lock file.
+        fresh = MemoryEntry(
+            name=slug,
+            description=description,
+            body=body,
+            type=type if type is not None else DEFAULT_TYPE,
+            title=title,
+            metadata=dict(metadata or {}),
+            keywords=list(keywords or []),
+            path=path,
+            scope=root.scope,
+        )
+        check_index_fields(_read_back(fresh, create=True))
+        with root_lock(root.path, create_root=True):
+            tx = _RootTransaction(root)
+            existing = tx.bytes_of(path)
+            if existing is not None:
+                previous = _strict_entry(path, existing, root.scope)
+            else:
+                previous = MemoryEntry(name=slug, path=path, scope=root.scope)
+            entry = replace(
+                previous,
+                description=description,
+                body=body,
+                type=type if type is not None else previous.type,
+                title=title if title is not None else previous.title,
+                metadata={**previous.metadata, **(metadata or {})},
+                keywords=list(keywords) if keywords is not None else previous.keywords,
+            )
+            entry = tx.write_entry(entry)
+            check_index_fields(entry)
+            tx.update_index_for_save(entry)
+            tx.commit(expect_visible=[entry])
+        return path
+
+    def supersede(
+        self, old_name: str, new_name: str, *, scope: str | None = None
+    ) -> tuple[MemoryEntry, MemoryEntry]:
+        """Mark ``old_name`` superseded by ``new_name`` and link both entries.
+
+        Supersession stays inside one root, so a project memory never mutates
+        a same-named user memory. Both files are parsed strictly, so a
+        malformed file is reported instead of being normalised by the lenient
+        reader. The root lock makes two concurrent supersedes of one entry
+        serialise: the second sees it is no longer living.
+        """
+        root = self.root(scope)
+        _require_root(root, old_name)
+        with root_lock(root.path, create_root=False):
+            tx = _RootTransaction(root)
+            old = tx.find(old_name)
+            new = tx.find(new_name)
+            if old.path == new.path:
+                raise ValueError(f"cannot supersede entry '{old.name}' with itself")
+            old = tx.strict(old)
+            new = tx.strict(new)
+            if not new.is_living:
+                raise ValueError(f"replacement entry '{new.name}' is not living")
+            if not old.is_living and old.superseded_by != new.name:
+                raise ValueError(f"entry '{old.name}' is not living")
+            old = replace(old, status="superseded", superseded_by=new.name)
+            if old.name not in new.supersedes:
+                new = replace(new, supersedes=[*new.supersedes, old.name])
+            old = tx.write_entry(old)
+            new = tx.write_entry(new)
+            tx.transfer_selection(old.filename, new.filename)
+            tx.update_index_for_supersede(old, new)
+            tx.commit(expect_visible=[old, new])
+        return old, new
+
+    def rename(
+        self, old_name: str, new_name: str, *, scope: str | None = None
+    ) -> MemoryEntry:
+        """Rename an entry: its name, its file, every link to it and its index line.
+
+        One commit under the root lock, so no reader sees links to a name
+        that no longer exists. The new file is created, never overwritten.
+        """
+        new_slug = check_name(new_name)
+        root = self.root(scope)
+        _require_root(root, old_name)
+        with root_lock(root.path, create_root=False):
+            tx = _RootTransaction(root)
+            old = tx.strict(tx.find(old_name))
+            new_path = root.path / f"{new_slug}.md"
+            if new_path != old.path and tx.bytes_of(new_path) is not None:
+                raise FileExistsError(
+                    f"cannot rename '{old.name}' to '{new_name}': {new_path.name} already exists"
+                )
+            clash = tx.by_name(new_slug)
+            if clash is not None and clash.path != old.path:
+                raise ValueError(
+                    f"cannot rename '{old.name}' to '{new_slug}': entry {clash.filename} already has that name"
+                )
+            renamed = replace(old, name=new_slug, path=new_path)
+            check_index_fields(_read_back(renamed, create=False))
+            linked = []
+            for other in tx.entries():
+                if other.path == old.path:
+                    continue
+                if _links_to(other, old.name):
+                    linked.append(tx.write_entry(_relink(tx.strict(other), old.name, new_slug)))
+            if new_path != old.path:
+                tx.delete(old.path)
+            renamed = tx.write_entry(renamed, create_only=new_path != old.path)
+            tx.transfer_selection(old.filename, renamed.filename)
+            tx.update_index_for_rename(old, renamed)
+            tx.commit(expect_visible=[renamed])
+        return renamed
+
+    def delete(self, name: str, *, scope: str | None = None) -> Path:
+        """Delete an entry, its index line and its place in ``supersedes`` lists.
+
+        An entry still named as another entry's ``superseded_by`` is refused:
+        deleting it would leave that entry pointing at nothing, and only the
+        user can say whether it should become living again or historical.
+        """
+        root = self.root(scope)
+        _require_root(root, name)
+        with root_lock(root.path, create_root=False):
+            tx = _RootTransaction(root)
+            target = tx.find(name)
+            dependants = [
+                e.name for e in tx.entries()
+                if e.superseded_by == target.name and e.path != target.path
+            ]
+            if dependants:
+                raise ValueError(
+                    f"entry '{target.name}' is the successor of {', '.join(repr(d) for d in dependants)}; "
+                    "supersede or re-link those first"
+                )
+            for other in tx.entries():
+                if other.path != target.path and target.name in other.supersedes:
+                    tx.write_entry(_unlink(tx.strict(other), target.name))
+            assert target.path is not None
+            tx.delete(target.path)
+            tx.drop_selection(target.filename)
+            # Pointer lines carry no links, so only the deleted entry's line changes.
+            tx.update_index_for_lifecycle([target], deleted=True)
+            tx.commit(expect_visible=[])
+            return target.path
+
+    def set_status(
+        self, name: str, status: str, *, scope: str | None = None
+    ) -> MemoryEntry:
+        """Set an entry's lifecycle status (``historical`` retires it from the index).
+
+        Making a superseded entry ``living`` again also removes it from its
+        successor's ``supersedes``, so the links stay symmetric (audit clean).
+        """
+        if status not in STATUSES:
+            raise ValueError(f"invalid status '{status}': expected one of {', '.join(STATUSES)}")
+        root = self.root(scope)
+        _require_root(root, name)
+        with root_lock(root.path, create_root=False):
+            tx = _RootTransaction(root)
+            entry = tx.strict(tx.find(name))
+            if status == "superseded" and not entry.superseded_by:
+                raise ValueError(
+                    f"entry '{entry.name}' has no successor; use supersede to mark it superseded"
+                )
+            updated = replace(entry, status=status)
+            if status == "living" and entry.superseded_by:
+                updated = replace(updated, superseded_by=None)
+                successor = tx.by_name(entry.superseded_by)
+                if successor is not None and entry.name in successor.supersedes:
+                    tx.write_entry(_unlink(tx.strict(successor), entry.name))
+            updated = tx.write_entry(updated)
+            if not updated.is_living:
+                tx.drop_selection(updated.filename)
+            tx.update_index_for_lifecycle([updated])
+            tx.commit(expect_visible=[updated])
+        return updated
+
+    # -- audit ---------------------------------------------------------------
+
+    def audit(self, *, scope: str | None = None) -> list[AuditIssue]:
+        """Return parse and supersession consistency issues for one root."""
+        root = self.root(scope)
+        if not root.path.is_dir():
+            return []
+        from .audit import audit_root
+
+        return audit_root(read_root(root.path, root.scope))
+
+
+def update_index_line(memory_dir: Path, entry: MemoryEntry) -> None:
+    """Update a legacy pointer, or regenerate a policy-managed root's view.
+
+    Legacy root: upsert the entry's ``- [title](file) — description`` line.
+    Policy-managed root: regenerate the selected view; the entry appears only
+    if the policy already selects its file, because the policy, not the
+    writer, decides what fits in the always-on budget.
+
+    As with ``save`` (and unlike gptme), a non-living entry's legacy line is
+    removed rather than upserted: the index lists living entries only.
+    """
+    root = MemoryRoot("explicit", Path(memory_dir))
+    with root_lock(root.path, create_root=True):
+        tx = _RootTransaction(root)
+        tx.update_index_for_save(entry)
+        tx.commit(expect_visible=[])
+
+
+# -- helpers ------------------------------------------------------------------
+
+
+# Every line break YAML and ``str.splitlines`` know, NEL included: a field
+# that keeps one would split its MEMORY.md line for some reader.
+_LINE_BREAK = re.compile(r"[ \t]*(?:\r\n|[\r\n\x85\u2028\u2029])[ \t]*")
+
+
+def single_line(value: str, field_name: str) -> str:
+    """A field that becomes part of one ``MEMORY.md`` line must be one line.
+
+    Line breaks (``\\n``, ``\\r``, NEL, U+2028, U+2029) are folded to one
+    space (what YAML does to a single newline on re-read anyway, so nothing
+    the user meant is lost); other control characters, lone surrogates and
+    the noncharacters U+FFFE/U+FFFF are refused because YAML or UTF-8 rejects
+    them and the file would stop parsing.
+    """
+    if not isinstance(value, str):
+        raise ValueError(f"{field_name} must be a string")
+    folded = _LINE_BREAK.sub(" ", value).strip()
+    for ch in folded:
+        if ch == "\t":
+            continue
+        category = unicodedata.category(ch)
+        if category in ("Cc", "Cs") or ch in "\ufffe\uffff":
+            kind = "control character" if category == "Cc" else "unencodable character"
+            raise ValueError(f"{field_name} contains the {kind} U+{ord(ch):04X}; remove it")
+    return folded
+
+
+def check_type(value: str) -> str:
+    """The type as it will be written: a non-empty single line (it becomes a ``##`` heading)."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("type must be a non-empty string")
+    return single_line(value, "type")
+
+
+def check_keywords(keywords: Any) -> list[str]:
+    """Keywords must be a list of strings; a lone string is not split into letters."""
+    if isinstance(keywords, str) or not isinstance(keywords, (list, tuple)):
+        raise ValueError("keywords must be a list of strings")
+    for keyword in keywords:
+        if not isinstance(keyword, str):
+            raise ValueError(f"keyword {keyword!r} must be a string")
+    return list(keywords)
+
+
+def check_index_fields(entry: MemoryEntry) -> None:
+    """Refuse an entry (as read back) whose pointer line or heading would break.
+
+    Catches what the argument checks cannot see, such as a ``type`` given
+    inside ``metadata``.
+    """
+    for field_name, value in (
+        ("description", entry.description),
+        ("title", entry.title or ""),
+        ("type", entry.type),
+    ):
+        if len(value.splitlines()) > 1:
+            raise ValueError(f"{field_name} must be a single line: it becomes part of MEMORY.md")
+
+
+def serialize(entry: MemoryEntry) -> bytes:
+    """An entry's file bytes, or a one-line ``ValueError`` naming what cannot be written."""
+    try:
+        text = entry.to_markdown()
+    except yaml.YAMLError as exc:
+        detail = " ".join(str(exc).split())
+        raise ValueError(f"entry '{entry.name}' cannot be written as YAML: {detail}") from None
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"entry '{entry.name}' contains U+{ord(text[exc.start]):04X}, "
+            "which UTF-8 cannot encode (a lone surrogate); remove it"
+        ) from None
+
+
+def _read_back(entry: MemoryEntry, *, create: bool) -> MemoryEntry:
+    """The entry as the readers and the strict parser would read its file back.
+
+    Raises when either refuses it, or when it would be read under another
+    name; checked before any directory, lock file or entry is written.
+    """
+    assert entry.path is not None
+    reread = _strict_entry(entry.path, serialize(entry), entry.scope)
+    if create and reread.name != entry.name:
+        raise RoundTripError(
+            f"refusing to write '{entry.name}': its file would be read back as '{reread.name}'"
+        )
+    return reread
+
+
+def _require_root(root: MemoryRoot, name: str) -> None:
+    """A lifecycle change needs an existing entry, so a missing root is a missing entry.
+
+    Checked before the lock, because taking it would create the root.
+    """
+    if not root.path.is_dir():
+        raise KeyError(f"no memory entry named '{name}' in {root.scope}")
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _index_entries(read: RootRead, *, managed: bool) -> list[MemoryEntry]:
+    return index_entries(read.entries, managed=managed)
+
+
+def _strict_entry(path: Path, data: bytes, scope: str | None) -> MemoryEntry:
+    """Parse a file strictly, as the readers would: a write never normalises a broken file."""
+    doc, error = parse_bytes(path, data, scope)
+    if doc is None:
+        raise MemoryParseError(f"{path.name} cannot be read as an entry: {error}")
+    if doc.entry is None:
+        raise MemoryParseError(
+            f"{path.name} has no usable frontmatter ({doc.not_entry}); fix or move it first"
+        )
+    if doc.strict_error is not None:
+        raise MemoryFrontmatterError(doc.strict_error)
+    return doc.entry
+
+
+def _links_to(entry: MemoryEntry, name: str) -> bool:
+    return name in entry.supersedes or entry.superseded_by == name
+
+
+def _unlink(entry: MemoryEntry, name: str) -> MemoryEntry:
+    """The entry without ``name`` in its ``supersedes`` list."""
+    return replace(entry, supersedes=[s for s in entry.supersedes if s != name])
+
+
+def _relink(entry: MemoryEntry, old: str, new: str) -> MemoryEntry:
+    """The entry with every supersession link to ``old`` pointing at ``new``."""
+    changed = {}
+    if old in entry.supersedes:
+        changed["supersedes"] = [new if s == old else s for s in entry.supersedes]
+    if entry.superseded_by == old:
+        changed["superseded_by"] = new
+    return replace(entry, **changed) if changed else entry
+
+
+class _RootTransaction:
+    """The files one write changes in one root, staged in memory until commit."""
+
+    def __init__(self, root: MemoryRoot):
+        self.root = root
+        self.policy = IndexPolicy.read(root.path)
+        self._read = read_root(root.path, root.scope)
+        self.staged: dict[Path, bytes | None] = {}
+        self.create_only: set[Path] = set()
+        self.index_path = root.path / INDEX_FILENAME
+        self.policy_path = root.path / POLICY_FILENAME
+        self._original_index = _read_bytes(self.index_path)
+
+    # reads (through the staged overlay)
+
+    def bytes_of(self, path: Path) -> bytes | None:
+        if path in self.staged:
+            return self.staged[path]
+        return _read_bytes(path)
+
+    def entries(self) -> list[MemoryEntry]:
+        """This root's entries as the staged overlay would show them, file order."""
+        if not self.staged:
+            return self._read.entries
+        return read_root(self.root.path, self.root.scope, overlay=self.staged).entries
+
+    def by_name(self, name: str) -> MemoryEntry | None:
+        for e in self.entries():
+            if e.name == name:
+                return e
+        return None
+
+    def find(self, name: str) -> MemoryEntry:
+        """Look up by name, slug or file stem in this root only."""
+        wanted = {name, slugify(name)}
+        for e in shadow_by_name(self.entries()):
+            if e.name in wanted or (e.path is not None and e.path.stem in wanted):
+                return e
+        raise KeyError(f"no memory entry named '{name}' in {self.root.scope}")
+
+    def strict(self, entry: MemoryEntry) -> MemoryEntry:
+        """The entry as its file parses strictly: writes never normalise a broken file."""
+        assert entry.path is not None
+        data = self.bytes_of(entry.path)
+        if data is None:
+            raise KeyError(f"no memory entry named '{entry.name}' in {self.root.scope}")
+        return _strict_entry(entry.path, data, self.root.scope)
+
+    # staging
+
+    def write_entry(self, entry: MemoryEntry, *, create_only: bool = False) -> MemoryEntry:
+        """Stage an entry's file; return it as the strict reader reads it back.
+
+        A file whose bytes would not change is not staged, so re-running a
+        write (the same supersede twice) leaves the file untouched.
+        """
+        assert entry.path is not None
+        data = serialize(entry)
+        reread = _strict_entry(entry.path, data, self.root.scope)
+        if not create_only and self.bytes_of(entry.path) == data:
+            return reread
+        self.staged[entry.path] = data
+        if create_only:
+            self.create_only.add(entry.path)
+        return reread
+
+    def delete(self, path: Path) -> None:
+        self.staged[path] = None
+
+    def transfer_selection(self, old_filename: str, new_filename: str) -> None:
+        if self.policy is not None and old_filename in self.policy.selected:
+            self.policy = self.policy.replace_selected(old_filename, new_filename)
+            self._stage_policy()
+
+    def drop_selection(self, filename: str) -> None:
+        if self.policy is not None and filename in self.policy.selected:
+            self.policy = replace(
+                self.policy, selected=tuple(f for f in self.policy.selected if f != filename)
+            )
+            self._stage_policy()
+
+    def _stage_policy(self) -> None:
+        assert self.policy is not None
+        data = self.policy.dumps().encode("utf-8")
+        if _read_bytes(self.policy_path) != data:
+            self.staged[self.policy_path] = data
+        else:
+            self.staged.pop(self.policy_path, None)
+
+    def _index_text(self) -> str:
+        data = self.bytes_of(self.index_path)
+        if data is None:
+            return ""
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"{self.index_path} is not UTF-8 text (byte {exc.start}); fix it before writing"
+            ) from None
+
+    def _stage_index(self, text: str) -> None:
+        if text.encode("utf-8") != self._original_index:
+            self.staged[self.index_path] = text.encode("utf-8")
+        else:
+            self.staged.pop(self.index_path, None)
+
+    def _render(self) -> str:
+        entries = index_entries(
+            read_root(self.root.path, self.root.scope, overlay=self.staged).entries,
+            managed=self.policy is not None,
+        )
+        if self.policy is None:
+            return render_index(entries)
+        return render_policy_view(entries, self.policy)
+
+    def _regenerate(self) -> bool:
+        """Whether the index may be rewritten whole: managed, or legacy and absent or machine-made."""
+        if self.policy is not None or self._original_index is None:
+            return True
+        return is_generated_index(self._original_index.decode("utf-8", errors="replace"))
+
+    def update_index_for_save(self, entry: MemoryEntry) -> None:
+        """A save edits only its own line, so hand-written prose survives (gptme's upsert)."""
+        if self.policy is not None:
+            self._stage_index(self._render())
+        elif entry.is_living:
+            self._stage_index(upsert_index_line(self._index_text(), entry))
+        elif self._original_index is not None:
+            self._stage_index(remove_index_line(self._index_text(), entry.filename))
+
+    def update_index_for_lifecycle(
+        self, changed: list[MemoryEntry], *, deleted: bool = False
+    ) -> None:
+        """Index after a status change or delete: regenerate, or edit the changed lines."""
+        if self._regenerate():
+            self._stage_index(self._render())
+            return
+        text = self._index_text()
+        for entry in changed:
+            if deleted or not entry.is_living:
+                text = remove_index_line(text, entry.filename)
+            else:
+                text = upsert_index_line(text, entry)
+        self._stage_index(text)
+
+    def update_index_for_supersede(self, old: MemoryEntry, new: MemoryEntry) -> None:
+        """Index after a supersede: regenerate, or put the successor where the old line was.
+
+        In a curated index the replacement takes the old pointer's place (or
+        its own existing line is refreshed); an index that never listed the
+        old entry gets no new line it did not ask for.
+        """
+        if self._regenerate():
+            self._stage_index(self._render())
+            return
+        text = self._index_text()
+        if _has_pointer(text, new.filename):
+            text = upsert_index_line(remove_index_line(text, old.filename), new)
+        else:
+            text = _replace_pointer(text, old.filename, new.index_line())
+        self._stage_index(text)
+
+    def update_index_for_rename(self, old: MemoryEntry, renamed: MemoryEntry) -> None:
+        """Index after a rename: regenerate, or rewrite the entry's own pointer in place."""
+        if self._regenerate():
+            self._stage_index(self._render())
+            return
+        text = self._index_text()
+        if renamed.is_living:
+            text = _replace_pointer(text, old.filename, renamed.index_line())
+        else:
+            text = remove_index_line(text, old.filename)
+        self._stage_index(text)
+
+    # commit
+
+    def commit(self, *, expect_visible: list[MemoryEntry]) -> None:
+        """Prove the round trip on the staged overlay, then commit every file.
+
+        Each expected entry must be what the readers find under its name,
+        and every file the readers found before must still be found unless
+        this change deletes it: a write that hides another entry (by taking
+        its name first in file order) loses it for every reader.
+        """
+        if not self.staged:
+            return
+        after = read_root(self.root.path, self.root.scope, overlay=self.staged)
+        visible = {e.name: e.path for e in shadow_by_name(after.entries)}
+        for entry in expect_visible:
+            if visible.get(entry.name) != entry.path:
+                other = visible.get(entry.name)
+                why = (
+                    f"{other.name} already holds that name" if other is not None
+                    else "the readers would skip its file"
+                )
+                raise RoundTripError(
+                    f"refusing to write '{entry.name}' to {entry.path}: {why}"
+                )
+        still_visible = set(visible.values())
+        for before in shadow_by_name(self._read.entries):
+            if self.staged.get(before.path, b"") is None or before.path in still_visible:
+                continue
+            assert before.path is not None
+            hidden_by = visible.get(before.name)
+            why = (
+                f"{hidden_by.name} would take its name '{before.name}'"
+                if hidden_by is not None else "it would no longer be read"
+            )
+            raise RoundTripError(f"refusing this change: {before.path.name} would be hidden ({why})")
+        changes = [
+            FileDelete(path) if data is None
+            else FileWrite(path, data, create_only=path in self.create_only)
+            for path, data in self.staged.items()
+        ]
+        commit(changes, root=self.root.path)
+
+
+def _has_pointer(text: str, filename: str) -> bool:
+    return any(link.target == filename for link in parse_index_lines(text))
+
+
+def _replace_pointer(text: str, filename: str, line: str) -> str:
+    """``line`` in place of the first pointer to ``filename``, any further ones dropped.
+
+    Pointers are found by the index parser, which also recognises a title
+    containing ``]``, so no pointer to a renamed or retired file survives.
+    Text without such a pointer comes back with only its newlines normalised.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    doomed = [link.line for link in parse_index_lines(text) if link.target == filename]
+    if not doomed:
+        return text
+    lines = text.split("\n")
+    kept = [line if i == doomed[0] else old for i, old in enumerate(lines)
+            if i == doomed[0] or i not in doomed]
+    return "\n".join(kept)
