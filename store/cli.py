@@ -1,0 +1,751 @@
+"""``memls``: the memory store on the command line, a drop-in for ``gptme-util memory``.
+
+Every subcommand of ``gptme-util memory`` that works on the store is here with
+the same name, arguments, output and exit status, so hooks and AGENTS.md
+snippets written for gptme run unchanged with ``memls`` in its place. memls
+adds lifecycle commands gptme lacks: ``rename``, ``delete`` and ``historical``.
+
+The CLI is a thin client of the engine: it parses arguments, builds a
+:class:`~store.store.MemoryStore` for the current workspace, calls it, and
+prints. Three rules hold for every subcommand, present and future:
+
+* The store is built afresh from the workspace on each call
+  (:func:`open_store`), so ``MEMLS_MEMORY_DIRS`` / ``GPTME_MEMORY_DIRS`` and
+  the workspace layout always apply.
+* Memory text printed for a person goes through :mod:`store.text` (no
+  terminal control characters); JSON output is printed unchanged.
+* A failure is one line on stderr, ``Error: <message>``, and exit status 1;
+  never a traceback (:class:`MemlsGroup`). Usage errors stay click's (exit 2).
+
+Adding a subcommand (``check``, ``serve``) is one decorated function: register
+it with ``@cli.command(...)`` and the error handling comes with the group.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from .entry import STATUSES, MemoryEntry
+from .errors import LockTimeoutError, MemoryParseError, RecallBackendUnavailable
+from .export import codex_entries, render_codex_snippet
+from .index import INDEX_FILENAME
+from .match import hook_event_text, match_memories, recall_prompt_text, render_matches
+from .reader import read_root
+from .recall import recall, render_recall
+from .report import FORMATS, display_path, format_github, format_json, format_text, sort_problems, summary_line
+from .roots import MemoryRoot, resolve_roots, resolve_workspace
+from .store import MemoryStore
+from .text import one_line, strip_controls
+
+# Failures that are the user's input or the disk, not a bug: printed as their
+# message alone. Anything else still gets one line, with its type in front.
+# (Listed by name even where a base class already covers them: MemoryParseError
+# and UnicodeDecodeError are ValueErrors, LockTimeoutError is an OSError.)
+EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
+    KeyError,
+    ValueError,
+    OSError,
+    MemoryParseError,
+    UnicodeDecodeError,
+    LockTimeoutError,
+    RecallBackendUnavailable,
+)
+RECALL_BACKENDS = ("auto", "bm25", "overlap", "tfidf")
+OUTPUT_FORMATS = ("text", "json", "hook-json")
+USER_PROMPT_SUBMIT = "UserPromptSubmit"
+PRE_TOOL_USE = "PreToolUse"
+
+
+# --------------------------------------------------------------------------
+# Shared helpers: errors, store construction, output
+
+
+def error_message(exc: BaseException) -> str:
+    """The one-line message for ``exc`` as the user should read it.
+
+    ``str(KeyError("x"))`` is ``"'x'"``: Python quotes the key, which turns a
+    sentence into a quoted string. The sentence is the first argument.
+    Unexpected exception types keep their type name, since the message alone
+    may not say what went wrong.
+    """
+    if isinstance(exc, KeyError) and exc.args:
+        text = str(exc.args[0])
+    else:
+        text = str(exc)
+    if not isinstance(exc, EXPECTED_ERRORS):
+        text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return one_line(text) or type(exc).__name__
+
+
+def fail(message: str) -> NoReturn:
+    """Print ``Error: <message>`` on stderr and exit 1."""
+    click.echo(f"Error: {one_line(message)}", err=True)
+    sys.exit(1)
+
+
+class MemlsGroup(click.Group):
+    """The command group; turns every failure of a subcommand into one line.
+
+    Wrapping ``invoke`` covers the subcommand's body and its parameter
+    callbacks (``--scope`` validation reads the roots too). Click's own
+    exceptions pass through: they carry usage errors (exit 2) and deliberate
+    exit statuses.
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:  # noqa: BLE001 - last resort: never a traceback
+            fail(error_message(exc))
+
+
+def open_store() -> MemoryStore:
+    """A store over the roots of the current workspace, resolved now."""
+    return MemoryStore.from_workspace()
+
+
+def echo_json(value: Any, *, indent: int | None = 2) -> None:
+    """JSON as gptme prints it: indented, ASCII-escaped, odd values stringified."""
+    click.echo(json.dumps(value, indent=indent, default=str))
+
+
+def clean_line(value: str) -> str:
+    """Memory text for a place inside one line of output."""
+    return strip_controls(value, multiline=False)
+
+
+def clean_block(value: str) -> str:
+    """Memory text printed as a document (TAB and LF kept)."""
+    return strip_controls(value, multiline=True)
+
+
+def entry_line(entry: MemoryEntry) -> str:
+    """One entry in ``list`` / ``search`` output."""
+    return (
+        f"{clean_line(entry.type):10s} {clean_line(entry.name)}"
+        f"  — {clean_line(entry.description)}"
+    )
+
+
+def report_skipped(store: MemoryStore) -> None:
+    """The files the last read skipped, as a count on stderr (stdout stays data)."""
+    if store.errors:
+        click.echo(
+            f"({len(store.errors)} file(s) skipped: not memory entries)", err=True
+        )
+
+
+def validate_scope(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> str | None:
+    """Reject a ``--scope`` no resolved root has, as a usage error (exit 2)."""
+    if value is None:
+        return None
+    scopes = list(dict.fromkeys(root.scope for root in open_store().roots))
+    if value not in scopes:
+        raise click.BadParameter(
+            f"{value!r} is not one of {', '.join(repr(s) for s in scopes)}",
+            ctx=ctx,
+            param=param,
+        )
+    return value
+
+
+def hook_json(event: str, context: str) -> str:
+    """A Claude Code hook response that adds ``context`` to the turn."""
+    return json.dumps(
+        {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
+    )
+
+
+def read_prompt(prompt: str | None) -> str:
+    """The recall query: the text given, or stdin for ``-`` or when piped.
+
+    For ``-`` the input may be a Claude Code hook payload; its ``prompt`` is
+    the query. A terminal is never read: a query-less call from a person is
+    a mistake, not a request to wait for input.
+    """
+    if prompt == "-":
+        return recall_prompt_text(sys.stdin.read())
+    if prompt is not None:
+        return prompt
+    if not sys.stdin.isatty():
+        return sys.stdin.read()
+    raise click.UsageError("provide QUERY or --prompt - to read stdin")
+
+
+def read_match_input(prompt: str | None, pre_tool: bool) -> tuple[str, str]:
+    """The text to match and the hook event to answer for."""
+    default_event = PRE_TOOL_USE if pre_tool else USER_PROMPT_SUBMIT
+    if prompt != "-":
+        return read_prompt(prompt), default_event
+    return hook_event_text(sys.stdin.read(), default_event=default_event)
+
+
+def parse_metadata_option(metadata: str | None) -> dict[str, Any] | None:
+    """``--metadata`` as a dict, or a usage error before anything is written.
+
+    ``type`` is refused because the entry's type lives in ``metadata.type``
+    on disk: letting ``--metadata`` set it would make two flags disagree.
+    """
+    if metadata is None:
+        return None
+    try:
+        parsed = json.loads(metadata)
+    except ValueError as exc:
+        raise click.BadParameter("must be a JSON object", param_hint="--metadata") from exc
+    if not isinstance(parsed, dict):
+        raise click.BadParameter("must be a JSON object", param_hint="--metadata")
+    if "type" in parsed:
+        raise click.BadParameter("type is reserved; use --type", param_hint="--metadata")
+    return parsed
+
+
+def read_body(body_file: str | None) -> str:
+    """The entry body: ``--body-file``, else piped stdin, else empty."""
+    if body_file:
+        return Path(body_file).read_text(encoding="utf-8")
+    if not sys.stdin.isatty():
+        return sys.stdin.read()
+    return ""
+
+
+def written_entry(path: Path, scope: str) -> MemoryEntry:
+    """The entry in the file just written, read back the way every reader reads it.
+
+    Looking the name up in the store instead could answer with a nearer root's
+    entry of the same name, which is not what was saved.
+    """
+    for entry in read_root(path.parent, scope).entries:
+        if entry.path == path:
+            return entry
+    raise OSError(f"saved {path} but could not read it back")
+
+
+# --------------------------------------------------------------------------
+# The group
+
+
+@click.group("memls", cls=MemlsGroup)
+@click.version_option(package_name="memls", prog_name="memls")
+def cli() -> None:
+    """Agent memory store: Markdown entries with YAML frontmatter, in layered roots.
+
+    A drop-in for `gptme-util memory`: same commands, same files, same output.
+    Roots come from MEMLS_MEMORY_DIRS or GPTME_MEMORY_DIRS (os.pathsep
+    separated), else the workspace's memory/ directory, the Claude Code
+    project memory, the agent workspace and the user's config directory.
+    """
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point (``memls``)."""
+    cli.main(args=list(argv) if argv is not None else None, prog_name="memls")
+
+
+# --------------------------------------------------------------------------
+# Reading
+
+
+@cli.command("roots")
+@click.option("--json", "as_json", is_flag=True, help="Output as JSON.")
+def roots_command(as_json: bool) -> None:
+    """Show the resolved memory roots, nearest layer first."""
+    roots = open_store().roots
+    if as_json:
+        echo_json(
+            [
+                {"scope": r.scope, "path": str(r.path), "exists": r.path.is_dir()}
+                for r in roots
+            ]
+        )
+        return
+    for r in roots:
+        marker = "" if r.path.is_dir() else "  (missing)"
+        click.echo(f"{r.scope:8s} {r.path}{marker}")
+
+
+@cli.command("list")
+@click.option("--type", "type_", help="Only entries of this type.")
+@click.option(
+    "--scope",
+    callback=validate_scope,
+    help="Only entries from this root (project, cc, agent, user, explicit).",
+)
+@click.option(
+    "--status",
+    type=click.Choice(STATUSES),
+    help="Only entries with this status (living, superseded, historical).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Output as JSON.")
+def list_command(
+    type_: str | None, scope: str | None, status: str | None, as_json: bool
+) -> None:
+    """List entries across all roots (nearest root wins on name collision)."""
+    store = open_store()
+    entries = store.entries(type=type_, status=status, scope=scope)
+    if as_json:
+        echo_json([e.to_dict() for e in entries])
+    else:
+        for entry in entries:
+            click.echo(entry_line(entry))
+    report_skipped(store)
+
+
+@cli.command("search")
+@click.argument("pattern")
+@click.option("--type", "type_", help="Only entries of this type.")
+@click.option(
+    "--scope",
+    callback=validate_scope,
+    help="Only entries from this root (project, cc, agent, user, explicit).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Output as JSON.")
+def search_command(
+    pattern: str, type_: str | None, scope: str | None, as_json: bool
+) -> None:
+    """Find living entries whose name, description or body contains PATTERN.
+
+    The match is a literal, case-insensitive substring (no wildcards, no
+    regular expressions). Retired entries are left out, as in recall; use
+    `list --status superseded` to see those.
+    """
+    store = open_store()
+    needle = re.compile(re.escape(pattern), re.IGNORECASE)
+    matched = [
+        e
+        for e in store.entries(type=type_, scope=scope)
+        if e.status not in ("superseded", "historical")
+        and (
+            needle.search(e.name)
+            or needle.search(e.description)
+            or (e.body and needle.search(e.body))
+        )
+    ]
+    if as_json:
+        echo_json([e.to_dict() for e in matched])
+    else:
+        for entry in matched:
+            click.echo(entry_line(entry))
+    report_skipped(store)
+
+
+@cli.command("show")
+@click.argument("name")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Output as JSON (frontmatter fields + body)."
+)
+def show_command(name: str, as_json: bool) -> None:
+    """Print one entry by name (nearest root first)."""
+    entry = open_store().get(name)
+    if entry is None:
+        fail(f"no memory entry named {name!r}")
+    if as_json:
+        echo_json({**entry.to_dict(), "body": entry.body})
+    else:
+        click.echo(clean_block(entry.to_markdown()), nl=False)
+
+
+# --------------------------------------------------------------------------
+# Writing
+
+
+@cli.command("save")
+@click.argument("name")
+@click.argument("description")
+@click.option(
+    "--type",
+    "type_",
+    default=None,
+    help="Entry type (an existing entry keeps its type; new entries default to general).",
+)
+@click.option("--scope", help="Root to write to (default: explicit or project, else cc).")
+@click.option("--title", help="Index link text (defaults to the name).")
+@click.option("--metadata", help="JSON object merged into the entry's metadata.")
+@click.option(
+    "--keyword",
+    "keywords",
+    multiple=True,
+    help="Trigger phrase for `match` (repeatable); replaces the keywords when given, "
+    "otherwise keeps them.",
+)
+@click.option(
+    "--body-file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Read the body from this file instead of stdin.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the saved entry as JSON.")
+def save_command(
+    name: str,
+    description: str,
+    type_: str | None,
+    scope: str | None,
+    title: str | None,
+    metadata: str | None,
+    keywords: tuple[str, ...],
+    body_file: str | None,
+    as_json: bool,
+) -> None:
+    """Save an entry. The body comes from --body-file, or from stdin when piped.
+
+    A name that would land in the index's reserved `memory*` namespace is
+    refused before anything is created.
+
+    Example:
+
+    \b
+        memls save prefer-short-answers \\
+          "User prefers short, direct answers." --type feedback < body.md
+    """
+    parsed_metadata = parse_metadata_option(metadata)
+    body = read_body(body_file)
+    store = open_store()
+    path = store.save(
+        name,
+        description,
+        body,
+        type=type_,
+        scope=scope,
+        title=title,
+        metadata=parsed_metadata,
+        keywords=list(keywords) if keywords else None,
+    )
+    if as_json:
+        echo_json(written_entry(Path(path), store.root(scope).scope).to_dict())
+    else:
+        click.echo(f"Saved memory to {path}")
+
+
+@cli.command("supersede")
+@click.argument("old_name")
+@click.argument("new_name")
+@click.option("--scope", help="Root containing both entries (default: write root).")
+def supersede_command(old_name: str, new_name: str, scope: str | None) -> None:
+    """Mark OLD_NAME superseded by NEW_NAME and link both entries."""
+    old, new = open_store().supersede(old_name, new_name, scope=scope)
+    click.echo(f"Superseded {clean_line(old.name)} -> {clean_line(new.name)}")
+
+
+@cli.command("rename")
+@click.argument("old_name")
+@click.argument("new_name")
+@click.option("--scope", help="Root containing the entry (default: write root).")
+def rename_command(old_name: str, new_name: str, scope: str | None) -> None:
+    """Rename an entry: its name, its file, the links to it and its index line."""
+    open_store().rename(old_name, new_name, scope=scope)
+    click.echo(f"Renamed {clean_line(old_name)} -> {clean_line(new_name)}")
+
+
+@cli.command("delete")
+@click.argument("name")
+@click.option("--scope", help="Root containing the entry (default: write root).")
+def delete_command(name: str, scope: str | None) -> None:
+    """Delete an entry and its index line."""
+    open_store().delete(name, scope=scope)
+    click.echo(f"Deleted {clean_line(name)}")
+
+
+@cli.command("historical")
+@click.argument("name")
+@click.option("--scope", help="Root containing the entry (default: write root).")
+def historical_command(name: str, scope: str | None) -> None:
+    """Mark an entry historical: kept on disk, left out of the index and recall."""
+    open_store().set_status(name, "historical", scope=scope)
+    click.echo(f"Marked {clean_line(name)} historical")
+
+
+# --------------------------------------------------------------------------
+# Retrieval
+
+
+@cli.command("recall")
+@click.argument("query", required=False)
+@click.option(
+    "--prompt",
+    help="Prompt text, or '-' to read a Claude Code hook payload or plain text from stdin.",
+)
+@click.option(
+    "-k",
+    "--limit",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Maximum number of entries to return.",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(RECALL_BACKENDS),
+    default="auto",
+    show_default=True,
+    help="Ranking: auto = bm25 (built in); overlap = gptme's token overlap; tfidf.",
+)
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(OUTPUT_FORMATS),
+    default="text",
+    show_default=True,
+    help="Output format. hook-json is a Claude Code UserPromptSubmit response.",
+)
+@click.option(
+    "--body-chars",
+    type=click.IntRange(min=1),
+    default=1200,
+    show_default=True,
+    help="Maximum body characters to inject per text result.",
+)
+def recall_command(
+    query: str | None,
+    prompt: str | None,
+    limit: int,
+    backend: str,
+    format_: str,
+    body_chars: int,
+) -> None:
+    """Recall the living entries most relevant to a query, from every root."""
+    if query is not None and prompt is not None:
+        raise click.UsageError("use either QUERY or --prompt, not both")
+    text = read_prompt(prompt if prompt is not None else query)
+    result = recall(open_store(), text, limit=limit, backend=backend)
+    if format_ == "json":
+        echo_json(result.to_dict())
+        return
+    rendered = clean_block(render_recall(result, body_chars=body_chars))
+    if format_ == "hook-json":
+        click.echo(hook_json(USER_PROMPT_SUBMIT, rendered))
+    elif rendered:
+        click.echo(rendered)
+
+
+@cli.command("match")
+@click.argument("query", required=False)
+@click.option("--prompt", help="Text, or '-' for a hook payload or plain text on stdin.")
+@click.option(
+    "--pre-tool", is_flag=True, help="Answer as a PreToolUse hook for plain text input."
+)
+@click.option("-k", "--limit", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(OUTPUT_FORMATS),
+    default="text",
+    show_default=True,
+)
+@click.option(
+    "--body-chars", type=click.IntRange(min=1), default=1200, show_default=True
+)
+def match_command(
+    query: str | None,
+    prompt: str | None,
+    pre_tool: bool,
+    limit: int,
+    format_: str,
+    body_chars: int,
+) -> None:
+    """Deliver living entries whose keywords occur in this prompt or tool call.
+
+    Only keywords trigger (never names or bodies), so a rule surfaces exactly
+    when its phrase appears. Hook input: UserPromptSubmit and PreToolUse.
+    Nothing is remembered between calls; wrappers apply their own budget.
+    """
+    if query is not None and prompt is not None:
+        raise click.UsageError("use either QUERY or --prompt, not both")
+    text, event = read_match_input(prompt if prompt is not None else query, pre_tool)
+    hits = match_memories(open_store(), text, limit=limit)
+    if format_ == "json":
+        echo_json({"hits": [hit.to_dict() for hit in hits]})
+        return
+    rendered = clean_block(render_matches(hits, body_chars=body_chars))
+    if format_ == "hook-json":
+        click.echo(hook_json(event, rendered))
+    elif rendered:
+        click.echo(rendered)
+
+
+# --------------------------------------------------------------------------
+# Consistency and views
+
+
+@cli.command("audit")
+@click.option("--scope", help="Root to audit (default: write root).")
+@click.option("--quiet", is_flag=True, help="Print nothing when the audit passes.")
+def audit_command(scope: str | None, quiet: bool) -> None:
+    """Check strict YAML parsing, duplicate names and supersession links."""
+    issues = open_store().audit(scope=scope)
+    for issue in issues:
+        click.echo(
+            clean_block(f"{issue.code}: {issue.entry}: {issue.detail}")
+        )
+    if issues:
+        sys.exit(1)
+    if not quiet:
+        click.echo("Memory audit passed")
+
+
+@cli.command("index")
+@click.option("--scope", help="Root whose index to generate (default: the write root).")
+@click.option("--write", is_flag=True, help="Write MEMORY.md instead of printing it.")
+@click.option(
+    "--check", is_flag=True, help="Exit 1 when MEMORY.md differs from the regenerated index."
+)
+@click.option("--budget", type=click.IntRange(min=1), help="Cap the index at this many bytes.")
+def index_command(scope: str | None, write: bool, check: bool, budget: int | None) -> None:
+    """Generate the always-on index (living entries grouped by type).
+
+    Prints by default, so a hand-curated MEMORY.md is never overwritten by
+    accident; --write replaces it, --check verifies it (and wins over --write).
+    """
+    store = open_store()
+    if check:
+        ok = store.check_index(scope, budget=budget)
+        click.echo(f"{store.index_path(scope)}: {'up to date' if ok else 'DRIFT'}")
+        sys.exit(0 if ok else 1)
+    if write:
+        click.echo(f"Wrote {store.write_index(scope, budget=budget)}")
+        return
+    click.echo(clean_block(store.render_root_index(scope, budget=budget)), nl=False)
+
+
+@cli.command("export")
+@click.option(
+    "--view",
+    type=click.Choice(["cc", "codex"]),
+    default="cc",
+    show_default=True,
+    help="'cc' = the MEMORY.md index Claude Code loads; "
+    "'codex' = a memory section for AGENTS.md.",
+)
+@click.option(
+    "--scope", help="Root to export (default: the write root for cc, every root for codex)."
+)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    help="Byte cap for the export (as 'index --budget'); applies to both views.",
+)
+def export_command(view: str, scope: str | None, budget: int | None) -> None:
+    """Export memory for another harness.
+
+    \b
+    cc:    the MEMORY.md index, exactly as `index` prints it.
+    codex: an AGENTS.md `## Memory` section: how to recall and save, and the
+           living entries.
+
+    Example:
+
+    \b
+        memls export --view cc > path/to/MEMORY.md
+        memls export --view codex >> AGENTS.md
+    """
+    store = open_store()
+    if view == "cc":
+        click.echo(clean_block(store.render_root_index(scope, budget=budget)), nl=False)
+        return
+    entries = codex_entries(store.entries(scope=scope))
+    if not entries:
+        click.echo("(no living memory entries — nothing to export)", err=True)
+        return
+    click.echo(render_codex_snippet(entries, budget=budget), nl=False)
+
+
+# --------------------------------------------------------------------------
+# memls check: the check catalogue for people and CI
+
+
+def check_targets(paths: Sequence[str]) -> tuple[list[MemoryRoot], set[Path] | None]:
+    """Roots to load for ``check``, and the files to report on (None = all).
+
+    A directory argument is a memory root; a file argument is checked within
+    its directory (its links resolve there) and only its problems are shown.
+    No argument: every existing root of the current workspace.
+    """
+    if not paths:
+        return [r for r in resolve_roots() if r.exists], None
+    roots: dict[Path, MemoryRoot] = {}
+    only: set[Path] = set()
+    files_only = True
+    for raw in paths:
+        path = Path(raw).absolute()
+        if path.is_dir():
+            roots.setdefault(path, MemoryRoot("explicit", path))
+            files_only = False
+        elif path.is_file() or path.name == INDEX_FILENAME:
+            roots.setdefault(path.parent, MemoryRoot("explicit", path.parent))
+            only.add(path)
+        else:
+            raise click.BadParameter(f"{raw} does not exist", param_hint="PATH")
+    return list(roots.values()), (only if files_only else None)
+
+
+@cli.command("check")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option(
+    "--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True,
+    help="text: path:line:col lines; json: a list of objects; github: workflow annotations.",
+)
+@click.option("--fix", is_flag=True, help="Apply every safe fix (back-links, status, index) first.")
+def check_command(paths: tuple[str, ...], output_format: str, fix: bool) -> None:
+    """Run the check catalogue over memory roots (default: the workspace's roots).
+
+    Prints one line per problem, `path:line:col: severity code message`, then a
+    summary. Exit 0 when no problem at error severity remains, 1 otherwise.
+    """
+    # The catalogue is imported here: the other subcommands start without it.
+    from .checks import CheckContext, check_workspace, fixes_for
+    from .fix_all import fix_all, reload
+    from .model import Workspace
+    from .settings import load_settings
+
+    roots, only = check_targets(paths)
+    settings = load_settings(resolve_workspace())
+    for warning in settings.warnings:
+        click.echo(f"Warning: {one_line(warning)}", err=True)
+    ctx = CheckContext(Workspace.load(roots), settings)
+    if fix:
+        report = fix_all(ctx)
+        for problem, applied in report.applied:
+            click.echo(f"Fixed {display_path(problem.path)}: {problem.code}: {one_line(applied.title)}",
+                       err=output_format != "text")
+        for problem, why in report.failed:
+            click.echo(f"Could not fix {display_path(problem.path)}: {problem.code}: {why}", err=True)
+        ctx = reload(ctx)
+    results = check_workspace(ctx)
+    problems = sort_problems(
+        p for path, found in results.items() if only is None or path in only for p in found
+    )
+    if output_format == "json":
+        click.echo(format_json(problems, [fixes_for(ctx, p) for p in problems]))
+    elif output_format == "github":
+        for line in format_github(problems):
+            click.echo(line)
+    else:
+        for line in format_text(problems):
+            click.echo(line)
+        documents = len(only) if only is not None else sum(
+            1 for d in ctx.workspace.documents() if d.kind in ("entry", "reserved")
+        )
+        click.echo(summary_line(problems, documents))
+    if any(p.severity == "error" for p in problems):
+        sys.exit(1)
+
+
+
+@cli.command("serve")
+def serve_command() -> None:
+    """Run the language server over stdio (for editors; see the README)."""
+    from lsp.server import main as serve
+
+    serve()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,47 @@
+"""Making untrusted memory text safe to print on a terminal.
+
+Memory files are written by people and by agents, and anything in them ends
+up on someone's terminal through ``memls list``, ``show``, ``index``... An
+escape sequence in a description could recolour the screen, move the cursor
+or hide the rest of a line; a carriage return overwrites what came before it
+on the line. So every human-readable output passes memory text through these
+functions first. JSON outputs do not: JSON escapes control characters itself,
+and tools that parse it must see the stored text unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls, DEL, and C1 controls: everything a terminal may interpret.
+_ALL_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# The same set minus TAB and LF, which multi-line Markdown needs to stay
+# readable. CR is still removed: on its own it returns the cursor and lets
+# later text overwrite earlier text on the same line.
+_CONTROLS_EXCEPT_TAB_LF = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_WHITESPACE_WITH_NEWLINE = re.compile(r"\s*\n\s*")
+
+
+def strip_controls(text: str, *, multiline: bool) -> str:
+    """Remove terminal control characters from ``text``.
+
+    ``multiline=False`` is for values printed inside one line (a name, a
+    type, a description): every control character goes, TAB and LF too, so
+    the value cannot break the line it sits in. ``multiline=True`` is for
+    whole documents (an entry, an index): TAB and LF are kept, everything
+    else (ESC, CR, BEL, C1...) is removed.
+    """
+    pattern = _CONTROLS_EXCEPT_TAB_LF if multiline else _ALL_CONTROLS
+    return pattern.sub("", text)
+
+
+def one_line(text: str) -> str:
+    """``text`` as a single printable line (for ``Error: ...`` messages).
+
+    Messages can carry multi-line details (a YAML parser's error points at
+    the offending line on a second line) and pieces of memory text. A line
+    break and the whitespace around it become one space, then every control
+    character is removed, so one message is always exactly one line.
+    """
+    joined = _WHITESPACE_WITH_NEWLINE.sub(" ", text.strip())
+    return strip_controls(joined, multiline=False)
