@@ -1,0 +1,144 @@
+"""The check catalogue: every code memls reports, its default severity and its fixes.
+
+Codes are stable and kebab-case; the README's table is generated from (and
+tested against) this list, so the documentation cannot drift from the
+checks. ``audit_code`` names the gptme audit code a problem rolls up to in
+``memls audit`` (gptme's six codes keep their names and output format);
+checks gptme does not have show in ``memls check`` and the editor only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .diagnostics import Severity
+
+DOCS_URL = "https://github.com/memls/memls#check-catalogue"
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    code: str
+    family: str
+    severity: Severity
+    trigger: str
+    fixes: str = ""
+    audit_code: str | None = None
+
+    @property
+    def docs_url(self) -> str:
+        return f"{DOCS_URL}-{self.code}"
+
+
+CATALOGUE: tuple[CheckSpec, ...] = (
+    # -- frontmatter ----------------------------------------------------------
+    CheckSpec("invalid-entry", "frontmatter", "error",
+              "a `.md` file in a memory root has no frontmatter, an empty one, no usable name, or is not UTF-8 text",
+              audit_code="invalid-entry"),
+    CheckSpec("invalid-yaml", "frontmatter", "error",
+              "the frontmatter is not valid YAML (at the exact position), or uses a tag safe loading refuses (`!!python/object`)",
+              audit_code="invalid-yaml"),
+    CheckSpec("frontmatter-not-mapping", "frontmatter", "error",
+              "the frontmatter is YAML but not a mapping of keys to values",
+              audit_code="invalid-yaml"),
+    CheckSpec("invalid-field", "frontmatter", "error",
+              "a known field has the wrong type (`name`, `description`, `title`, `metadata`, `type`, `supersedes`, `superseded_by`, `provenance`, `confidence` 0..1, `keywords`, `recheck`)",
+              audit_code="invalid-yaml"),
+    CheckSpec("unknown-status", "frontmatter", "error",
+              "`status` is not one of `living`, `superseded`, `historical`",
+              "set the status to one of the three", audit_code="invalid-yaml"),
+    CheckSpec("missing-name", "frontmatter", "warning",
+              "no `name` key: the entry is named after its file, which breaks if the file is renamed",
+              "add `name:` with the file's stem"),
+    CheckSpec("missing-description", "frontmatter", "warning",
+              "`description` is missing or empty (Claude Code shows it in `MEMORY.md` to decide when to read the entry)"),
+    CheckSpec("unknown-key", "frontmatter", "hint",
+              "a top-level key memls does not know (it is kept on every rewrite)"),
+    CheckSpec("name-filename-mismatch", "frontmatter", "warning",
+              "`name` is not the file's stem: a `save` of that name would write a different file",
+              "rename the entry (file, name and links) to match"),
+    CheckSpec("unsafe-index-text", "frontmatter", "warning",
+              "a description or title would break its `MEMORY.md` line (a line break, or `]` in the link text)",
+              "fold the line breaks into spaces"),
+    CheckSpec("file-too-large", "frontmatter", "error",
+              "the file is larger than memls reads (1 MiB): it is not parsed"),
+    # -- reserved names ---------------------------------------------------------
+    CheckSpec("reserved-name", "names", "error",
+              "a `memory*.md` file holds an entry (every reader skips it, so it is invisible), or a `name` whose slug starts with `memory`",
+              "rename to a suggested free name (file, name, links and index line)"),
+    CheckSpec("slug-collision", "names", "error",
+              "two names in one root have the same slug, so saving one would overwrite the other's file",
+              "rename to a suggested free name"),
+    # -- supersession -------------------------------------------------------------
+    CheckSpec("duplicate-name", "supersession", "error",
+              "two files in one root use the same `name`; readers see only the first",
+              "rename to a suggested free name", audit_code="duplicate-name"),
+    CheckSpec("dangling-supersedes", "supersession", "error",
+              "a `supersedes` item names no entry in this root",
+              "remove the item; retarget it to the closest name; create the missing entry",
+              audit_code="dangling-supersedes"),
+    CheckSpec("dangling-superseded-by", "supersession", "error",
+              "`superseded_by` names no entry in this root",
+              "remove the link; retarget it to the closest name; create the missing entry",
+              audit_code="dangling-superseded-by"),
+    CheckSpec("asymmetric-supersession", "supersession", "error",
+              "one side of a supersession link is missing in the other file",
+              "add the missing back-link in the other file", audit_code="asymmetric-supersession"),
+    CheckSpec("self-supersession", "supersession", "error",
+              "an entry supersedes itself or is superseded by itself",
+              "remove the link"),
+    CheckSpec("supersession-cycle", "supersession", "error",
+              "following `superseded_by` leads back to the start"),
+    CheckSpec("forked-succession", "supersession", "warning",
+              "two living entries both claim to supersede the same entry"),
+    CheckSpec("living-with-successor", "supersession", "warning",
+              "`superseded_by` is set but `status` is `living`",
+              "set `status: superseded`"),
+    CheckSpec("superseded-without-successor", "supersession", "warning",
+              "`status` is `superseded` but no `superseded_by` names the successor",
+              "set `status: historical`; set `status: living`; set `superseded_by` to an entry that lists it in `supersedes`"),
+    CheckSpec("cross-root-link", "supersession", "warning",
+              "a link names an entry that exists only in another memory root (supersession never crosses roots)",
+              "remove the link"),
+    CheckSpec("superseded-reference", "supersession", "hint",
+              "`superseded_by` names an entry that is itself superseded: the current entry is further down the chain (shown struck through)"),
+    # -- index ----------------------------------------------------------------------
+    CheckSpec("index-drift", "index", "warning",
+              "`MEMORY.md` differs from what memls would generate (policy-managed roots, and legacy roots whose index holds no hand-written prose)",
+              "regenerate `MEMORY.md`"),
+    CheckSpec("index-missing", "index", "warning",
+              "the root has living entries but no `MEMORY.md`",
+              "generate `MEMORY.md`"),
+    CheckSpec("index-broken-link", "index", "error",
+              "a `MEMORY.md` line links to a file that is not an entry of this root",
+              "remove the line; regenerate `MEMORY.md`"),
+    CheckSpec("index-lists-non-living", "index", "warning",
+              "a `MEMORY.md` line lists a superseded or historical entry",
+              "remove the line; regenerate `MEMORY.md`"),
+    CheckSpec("index-missing-entry", "index", "warning",
+              "a living entry has no line in a legacy root's `MEMORY.md`",
+              "add its line; regenerate `MEMORY.md`"),
+    CheckSpec("invalid-index-policy", "index", "error",
+              "`.memory-index.json` is malformed, or selects a missing or non-living entry"),
+    CheckSpec("index-over-budget", "index", "error",
+              "the policy's selected view needs more bytes than its budget"),
+    CheckSpec("index-beyond-claude-code-limit", "index", "warning",
+              "`MEMORY.md` is longer than Claude Code loads at the start of a conversation (200 lines or 25 KiB): the entries beyond are invisible to the agent",
+              "regenerate with a budget"),
+    # -- freshness and layering ----------------------------------------------------
+    CheckSpec("recheck-due", "freshness", "information",
+              "the `recheck` date has passed: the entry should be verified again"),
+    CheckSpec("shadowed-entry", "layering", "information",
+              "the entry hides a same-named entry in a farther root"),
+)
+
+_BY_CODE = {spec.code: spec for spec in CATALOGUE}
+
+
+def spec(code: str) -> CheckSpec:
+    """The catalogue entry for ``code`` (KeyError for a code that does not exist)."""
+    return _BY_CODE[code]
+
+
+def codes() -> tuple[str, ...]:
+    return tuple(_BY_CODE)

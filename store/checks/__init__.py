@@ -1,0 +1,106 @@
+"""Run the check catalogue over a workspace, all of it or only affected paths.
+
+Each family of checks is a module with ``check(ctx, doc)`` yielding problems
+for one document, and ``fixes(ctx, problem)`` returning the fixes for one of
+its problems. Fixes are built on demand (a code action, ``--fix``), never
+while checking, so a keystroke never pays for "did you mean" searches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from ..catalogue import spec
+from ..diagnostics import Fix, Problem, Related
+from ..frontmatter import Span
+from ..model import Document, Workspace
+from ..settings import Settings
+from . import frontmatter, index, layering, names, supersession
+
+FAMILIES = (frontmatter, names, supersession, index, layering)
+
+
+@dataclass
+class CheckContext:
+    """What every check may look at: the workspace, the settings, today's date."""
+
+    workspace: Workspace
+    settings: Settings = field(default_factory=Settings)
+    today: date = field(default_factory=date.today)
+    # How many documents were checked since this context was made (tests pin incrementality).
+    checked: int = 0
+
+    def problem(
+        self,
+        code: str,
+        doc: Document,
+        span: Span,
+        message: str,
+        *,
+        related: Iterable[Related] = (),
+        tags: tuple[str, ...] = (),
+        data: dict[str, Any] | None = None,
+    ) -> Problem | None:
+        """A problem at the configured severity, or None when the code is off."""
+        severity = self.settings.severity_of(code)
+        if severity == "off":
+            return None
+        return Problem(
+            path=doc.path, span=span, code=code, severity=severity, message=message,
+            related=tuple(related), tags=tags, data=data or {},
+        )
+
+
+def check_document(ctx: CheckContext, doc: Document) -> list[Problem]:
+    """Every problem of one document, sorted by position."""
+    ctx.checked += 1
+    found: list[Problem] = []
+    for family in FAMILIES:
+        for problem in family.check(ctx, doc):
+            if problem is not None:
+                found.append(problem)
+    found.sort(key=Problem.sort_key)
+    return found
+
+
+def check_paths(ctx: CheckContext, paths: Iterable[Path]) -> dict[Path, list[Problem]]:
+    """Problems of each path; a path with no document (deleted) maps to []."""
+    results: dict[Path, list[Problem]] = {}
+    for path in paths:
+        doc = ctx.workspace.document(path)
+        if doc is None:
+            results[path] = index.check_absent(ctx, path)
+        else:
+            results[path] = check_document(ctx, doc)
+    return results
+
+
+def check_workspace(ctx: CheckContext) -> dict[Path, list[Problem]]:
+    """Problems of every document of every root (and of absent indexes)."""
+    paths: set[Path] = set()
+    for state in ctx.workspace.roots:
+        paths.update(state.documents)
+        paths.add(state.index_path)
+    return {p: probs for p, probs in check_paths(ctx, sorted(paths)).items()}
+
+
+def fixes_for(ctx: CheckContext, problem: Problem) -> list[Fix]:
+    """The fixes the catalogue offers for one problem (computed on demand)."""
+    family = _FAMILY_BY_CODE.get(problem.code)
+    if family is None:
+        return []
+    return list(family.fixes(ctx, problem))
+
+
+_FAMILY_BY_CODE = {
+    code: family for family in FAMILIES for code in family.CODES
+}
+
+
+def audit_code_of(problem: Problem) -> str | None:
+    """The gptme audit code a problem rolls up to, if any."""
+    return problem.data.get("audit_code") or spec(problem.code).audit_code

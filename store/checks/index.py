@@ -1,0 +1,557 @@
+"""Index checks: does ``MEMORY.md`` show what the engine would, and can the agent see it?
+
+``MEMORY.md`` is the one file every harness puts in front of the model, so an
+index that points at nothing, lists retired entries, misses living ones or
+runs past what Claude Code loads misleads the agent on every turn. These
+checks compare the index with what the engine itself would write (the same
+entry selection and renderer as ``MemoryStore.write_index``), so "fixed"
+means "what ``memls index --write`` produces".
+
+Two kinds of root, as in the engine (``store/index.py``):
+
+- A *managed* root holds ``.memory-index.json``. The policy is validated on
+  its own document (``invalid-index-policy``, ``index-over-budget``); when it
+  is valid, ``MEMORY.md`` must equal the selected view (``index-drift``).
+  Unselected entries are meant to be absent, so no per-line checks run.
+- A *legacy* root has no policy. A machine-made ``MEMORY.md`` (nothing but
+  the header, ``## Type`` headings, pointer lines and an omission marker)
+  must equal the rendering (``index-drift``); every legacy index, curated or
+  not, gets per-line checks (``index-broken-link``,
+  ``index-lists-non-living``, ``index-missing-entry``). Drift and the line
+  problems are both reported: the line problems say exactly what is wrong,
+  and the one regeneration clears all of them.
+
+A machine-made index that ends in an omission marker ("... N more entries
+omitted (budget B bytes)") was written with a one-shot budget; it is
+compared with the rendering under that same budget, and entries the budget
+leaves out are not "missing". So a regeneration keeps the budget it was
+made with, and the budgeted fix for ``index-beyond-claude-code-limit`` does
+not turn into drift.
+
+Which fix is safe (applied by ``memls check --fix`` without asking):
+
+- managed or machine-made legacy index: "Regenerate MEMORY.md" is safe,
+  since nothing a person wrote is lost; per-line edits are offered but not
+  safe (one safe fix per problem, and they would put lines out of order);
+- curated legacy index (hand-written prose): regenerating would clobber the
+  prose, so it is offered but not safe; the safe fix is the per-line edit
+  ("Add its line" as the engine's save would upsert it, "Remove this line").
+
+Every regenerate fix over one index is the same ``Fix`` value, so a caller
+applying all safe fixes of one ``MEMORY.md`` must apply identical fixes
+once (``Fix`` is hashable).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..diagnostics import START, CreateFile, Fix, Location, Problem, Related, TextEdit
+from ..entry import MemoryEntry
+from ..frontmatter import Span
+from ..index import (
+    CLAUDE_CODE_MAX_BYTES,
+    INDEX_FILENAME,
+    POLICY_FILENAME,
+    POLICY_MIN_BUDGET,
+    IndexPolicy,
+    claude_code_visible_limit,
+    index_entries,
+    is_generated_index,
+    parse_index_lines,
+    render_index,
+    render_policy_view,
+    upsert_index_line,
+)
+from ..model import Document, RootState
+from ..names import is_index_filename
+
+if TYPE_CHECKING:
+    from . import CheckContext
+
+CODES: tuple[str, ...] = (
+    "index-drift",
+    "index-missing",
+    "index-broken-link",
+    "index-lists-non-living",
+    "index-missing-entry",
+    "invalid-index-policy",
+    "index-over-budget",
+    "index-beyond-claude-code-limit",
+)
+
+# gptme's omission marker, as ``render_index`` writes it under a budget.
+_OMISSION_MARKER = re.compile(r"- \u2026 \d+ more entries omitted \(budget (?P<budget>\d+) bytes\)")
+# Link targets that are not files of the root (a curated index may link out).
+_EXTERNAL_TARGET = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|#)")
+
+
+# -- what the engine would write ---------------------------------------------------
+
+
+@dataclass
+class _Expected:
+    """A root's index as the engine sees it: entries, policy, and the rendering."""
+
+    state: RootState
+    managed: bool
+    entries: list[MemoryEntry]
+    # The parsed policy (managed roots), or why it is invalid.
+    policy: IndexPolicy | None = None
+    policy_error: str | None = None
+    # What ``write_index`` would write, or None when it would refuse.
+    text: str | None = None
+
+
+def _expected(state: RootState, *, budget: int | None = None) -> _Expected:
+    """The rendering ``MemoryStore.write_index(budget=...)`` would produce for this root."""
+    policy_doc = state.documents.get(state.policy_path)
+    managed = policy_doc is not None
+    entries = index_entries(
+        (d.entry for d in state.entry_documents() if d.entry is not None), managed=managed
+    )
+    out = _Expected(state, managed, entries)
+    if policy_doc is None:
+        out.text = render_index(entries, budget=budget)
+        return out
+    try:
+        out.policy = _parse_policy(policy_doc)
+    except ValueError as exc:
+        out.policy_error = str(exc)
+        return out
+    try:
+        out.text = render_policy_view(entries, out.policy, budget=budget)
+    except ValueError:
+        pass  # selection and budget problems are reported on the policy document
+    return out
+
+
+def _parse_policy(doc: Document) -> IndexPolicy:
+    """The policy as ``IndexPolicy.read`` would load it from this document."""
+    if doc.path.is_symlink():
+        raise ValueError(f"memory index policy {doc.path} must not be a symlink")
+    if doc.read_error is not None:
+        raise ValueError(f"invalid {POLICY_FILENAME}: {doc.read_error}")
+    if doc.too_large:
+        raise ValueError(f"invalid {POLICY_FILENAME}: the file is too large to read")
+    return IndexPolicy.parse(doc.text)
+
+
+def _omission_budget(text: str) -> int | None:
+    """The budget a machine-made index was rendered with (its omission marker), if any."""
+    for line in reversed(text.split("\n")):
+        if not line:
+            continue
+        match = _OMISSION_MARKER.fullmatch(line)
+        return int(match["budget"]) if match else None
+    return None
+
+
+# -- check -------------------------------------------------------------------------
+
+
+def check(ctx: CheckContext, doc: Document) -> Iterable[Problem | None]:
+    if doc.kind == "index":
+        return list(_check_index(ctx, doc))
+    if doc.kind == "policy":
+        return list(_check_policy(ctx, doc))
+    return ()
+
+
+def check_absent(ctx: CheckContext, path: Path) -> list[Problem]:
+    """``index-missing`` for a root's ``MEMORY.md`` path when no such file exists."""
+    state = ctx.workspace.root_of(path)
+    if state is None or path.name != INDEX_FILENAME:
+        return []
+    if not any(d.entry is not None and d.entry.is_living for d in state.entry_documents()):
+        return []
+    placeholder = Document(path=state.index_path, root=state, kind="index", text="")
+    problem = ctx.problem(
+        "index-missing", placeholder, START,
+        f"memory root '{state.scope}' has living entries but no {INDEX_FILENAME}; generate it",
+    )
+    return [problem] if problem is not None else []
+
+
+def _check_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
+    if doc.read_error is not None or doc.too_large:
+        return
+    text = doc.text
+    state = doc.root
+    generated = is_generated_index(text)
+    managed = state.policy_path in state.documents
+    # A policy view is never truncated, so only a legacy index carries a budget.
+    budget = _omission_budget(text) if generated and not managed else None
+    try:
+        expected = _expected(state, budget=budget)
+    except ValueError:  # a marker budget too small to render: compare unbudgeted
+        budget = None
+        expected = _expected(state)
+    data = {"budget": budget}
+
+    if (expected.managed or generated) and expected.text is not None and text != expected.text:
+        line = _first_difference(text, expected.text)
+        yield ctx.problem(
+            "index-drift", doc, _line_span(text, line),
+            f"{INDEX_FILENAME} differs from the index memls would generate "
+            f"(first at line {line + 1}); regenerate it",
+            data=data,
+        )
+    # An index equal to the rendering has no line problems (the renderer lists
+    # exactly the living entries); skipping the line walk keeps the common
+    # case fast on a large root.
+    if not expected.managed and text != expected.text:
+        yield from _check_lines(ctx, doc, expected, budget, data)
+    yield from _check_claude_code_limit(ctx, doc)
+
+
+def _check_lines(
+    ctx: CheckContext, doc: Document, expected: _Expected, budget: int | None, data: dict
+) -> Iterator[Problem | None]:
+    """Per-line problems of a legacy index (curated or machine-made)."""
+    state = doc.root
+    by_filename = {d.path.name: d for d in state.entry_documents()}
+    listed: set[str] = set()
+    for link in parse_index_lines(doc.text):
+        target = link.target
+        if _EXTERNAL_TARGET.match(target):
+            continue
+        listed.add(target)
+        entry_doc = by_filename.get(target)
+        line_data = {**data, "line": link.line, "target": target}
+        if entry_doc is None:
+            yield ctx.problem(
+                "index-broken-link", doc,
+                Span(link.line, link.target_span[0], link.line, link.target_span[1]),
+                f"'{target}' is not a memory entry of this root; fix the link or remove the line",
+                data=line_data,
+            )
+            continue
+        entry = entry_doc.entry
+        assert entry is not None
+        if not entry.is_living:
+            yield ctx.problem(
+                "index-lists-non-living", doc,
+                Span(link.line, link.title_span[0] - 1, link.line, link.target_span[1] + 1),
+                f"'{entry.name}' is {entry.status} but still listed; remove the line",
+                related=[Related(Location(entry_doc.path, _key_span(entry_doc, "status")),
+                                 f"'{entry.name}' has status {entry.status}")],
+                data=line_data,
+            )
+    shown = None
+    if budget is not None and expected.text is not None:
+        shown = {link.target for link in parse_index_lines(expected.text)}
+    header = _line_span(doc.text, 0)
+    for entry in expected.entries:
+        if not entry.is_living or entry.filename in listed:
+            continue
+        if shown is not None and entry.filename not in shown:
+            continue  # left out by the budget the index was rendered with
+        entry_doc = by_filename.get(entry.filename)
+        related = []
+        if entry_doc is not None:
+            related.append(Related(Location(entry_doc.path, _name_span(entry_doc)),
+                                   f"the living entry '{entry.name}'"))
+        yield ctx.problem(
+            "index-missing-entry", doc, header,
+            f"living entry '{entry.name}' ({entry.filename}) has no line in {INDEX_FILENAME}; add it",
+            related=related,
+            data={**data, "entry": entry.name, "filename": entry.filename},
+        )
+
+
+def _check_claude_code_limit(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
+    text = doc.text
+    first_hidden = claude_code_visible_limit(text)
+    if first_hidden is None:
+        return
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    # Counted by the line's shape alone: this runs on every check of a large index.
+    hidden = sum(1 for line in lines[first_hidden:] if line.startswith("- ["))
+    last = len(lines) - 1
+    yield ctx.problem(
+        "index-beyond-claude-code-limit", doc,
+        Span(first_hidden, 0, last, len(lines[last])),
+        f"Claude Code loads only the first 200 lines or 25 KiB of {INDEX_FILENAME}: "
+        f"{hidden} {'entry' if hidden == 1 else 'entries'} from line {first_hidden + 1} on "
+        "are invisible to the agent; shorten it or regenerate it with a budget",
+        data={"hidden": hidden},
+    )
+
+
+def _check_policy(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
+    try:
+        policy = _parse_policy(doc)
+    except ValueError as exc:
+        yield ctx.problem("invalid-index-policy", doc, _policy_error_span(doc.text, exc), str(exc))
+        return
+    state = doc.root
+    entries = index_entries(
+        (d.entry for d in state.entry_documents() if d.entry is not None), managed=True
+    )
+    by_filename = {entry.filename: entry for entry in entries}
+    locations = _json_locations(doc.text)
+    selected_items = locations.get("selected", (None, []))[1]
+    chosen = []
+    valid = True
+    for i, filename in enumerate(policy.selected):
+        entry = by_filename.get(filename)
+        if entry is not None and entry.is_living:
+            chosen.append(entry)
+            continue
+        valid = False
+        span = selected_items[i] if i < len(selected_items) else _line_span(doc.text, 0)
+        related = []
+        if entry is not None and entry.path is not None:
+            entry_doc = state.documents.get(entry.path)
+            if entry_doc is not None:
+                related.append(Related(Location(entry.path, _key_span(entry_doc, "status")),
+                                       f"'{entry.name}' has status {entry.status}"))
+        yield ctx.problem(
+            "invalid-index-policy", doc, span,
+            f"selected memory {filename!r} is missing or not living; "
+            "select a living entry's file or remove it",
+            related=related, data={"filename": filename},
+        )
+    if not valid:
+        return
+    size = len(render_index(chosen).encode("utf-8"))
+    if size > policy.budget:
+        budget_span = locations.get("budget", (None, []))[0] or _line_span(doc.text, 0)
+        yield ctx.problem(
+            "index-over-budget", doc, budget_span,
+            f"selected memory index needs {size} bytes, exceeds budget {policy.budget}; "
+            f"shorten descriptions or revise {POLICY_FILENAME} before writing",
+            data={"size": size},
+        )
+
+
+# -- fixes -------------------------------------------------------------------------
+
+
+def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
+    state = ctx.workspace.root_of(problem.path)
+    if state is None:
+        return []
+    if problem.code == "index-missing":
+        expected = _expected(state)
+        if expected.text is None or state.index_path in state.documents:
+            return []
+        return [Fix(f"Create {INDEX_FILENAME}", (CreateFile(state.index_path, expected.text),), safe=True)]
+    doc = ctx.workspace.document(problem.path)
+    if doc is None or doc.kind != "index":
+        return []
+    if problem.code == "index-beyond-claude-code-limit":
+        return _budgeted_regenerate(state, doc)
+    if problem.code not in ("index-drift", "index-broken-link", "index-lists-non-living",
+                            "index-missing-entry"):
+        return []
+    expected = _expected(state, budget=problem.data.get("budget"))
+    whole_is_safe = expected.managed or is_generated_index(doc.text)
+    out = []
+    if expected.text is not None:
+        out.append(Fix(f"Regenerate {INDEX_FILENAME}",
+                       (TextEdit(doc.path, _whole_span(doc.text), expected.text),),
+                       safe=whole_is_safe))
+    if problem.code in ("index-broken-link", "index-lists-non-living") and "line" in problem.data:
+        out.append(Fix("Remove this line",
+                       (TextEdit(doc.path, _remove_line_span(doc.text, problem.data["line"]), ""),),
+                       safe=not whole_is_safe))
+    if problem.code == "index-missing-entry":
+        entry = next((e for e in expected.entries if e.filename == problem.data.get("filename")), None)
+        if entry is not None:
+            out.append(Fix(f"Add the line for '{entry.name}'",
+                           (_append_edit(doc, entry),), safe=not whole_is_safe))
+    return out
+
+
+def _budgeted_regenerate(state: RootState, doc: Document) -> list[Fix]:
+    """Regenerate a legacy index with the largest budget whose result Claude Code loads whole."""
+    base = _expected(state)
+    if base.managed:
+        return []  # a curated view is never truncated; the policy must change
+    low, high = POLICY_MIN_BUDGET, CLAUDE_CODE_MAX_BYTES
+    best: tuple[int, str] | None = None
+    while low <= high:
+        budget = (low + high) // 2
+        try:
+            text = render_index(base.entries, budget=budget)
+        except ValueError:
+            low = budget + 1
+            continue
+        if claude_code_visible_limit(text) is None:
+            best = (budget, text)
+            low = budget + 1
+        else:
+            high = budget - 1
+    if best is None:
+        return []
+    budget, text = best
+    shown = len(parse_index_lines(text))
+    living = sum(1 for e in base.entries if e.is_living)
+    return [Fix(
+        f"Regenerate {INDEX_FILENAME} within {budget} bytes (leaves out {living - shown} entries)",
+        (TextEdit(doc.path, _whole_span(doc.text), text),),
+    )]
+
+
+def _append_edit(doc: Document, entry: MemoryEntry) -> TextEdit:
+    """The engine's upsert of one pointer line, as a minimal edit."""
+    new = upsert_index_line(doc.text, entry)
+    if new.startswith(doc.text):
+        end = _end_span(doc.text)
+        return TextEdit(doc.path, end, new[len(doc.text):])
+    return TextEdit(doc.path, _whole_span(doc.text), new)
+
+
+# -- spans -------------------------------------------------------------------------
+
+
+def _first_difference(text: str, expected: str) -> int:
+    lines, wanted = text.split("\n"), expected.split("\n")
+    for i, (have, want) in enumerate(zip(lines, wanted)):
+        if have != want:
+            return i
+    return min(len(lines), len(wanted)) - 1
+
+
+def _line_span(text: str, line: int) -> Span:
+    lines = text.split("\n")
+    line = max(0, min(line, len(lines) - 1))
+    return Span(line, 0, line, len(lines[line]))
+
+
+def _whole_span(text: str) -> Span:
+    lines = text.split("\n")
+    return Span(0, 0, len(lines) - 1, len(lines[-1]))
+
+
+def _end_span(text: str) -> Span:
+    whole = _whole_span(text)
+    return Span(whole.end_line, whole.end_col, whole.end_line, whole.end_col)
+
+
+def _remove_line_span(text: str, line: int) -> Span:
+    """Line ``line`` with one adjacent line break, so no blank line is left behind."""
+    lines = text.split("\n")
+    if line + 1 < len(lines):
+        return Span(line, 0, line + 1, 0)
+    if line > 0:
+        return Span(line - 1, len(lines[line - 1]), line, len(lines[line]))
+    return Span(0, 0, 0, len(lines[0]))
+
+
+def _name_span(doc: Document) -> Span:
+    return _key_span(doc, "name")
+
+
+def _key_span(doc: Document, key: str) -> Span:
+    """The value of ``key`` in an entry document, else its ``name`` value, else its first line."""
+    fm = doc.parsed.frontmatter if doc.parsed is not None else None
+    if fm is not None:
+        for candidate in (key, "name"):
+            spans = fm.keys.get(candidate)
+            if spans is not None:
+                return spans.value
+    return _line_span(doc.text, 0)
+
+
+def _policy_error_span(text: str, exc: ValueError) -> Span:
+    """Where a policy error sits: the JSON syntax error, or the offending value."""
+    cause = exc.__cause__
+    if isinstance(cause, json.JSONDecodeError):
+        line, col = _position(text, cause.pos)
+        return Span(line, col, line, col + 1 if cause.pos < len(text) and text[cause.pos] != "\n" else col)
+    message = str(exc)
+    locations = _json_locations(text)
+    if message.startswith("unsupported") and "version" in locations:
+        return locations["version"][0]
+    if message.startswith("index policy budget") and "budget" in locations:
+        return locations["budget"][0]
+    if message.startswith("index policy selected") and "selected" in locations:
+        return _offending_item(text, locations["selected"], duplicate="duplicate" in message)
+    return _line_span(text, 0)
+
+
+def _offending_item(text: str, selected: tuple[Span, list[Span]], *, duplicate: bool) -> Span:
+    whole, items = selected
+    try:
+        values = json.loads(text)["selected"]
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return whole
+    if not isinstance(values, list) or len(values) != len(items):
+        return whole
+    seen = set()
+    for value, span in zip(values, items):
+        if duplicate:
+            key = json.dumps(value)
+            if key in seen:
+                return span
+            seen.add(key)
+        elif not (isinstance(value, str) and value.endswith(".md") and "/" not in value
+                  and "\\" not in value and not value.startswith(".")
+                  and not is_index_filename(value)):
+            return span
+    return whole
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _json_locations(text: str) -> dict[str, tuple[Span, list[Span]]]:
+    """Spans of each top-level value of a JSON object (and the items of array values).
+
+    A small walk with the standard decoder's ``raw_decode``, so positions come
+    from the same parser that validated the file. Anything unexpected ends the
+    walk with what was found so far.
+    """
+    decoder = json.JSONDecoder()
+    found: dict[str, tuple[Span, list[Span]]] = {}
+
+    def skip(i: int) -> int:
+        return _WHITESPACE.match(text, i).end()  # type: ignore[union-attr]
+
+    def span(start: int, end: int) -> Span:
+        return Span(*_position(text, start), *_position(text, end))
+
+    try:
+        i = skip(0)
+        if text[i] != "{":
+            return found
+        i = skip(i + 1)
+        while text[i] == '"':
+            key, i = decoder.raw_decode(text, i)
+            i = skip(i)
+            if text[i] != ":":
+                return found
+            start = skip(i + 1)
+            items: list[Span] = []
+            if text[start] == "[":
+                j = skip(start + 1)
+                while text[j] != "]":
+                    _, end = decoder.raw_decode(text, j)
+                    items.append(span(j, end))
+                    j = skip(end)
+                    if text[j] == ",":
+                        j = skip(j + 1)
+            _, i = decoder.raw_decode(text, start)
+            found[key] = (span(start, i), items)
+            i = skip(i)
+            if text[i] != ",":
+                break
+            i = skip(i + 1)
+    except (ValueError, IndexError, RecursionError):
+        pass
+    return found
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset)
+    return line, offset - (text.rfind("\n", 0, offset) + 1)

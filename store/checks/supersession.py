@@ -1,0 +1,584 @@
+"""Supersession checks: names and the links between entries of one root.
+
+An entry replaces another by two links that must agree: the new entry lists
+the old one in ``supersedes`` and the old one names the new one in
+``superseded_by`` (with ``status: superseded``). Readers resolve both by
+name, within one root, against the *visible* entry of each name (the first
+file in sorted order), so the checks do the same. gptme's audit checks the
+link half of this (its four codes keep their names and texts here, in
+``data["audit"]``); the rest (self-links, cycles, two living successors,
+status that contradicts the links, links across roots) is memls's own.
+
+Every check here looks things up in the root's dictionaries only: the links
+of one entry, the entries they name, and the entries naming the same target.
+"Did you mean" searches over all names happen in ``fixes`` only, on demand.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from ..diagnostics import CreateFile, Fix, Location, Problem, Related, TextEdit
+from ..edits import add_list_item, insert_keys, remove_key, remove_list_item, set_scalar, yaml_scalar
+from ..entry import STATUSES, MemoryEntry
+from ..errors import ReservedNameError
+from ..frontmatter import KeySpans, Span
+from ..model import Document, RootState
+from ..names import check_name
+from ..parse import parse_document
+
+if TYPE_CHECKING:
+    from . import CheckContext
+
+CODES: tuple[str, ...] = (
+    "duplicate-name",
+    "dangling-supersedes",
+    "dangling-superseded-by",
+    "asymmetric-supersession",
+    "self-supersession",
+    "supersession-cycle",
+    "forked-succession",
+    "living-with-successor",
+    "superseded-without-successor",
+    "cross-root-link",
+    "superseded-reference",
+)
+
+SUPERSEDES = "supersedes"
+SUPERSEDED_BY = "superseded_by"
+# A top-level ``name:`` line, as the readers' fallback for unloadable YAML sees it.
+_NAME_LINE = re.compile(r"^name:[ \t]*(?P<value>.*?)[ \t]*$")
+# How far a cycle search follows ``superseded_by`` (a longer loop goes unreported):
+# real chains are a handful of links long, and a per-keystroke check must not
+# walk a pathological 10,000-link one.
+_CYCLE_SEARCH_LIMIT = 100
+# How many names a cycle message spells out before eliding the rest.
+_CYCLE_NAMES_SHOWN = 6
+
+
+# -- spans ----------------------------------------------------------------------
+
+
+def _keys(doc: Document) -> dict[str, KeySpans]:
+    parsed = doc.parsed
+    if parsed is None or parsed.frontmatter is None:
+        return {}
+    return parsed.frontmatter.keys
+
+
+def _anchor(doc: Document) -> Span:
+    """The ``name:`` value, else the first line: where a problem without a better place points.
+
+    When the YAML did not load there are no key spans, but readers still found
+    the name on its ``name:`` line (their line fallback), so that line's value is used.
+    """
+    spans = _keys(doc).get("name")
+    if spans is not None:
+        return spans.value
+    lines = doc.text.split("\n")
+    fm = doc.parsed.frontmatter if doc.parsed is not None else None
+    if fm is not None:
+        for number in range(fm.content_start_line, min(fm.block.end_line, len(lines))):
+            match = _NAME_LINE.match(lines[number])
+            if match is not None and match.group("value"):
+                return Span(number, match.start("value"), number, match.end("value"))
+    return Span(0, 0, 0, len(lines[0]))
+
+
+def _value_span(doc: Document, key: str) -> Span:
+    spans = _keys(doc).get(key)
+    return spans.value if spans is not None else _anchor(doc)
+
+
+def _key_span(doc: Document, key: str) -> Span:
+    spans = _keys(doc).get(key)
+    return spans.key if spans is not None else _anchor(doc)
+
+
+def _item_span(doc: Document, index: int) -> Span:
+    """One ``supersedes`` item; a bare-string value is its own single item."""
+    spans = _keys(doc).get(SUPERSEDES)
+    if spans is None:
+        return _anchor(doc)
+    if index < len(spans.items):
+        return spans.items[index]
+    return spans.value
+
+
+def _written_status(doc: Document) -> str | None:
+    """The status the file states (absent means living); None when it is not a valid status.
+
+    An invalid status is the frontmatter family's problem; judging links
+    against the reader's fallback would report the same mistake twice.
+    """
+    parsed = doc.parsed
+    data = parsed.frontmatter.data if parsed is not None and parsed.frontmatter is not None else None
+    if not isinstance(data, dict) or "status" not in data:
+        entry = doc.entry
+        return entry.status if entry is not None else None
+    raw = data["status"]
+    return raw if isinstance(raw, str) and raw in STATUSES else None
+
+
+def _strictly_valid(doc: Document) -> bool:
+    """gptme's audit sees only strictly parsed files; audit rollups come only from those."""
+    return doc.parsed is not None and doc.parsed.strict_error is None
+
+
+def _audit(doc: Document, code: str, entry: str, detail: str) -> dict[str, Any]:
+    if not _strictly_valid(doc):
+        return {}
+    return {"audit_code": code, "audit": (entry, detail)}
+
+
+# -- check ------------------------------------------------------------------------
+
+
+def check(ctx: CheckContext, doc: Document) -> Iterable[Problem | None]:
+    if doc.kind != "entry" or doc.entry is None:
+        return ()
+    state = doc.root
+    visible = state.visible(doc.entry.name)
+    if visible is not None and visible.path != doc.path:
+        # A hidden duplicate: readers (and gptme's audit) never follow its links.
+        return (_duplicate_name(ctx, doc, visible),)
+    return list(_check_visible(ctx, doc))
+
+
+def _duplicate_name(ctx: CheckContext, doc: Document, first: Document) -> Problem | None:
+    name = doc.entry.name
+    data: dict[str, Any] = {"target": name}
+    # gptme compares with the first *strictly parsed* earlier file of the name.
+    earlier = next(
+        (d for d in doc.root.named(name) if d.path < doc.path and _strictly_valid(d)), None
+    )
+    if earlier is not None:
+        data.update(_audit(doc, "duplicate-name", doc.path.name,
+                           f"name {name!r} is also used by {earlier.path}"))
+    return ctx.problem(
+        "duplicate-name", doc, _value_span(doc, "name"),
+        f"name '{name}' is also used by {first.path.name}, which readers see instead; rename this entry",
+        related=(Related(Location(first.path, _value_span(first, "name")),
+                         f"'{name}' is defined here first"),),
+        data=data,
+    )
+
+
+def _check_visible(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
+    entry = doc.entry
+    assert entry is not None
+    if entry.superseded_by:
+        yield from _check_superseded_by(ctx, doc, entry.superseded_by)
+    for index, old in enumerate(entry.supersedes):
+        yield from _check_supersedes_item(ctx, doc, index, old)
+    yield from _check_status(ctx, doc)
+
+
+def _other_root_entry(ctx: CheckContext, state: RootState, name: str) -> Document | None:
+    for other in ctx.workspace.roots:
+        if other is not state:
+            found = other.visible(name)
+            if found is not None:
+                return found
+    return None
+
+
+def _missing_target(
+    ctx: CheckContext, doc: Document, key: str, index: int, target: str, span: Span,
+) -> Problem | None:
+    """A link to a name this root lacks: dangling, or a cross-root link when another root has it."""
+    name = doc.entry.name
+    if key == SUPERSEDED_BY:
+        code, detail, what = "dangling-superseded-by", f"replacement {target!r} does not exist", "superseded_by"
+    else:
+        code, detail, what = "dangling-supersedes", f"superseded entry {target!r} does not exist", "supersedes"
+    data = {"link": key, "index": index, "target": target, **_audit(doc, code, name, detail)}
+    elsewhere = _other_root_entry(ctx, doc.root, target)
+    if elsewhere is not None:
+        return ctx.problem(
+            "cross-root-link", doc, span,
+            f"{what} '{target}' names an entry of the {elsewhere.root.scope} root only; "
+            "supersession never crosses roots, so remove the link or move the entry here",
+            related=(Related(Location(elsewhere.path, _anchor(elsewhere)),
+                             f"'{target}' is in another root"),),
+            data=data,
+        )
+    fix_hint = "remove the link" if key == SUPERSEDED_BY else "remove the item"
+    return ctx.problem(
+        code, doc, span,
+        f"{what} '{target}' names no entry in this root; fix the name or {fix_hint}",
+        data=data,
+    )
+
+
+def _check_superseded_by(ctx: CheckContext, doc: Document, successor: str) -> Iterator[Problem | None]:
+    entry = doc.entry
+    name = entry.name
+    span = _value_span(doc, SUPERSEDED_BY)
+    if successor == name:
+        data: dict[str, Any] = {"link": SUPERSEDED_BY, "target": name}
+        if name not in entry.supersedes:
+            data.update(_audit(doc, "asymmetric-supersession", name,
+                               f"{successor!r} does not point back to this entry"))
+        yield ctx.problem(
+            "self-supersession", doc, span,
+            f"'{name}' is superseded_by itself; remove the link", data=data,
+        )
+        return
+    target = doc.root.visible(successor)
+    if target is None:
+        yield _missing_target(ctx, doc, SUPERSEDED_BY, 0, successor, span)
+        return
+    target_entry = target.entry
+    assert target_entry is not None
+    if name not in target_entry.supersedes:
+        yield ctx.problem(
+            "asymmetric-supersession", doc, span,
+            f"superseded_by '{successor}' does not link back: '{successor}' does not list "
+            f"'{name}' in supersedes; add it there",
+            related=(Related(Location(target.path, _key_span(target, SUPERSEDES)),
+                             f"'{successor}' should list '{name}' here"),),
+            data={"link": SUPERSEDED_BY, "target": successor,
+                  **_audit(doc, "asymmetric-supersession", name,
+                           f"{successor!r} does not point back to this entry")},
+        )
+    cycle = _cycle_through(doc)
+    if cycle is not None:
+        shown = [*cycle, name]
+        text = " -> ".join(f"'{n}'" for n in shown[:_CYCLE_NAMES_SHOWN])
+        if len(shown) > _CYCLE_NAMES_SHOWN:
+            text += " -> ..."
+        yield ctx.problem(
+            "supersession-cycle", doc, span,
+            f"superseded_by '{successor}' leads back to '{name}' ({text}); break the cycle",
+            related=(Related(Location(target.path, _anchor(target)),
+                             f"'{successor}' is next in the cycle"),),
+        )
+    if target_entry.status == "superseded":
+        later = f" by '{target_entry.superseded_by}'" if target_entry.superseded_by else ""
+        yield ctx.problem(
+            "superseded-reference", doc, span,
+            f"superseded_by '{successor}' names an entry that is itself superseded{later}, "
+            "so this entry is two steps behind the current one",
+            tags=("deprecated",), data={"target": successor},
+        )
+
+
+def _cycle_through(doc: Document) -> list[str] | None:
+    """The names on a ``superseded_by`` loop back to ``doc`` (doc first), if there is one."""
+    state = doc.root
+    start = doc.entry.name
+    members = [start]
+    seen = {start}
+    current = doc.entry.superseded_by
+    while current and len(members) <= _CYCLE_SEARCH_LIMIT:
+        if current == start:
+            return members if len(members) >= 2 else None
+        if current in seen:
+            return None  # a loop further along that does not pass through doc
+        nxt = state.visible(current)
+        if nxt is None or nxt.entry is None:
+            return None
+        members.append(current)
+        seen.add(current)
+        current = nxt.entry.superseded_by
+    return None
+
+
+def _check_supersedes_item(
+    ctx: CheckContext, doc: Document, index: int, old: str,
+) -> Iterator[Problem | None]:
+    entry = doc.entry
+    name = entry.name
+    span = _item_span(doc, index)
+    if old == name:
+        data: dict[str, Any] = {"link": SUPERSEDES, "index": index, "target": name}
+        if entry.superseded_by != name:
+            data.update(_audit(doc, "asymmetric-supersession", name,
+                               f"{old!r} does not point back to this entry"))
+        yield ctx.problem(
+            "self-supersession", doc, span,
+            f"'{name}' supersedes itself; remove the item", data=data,
+        )
+        return
+    target = doc.root.visible(old)
+    if target is None:
+        yield _missing_target(ctx, doc, SUPERSEDES, index, old, span)
+    else:
+        target_entry = target.entry
+        assert target_entry is not None
+        if target_entry.superseded_by != name:
+            if target_entry.superseded_by:
+                message = (f"supersedes '{old}', but '{old}' is superseded_by "
+                           f"'{target_entry.superseded_by}'; remove one of the two links")
+                related_span = _value_span(target, SUPERSEDED_BY)
+            else:
+                message = (f"supersedes '{old}', but '{old}' does not link back; "
+                           f"set its superseded_by to '{name}'")
+                related_span = _anchor(target)
+            yield ctx.problem(
+                "asymmetric-supersession", doc, span, message,
+                related=(Related(Location(target.path, related_span),
+                                 f"'{old}' should have superseded_by '{name}'"),),
+                data={"link": SUPERSEDES, "index": index, "target": old,
+                      **_audit(doc, "asymmetric-supersession", name,
+                               f"{old!r} does not point back to this entry")},
+            )
+    if entry.status == "living":
+        for rival, rival_index in _living_rivals(doc, old):
+            yield ctx.problem(
+                "forked-succession", doc, span,
+                f"'{old}' is also superseded by living entry '{rival.entry.name}'; "
+                "keep one successor living",
+                related=(Related(Location(rival.path, _item_span(rival, rival_index)),
+                                 f"'{rival.entry.name}' also supersedes '{old}'"),),
+                data={"target": old},
+            )
+
+
+def _living_rivals(doc: Document, old: str) -> list[tuple[Document, int]]:
+    """Other visible living entries that list ``old`` in supersedes (with the item's index)."""
+    state = doc.root
+    out = []
+    for path in sorted(state.linked_from.get(old, ())):
+        if path == doc.path:
+            continue
+        other = state.documents.get(path)
+        if other is None or other.entry is None or other.entry.status != "living":
+            continue
+        if state.visible(other.entry.name) is not other or other.entry.name == old:
+            continue
+        if old in other.entry.supersedes:
+            out.append((other, other.entry.supersedes.index(old)))
+    return out
+
+
+def _check_status(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
+    entry = doc.entry
+    status = _written_status(doc)
+    name = entry.name
+    if entry.superseded_by and entry.superseded_by != name and status == "living":
+        span = _value_span(doc, "status") if "status" in _keys(doc) else _value_span(doc, SUPERSEDED_BY)
+        yield ctx.problem(
+            "living-with-successor", doc, span,
+            f"'{name}' has superseded_by '{entry.superseded_by}' but its status is living; "
+            "set status: superseded",
+            data={"target": entry.superseded_by},
+        )
+    if status == "superseded" and not entry.superseded_by:
+        yield ctx.problem(
+            "superseded-without-successor", doc, _value_span(doc, "status"),
+            f"'{name}' has status superseded but no superseded_by; name its successor "
+            "or set status: historical",
+        )
+
+
+# -- fixes -------------------------------------------------------------------------
+
+
+def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
+    doc = ctx.workspace.document(problem.path)
+    if doc is None or doc.entry is None or doc.parsed is None or doc.parsed.frontmatter is None:
+        return []
+    builder = _FIX_BUILDERS.get(problem.code)
+    if builder is None:
+        return []
+    try:
+        return list(builder(ctx, doc, problem))
+    except (KeyError, IndexError, ValueError):
+        # The document no longer has the shape the problem was found in (edited since).
+        return []
+
+
+def _editable(doc: Document | None) -> bool:
+    """Text edits need loaded YAML: the spans come from it."""
+    if doc is None or doc.parsed is None or doc.parsed.frontmatter is None:
+        return False
+    fm = doc.parsed.frontmatter
+    return fm.error is None and isinstance(fm.data, dict)
+
+
+def _set_keys(doc: Document, values: dict[str, str]) -> list[TextEdit]:
+    """Set several string keys at once: replace present ones, insert absent ones in one edit."""
+    parsed = doc.parsed
+    present = _keys(doc)
+    edits = [set_scalar(parsed, key, value) for key, value in values.items() if key in present]
+    absent = [(key, value) for key, value in values.items() if key not in present]
+    if absent:
+        edits.append(insert_keys(parsed, absent))
+    return edits
+
+
+def _duplicate_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
+    # Imported here: the rename planner is a separate module that itself uses the model.
+    from ..rename_plan import plan_rename, suggest_free_name
+
+    new_name = suggest_free_name(doc.root, doc.entry.name)
+    yield plan_rename(ctx.workspace, doc, new_name)
+
+
+def _remove_link_fix(doc: Document, problem: Problem, *, status_after: str = "historical") -> Fix | None:
+    key = problem.data.get("link")
+    target = problem.data.get("target")
+    if not _editable(doc) or key not in _keys(doc):
+        return None
+    if key == SUPERSEDED_BY:
+        edits = [remove_key(doc.parsed, SUPERSEDED_BY)]
+        title = f"Remove superseded_by '{target}'"
+        if _written_status(doc) == "superseded":
+            edits.extend(_set_keys(doc, {"status": status_after}))
+            title += f" and set status: {status_after}"
+        return Fix(title, tuple(edits))
+    index = problem.data["index"]
+    if doc.entry.supersedes[index] != target:
+        return None
+    return Fix(f"Remove '{target}' from supersedes", (remove_list_item(doc.parsed, SUPERSEDES, index),))
+
+
+def _retarget_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
+    key = problem.data.get("link")
+    target = problem.data.get("target")
+    state = doc.root
+    name = doc.entry.name
+    candidates = [n for n in state.by_name if n != name]
+    for choice in difflib.get_close_matches(target, candidates, n=3, cutoff=0.6):
+        other = state.visible(choice)
+        if not _editable(other):
+            continue
+        other_entry = other.entry
+        if key == SUPERSEDED_BY:
+            edits = [set_scalar(doc.parsed, SUPERSEDED_BY, choice)]
+            if name not in other_entry.supersedes:
+                edits.append(add_list_item(other.parsed, SUPERSEDES, name))
+        else:
+            if choice in doc.entry.supersedes:
+                continue
+            if other_entry.superseded_by and other_entry.superseded_by != name:
+                continue  # it already has a successor: retargeting would contradict it
+            index = problem.data["index"]
+            spans = _keys(doc)[SUPERSEDES]
+            span = spans.items[index] if index < len(spans.items) else spans.value
+            edits = [TextEdit(doc.path, span, yaml_scalar(choice))]
+            if other_entry.superseded_by != name:
+                edits.extend(_set_keys(other, {SUPERSEDED_BY: name, "status": "superseded"}))
+        yield Fix(f"Change to '{choice}'", tuple(edits))
+
+
+def _create_fix(ctx: CheckContext, doc: Document, problem: Problem) -> Fix | None:
+    """Create the missing target with the back-link already set, never over an existing file."""
+    key = problem.data.get("link")
+    target = problem.data.get("target")
+    state = doc.root
+    try:
+        slug = check_name(target)
+    except ReservedNameError:
+        return None
+    # A name that is not its own slug would be saved under another file name.
+    if slug != target or slug in state.by_slug:
+        return None
+    path = state.path / f"{slug}.md"
+    if path in state.documents or path.exists():
+        return None
+    name = doc.entry.name
+    description = f"Created from the {key} link in {doc.path.name}"
+    if key == SUPERSEDED_BY:
+        new = MemoryEntry(name=target, description=description, type=doc.entry.type, supersedes=[name])
+    else:
+        new = MemoryEntry(name=target, description=description, type=doc.entry.type,
+                          status="superseded", superseded_by=name)
+    text = new.to_markdown()
+    reread = parse_document(text, path=path)
+    if reread.entry is None or reread.entry.name != target or reread.strict_error is not None:
+        return None
+    return Fix(f"Create entry '{target}'", (CreateFile(path, text),))
+
+
+def _dangling_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
+    removal = _remove_link_fix(doc, problem)
+    if removal is not None:
+        yield removal
+    if _editable(doc):
+        yield from _retarget_fixes(ctx, doc, problem)
+    created = _create_fix(ctx, doc, problem)
+    if created is not None:
+        yield created
+
+
+def _cross_root_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
+    removal = _remove_link_fix(doc, problem)
+    if removal is not None:
+        yield removal
+
+
+def _asymmetric_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
+    key = problem.data.get("link")
+    target = problem.data.get("target")
+    state = doc.root
+    other = state.visible(target)
+    name = doc.entry.name
+    if not _editable(other):
+        return
+    if key == SUPERSEDED_BY:
+        if doc.entry.superseded_by != target or name in other.entry.supersedes:
+            return
+        yield Fix(f"Add '{name}' to supersedes of '{target}'",
+                  (add_list_item(other.parsed, SUPERSEDES, name),), safe=True)
+        return
+    if other.entry.superseded_by:
+        return  # it names another successor: which link is right is the user's call
+    # Two entries claiming it: setting one successor is a choice, not a repair.
+    claimants = [
+        p for p in state.linked_from.get(target, ())
+        if (d := state.documents.get(p)) is not None and d.entry is not None
+        and state.visible(d.entry.name) is d and target in d.entry.supersedes
+    ]
+    values = {SUPERSEDED_BY: name}
+    if _written_status(other) != "superseded":
+        values["status"] = "superseded"
+    yield Fix(f"Set superseded_by: {name} in '{target}'", tuple(_set_keys(other, values)),
+              safe=len(claimants) == 1)
+
+
+def _self_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
+    # An entry superseded by itself is meant to be the current one: it stays living.
+    removal = _remove_link_fix(doc, problem, status_after="living")
+    if removal is not None:
+        yield Fix(removal.title, removal.operations, safe=True)
+
+
+def _living_with_successor_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
+    if not _editable(doc):
+        return
+    successor = doc.root.visible(doc.entry.superseded_by or "")
+    safe = successor is not None and doc.entry.name in successor.entry.supersedes
+    yield Fix("Set status: superseded", tuple(_set_keys(doc, {"status": "superseded"})), safe=safe)
+
+
+def _superseded_without_successor_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
+    if not _editable(doc):
+        return
+    state = doc.root
+    name = doc.entry.name
+    yield Fix("Set status: historical", tuple(_set_keys(doc, {"status": "historical"})))
+    yield Fix("Set status: living", tuple(_set_keys(doc, {"status": "living"})))
+    for path in sorted(state.linked_from.get(name, ())):
+        other = state.documents.get(path)
+        if (other is not None and other.entry is not None and other.path != doc.path
+                and state.visible(other.entry.name) is other and name in other.entry.supersedes):
+            yield Fix(f"Set superseded_by: {other.entry.name}",
+                      tuple(_set_keys(doc, {SUPERSEDED_BY: other.entry.name})))
+
+
+_FIX_BUILDERS = {
+    "duplicate-name": _duplicate_fixes,
+    "dangling-supersedes": _dangling_fixes,
+    "dangling-superseded-by": _dangling_fixes,
+    "cross-root-link": _cross_root_fixes,
+    "asymmetric-supersession": _asymmetric_fixes,
+    "self-supersession": _self_fixes,
+    "living-with-successor": _living_with_successor_fixes,
+    "superseded-without-successor": _superseded_without_successor_fixes,
+}

@@ -1,0 +1,105 @@
+"""Problems and fixes as plain data, shared by `memls check`, audit and the editor.
+
+A problem names a file and a span (0-based, end exclusive, code points of the
+normalised text); a fix is a list of operations over one or more files. The
+language server converts both to LSP types; the CLI prints them; neither
+decides anything about them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Union
+
+from .frontmatter import Span
+
+Severity = Literal["error", "warning", "information", "hint"]
+SeverityOrOff = Literal["off", "error", "warning", "information", "hint"]
+SEVERITIES: tuple[SeverityOrOff, ...] = ("off", "hint", "information", "warning", "error")
+START = Span(0, 0, 0, 0)
+
+
+@dataclass(frozen=True)
+class Location:
+    path: Path
+    span: Span
+
+
+@dataclass(frozen=True)
+class Related:
+    """Another place involved in a problem (the other end of a link, the twin file)."""
+
+    location: Location
+    message: str
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace ``span`` of ``path``'s current text with ``new_text``."""
+
+    path: Path
+    span: Span
+    new_text: str
+
+
+@dataclass(frozen=True)
+class CreateFile:
+    """Create ``path`` with ``text``; never overwrites an existing file."""
+
+    path: Path
+    text: str
+
+
+@dataclass(frozen=True)
+class RenameFile:
+    """Rename ``old`` to ``new``; never overwrites an existing file."""
+
+    old: Path
+    new: Path
+
+
+FileOperation = Union[TextEdit, CreateFile, RenameFile]
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One way to resolve a problem.
+
+    ``safe`` fixes have exactly one sensible outcome (add the missing
+    back-link, regenerate the index) and are applied by ``memls check --fix``
+    and the editor's fix-all; the others need the user to choose.
+    """
+
+    title: str
+    operations: tuple[FileOperation, ...]
+    safe: bool = False
+
+    @property
+    def paths(self) -> set[Path]:
+        out: set[Path] = set()
+        for op in self.operations:
+            if isinstance(op, RenameFile):
+                out.update((op.old, op.new))
+            else:
+                out.add(op.path)
+        return out
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding of one check on one file."""
+
+    path: Path
+    span: Span
+    code: str
+    severity: Severity
+    message: str
+    related: tuple[Related, ...] = ()
+    # "deprecated" makes editors strike the span through (a reference to a superseded entry).
+    tags: tuple[str, ...] = ()
+    # Facts the fix builders need (target name, link index), never shown.
+    data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def sort_key(self) -> tuple:
+        return (str(self.path), self.span.start_line, self.span.start_col, self.code, self.message)

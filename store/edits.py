@@ -1,0 +1,199 @@
+"""Minimal text edits to one document's frontmatter, for fixes and renames.
+
+A fix must touch only what it fixes: a person's comments, quoting and key
+order stay as they were. So fixes are computed as edits over the spans the
+parser recorded, not as a re-serialisation of the whole entry (that is what
+formatting is for). Each function returns edits that do not overlap one
+another when used on distinct keys.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from .diagnostics import TextEdit
+from .frontmatter import Frontmatter, Span
+from .parse import ParsedDocument
+
+
+def yaml_scalar(value: str) -> str:
+    """``value`` as a YAML scalar that reads back as the same string."""
+    dumped = yaml.safe_dump(value, allow_unicode=True, width=10_000)
+    if dumped.endswith("\n...\n"):
+        dumped = dumped[: -len("\n...\n")]
+    return dumped.rstrip("\n")
+
+
+def _frontmatter(doc: ParsedDocument) -> Frontmatter:
+    if doc.frontmatter is None:
+        raise ValueError("the document has no frontmatter to edit")
+    return doc.frontmatter
+
+
+def _path(doc: ParsedDocument) -> Path:
+    if doc.path is None:
+        raise ValueError("the document has no path")
+    return doc.path
+
+
+def _lines(doc: ParsedDocument) -> list[str]:
+    return doc.text.split("\n")
+
+
+def _closing_insert_point(doc: ParsedDocument) -> Span:
+    fm = _frontmatter(doc)
+    line = fm.block.end_line
+    return Span(line, 0, line, 0)
+
+
+def _whole_lines(start_line: int, end_line: int) -> Span:
+    """Lines ``start_line``..``end_line`` inclusive, with their line breaks."""
+    return Span(start_line, 0, end_line + 1, 0)
+
+
+def set_scalar(doc: ParsedDocument, key: str, value: str) -> TextEdit:
+    """Set a top-level key to a string (replace its value, or add the key)."""
+    fm = _frontmatter(doc)
+    spans = fm.keys.get(key)
+    if spans is None:
+        return TextEdit(_path(doc), _closing_insert_point(doc), f"{key}: {yaml_scalar(value)}\n")
+    if spans.value.start_line != spans.key.start_line:
+        # A block value under the key: replace key line through the value's end.
+        return TextEdit(
+            _path(doc),
+            Span(spans.key.start_line, spans.key.start_col, spans.value.end_line, spans.value.end_col),
+            f"{key}: {yaml_scalar(value)}",
+        )
+    return TextEdit(_path(doc), spans.value, yaml_scalar(value))
+
+
+def insert_keys(doc: ParsedDocument, items: list[tuple[str, str]]) -> TextEdit:
+    """Add several new top-level string keys at once (one edit, no overlap)."""
+    text = "".join(f"{key}: {yaml_scalar(value)}\n" for key, value in items)
+    return TextEdit(_path(doc), _closing_insert_point(doc), text)
+
+
+def insert_first_key(doc: ParsedDocument, key: str, value: str) -> TextEdit:
+    """Add a top-level string key as the first line of the frontmatter.
+
+    For ``name``: every serializer writes it first, and a reader scanning
+    the file looks for it there.
+    """
+    _frontmatter(doc)
+    return TextEdit(_path(doc), Span(1, 0, 1, 0), f"{key}: {yaml_scalar(value)}\n")
+
+
+def remove_key(doc: ParsedDocument, key: str) -> TextEdit:
+    """Delete a top-level key with its whole value."""
+    fm = _frontmatter(doc)
+    spans = fm.keys[key]
+    return TextEdit(_path(doc), _whole_lines(spans.key.start_line, spans.value.end_line), "")
+
+
+def _is_flow(doc: ParsedDocument, key: str) -> bool:
+    spans = _frontmatter(doc).keys[key]
+    line = _lines(doc)[spans.value.start_line]
+    return line[spans.value.start_col : spans.value.start_col + 1] == "["
+
+
+def _is_sequence(doc: ParsedDocument, key: str) -> bool:
+    fm = _frontmatter(doc)
+    return isinstance(fm.data, dict) and isinstance(fm.data.get(key), list)
+
+
+def add_list_item(doc: ParsedDocument, key: str, item: str) -> TextEdit:
+    """Append ``item`` to a list field, creating the key when absent.
+
+    A single-string value (``supersedes: a``, which readers treat as a
+    one-item list) becomes a flow list, so the edit stays on its line.
+    """
+    fm = _frontmatter(doc)
+    spans = fm.keys.get(key)
+    scalar = yaml_scalar(item)
+    if spans is None:
+        return TextEdit(_path(doc), _closing_insert_point(doc), f"{key}:\n- {scalar}\n")
+    if not _is_sequence(doc, key):
+        old = fm.data.get(key) if isinstance(fm.data, dict) else None
+        if old is None or old == "":
+            return set_list(doc, key, [item])
+        return TextEdit(_path(doc), spans.value, f"[{yaml_scalar(str(old))}, {scalar}]")
+    if not spans.items:
+        return TextEdit(_path(doc), spans.value, f"[{scalar}]")
+    if _is_flow(doc, key):
+        last = spans.items[-1]
+        return TextEdit(
+            _path(doc), Span(last.end_line, last.end_col, last.end_line, last.end_col), f", {scalar}"
+        )
+    last = spans.items[-1]
+    first_line = _lines(doc)[spans.items[0].start_line]
+    indent = first_line[: len(first_line) - len(first_line.lstrip(" "))]
+    insert_at = Span(last.end_line + 1, 0, last.end_line + 1, 0)
+    return TextEdit(_path(doc), insert_at, f"{indent}- {scalar}\n")
+
+
+def set_list(doc: ParsedDocument, key: str, items: list[str]) -> TextEdit:
+    """Replace a list field's whole value (an empty list removes the key)."""
+    fm = _frontmatter(doc)
+    spans = fm.keys.get(key)
+    if not items:
+        if spans is None:
+            raise ValueError(f"no key {key!r} to remove")
+        return remove_key(doc, key)
+    block = f"{key}:\n" + "".join(f"- {yaml_scalar(i)}\n" for i in items)
+    if spans is None:
+        return TextEdit(_path(doc), _closing_insert_point(doc), block)
+    return TextEdit(_path(doc), _whole_lines(spans.key.start_line, spans.value.end_line), block)
+
+
+def remove_list_item(doc: ParsedDocument, key: str, index: int) -> TextEdit:
+    """Remove one item of a list field; the key goes when its last item does."""
+    fm = _frontmatter(doc)
+    spans = fm.keys[key]
+    values = fm.data.get(key) if isinstance(fm.data, dict) else None
+    if not isinstance(values, list) or len(values) <= 1:
+        return remove_key(doc, key)
+    if _is_flow(doc, key):
+        rest = [str(v) for i, v in enumerate(values) if i != index]
+        return TextEdit(_path(doc), spans.value, "[" + ", ".join(yaml_scalar(v) for v in rest) + "]")
+    item = spans.items[index]
+    return TextEdit(_path(doc), _whole_lines(item.start_line, item.end_line), "")
+
+
+def replace_list_item(doc: ParsedDocument, key: str, index: int, new: str) -> TextEdit:
+    """Replace one item of a list field (or a single-string value) with ``new``."""
+    fm = _frontmatter(doc)
+    spans = fm.keys[key]
+    if spans.items:
+        return TextEdit(_path(doc), spans.items[index], yaml_scalar(new))
+    return TextEdit(_path(doc), spans.value, yaml_scalar(new))
+
+
+def apply_edits(text: str, edits: list[TextEdit]) -> str:
+    """Apply non-overlapping edits to ``text`` (positions in code points)."""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def offset(line: int, col: int) -> int:
+        if line >= len(lines):
+            return len(text)
+        return min(starts[line] + col, starts[line] + len(lines[line]))
+
+    ordered = sorted(
+        edits, key=lambda e: (offset(e.span.start_line, e.span.start_col), offset(e.span.end_line, e.span.end_col))
+    )
+    out = []
+    cursor = 0
+    for edit in ordered:
+        start = offset(edit.span.start_line, edit.span.start_col)
+        end = offset(edit.span.end_line, edit.span.end_col)
+        if start < cursor:
+            raise ValueError("overlapping edits")
+        out.append(text[cursor:start])
+        out.append(edit.new_text)
+        cursor = end
+    out.append(text[cursor:])
+    return "".join(out)

@@ -1,0 +1,410 @@
+"""The incremental workspace: every memory document of every root, parsed once.
+
+The language server and ``memls check`` both work on a :class:`Workspace`.
+It holds each document's text and parse result (spans included), the
+entries of each root by name and by slug, and reverse links (who names whom
+in ``supersedes``/``superseded_by``). ``update`` and ``remove`` change one
+document and return exactly the paths whose check results may have changed,
+so a keystroke re-checks a handful of documents instead of the whole root.
+
+Which paths are affected, and why:
+
+- the document itself;
+- every document with the same name or slug in the root (duplicate names,
+  slug collisions) and with the same name in other roots (shadowing);
+- every document it links to and every document that links to it, in any
+  root (dangling, asymmetric and cross-root links), followed transitively
+  along ``superseded_by`` chains in both directions (cycles);
+- the root's ``MEMORY.md`` and ``.memory-index.json`` (the index reflects
+  every entry).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from .entry import MemoryEntry
+from .index import INDEX_FILENAME, POLICY_FILENAME
+from .names import is_index_filename, slugify
+from .parse import ParsedDocument, parse_document
+from .reader import MAX_DOCUMENT_BYTES, decode_document, is_entry_filename, read_capped
+from .roots import MemoryRoot
+
+DocumentKind = Literal["entry", "reserved", "index", "policy"]
+
+
+def document_kind(filename: str) -> DocumentKind | None:
+    """What a file directly inside a memory root is to memls (None: not ours)."""
+    if filename == INDEX_FILENAME:
+        return "index"
+    if filename == POLICY_FILENAME:
+        return "policy"
+    if filename.startswith(".") or not filename.endswith(".md"):
+        return None
+    if is_index_filename(filename):
+        return "reserved"
+    return "entry" if is_entry_filename(filename) else None
+
+
+@dataclass
+class Document:
+    """One file of a memory root, as the disk or an editor buffer holds it."""
+
+    path: Path
+    root: RootState
+    kind: DocumentKind
+    text: str
+    parsed: ParsedDocument | None = None
+    # Why the text could not be read (not UTF-8, unreadable); the text is then "".
+    read_error: str | None = None
+    too_large: bool = False
+    version: int | None = None
+
+    @property
+    def entry(self) -> MemoryEntry | None:
+        return self.parsed.entry if self.parsed is not None else None
+
+    @property
+    def name(self) -> str | None:
+        entry = self.entry
+        return entry.name if entry is not None else None
+
+    @property
+    def links(self) -> frozenset[str]:
+        """Names this document's supersession fields point at."""
+        entry = self.entry
+        if entry is None:
+            return frozenset()
+        out = set(entry.supersedes)
+        if entry.superseded_by:
+            out.add(entry.superseded_by)
+        return frozenset(out)
+
+
+@dataclass
+class RootState:
+    """One memory root: its documents and the lookups the checks need."""
+
+    root: MemoryRoot
+    order: int  # 0 is the nearest layer
+    documents: dict[Path, Document] = field(default_factory=dict)
+    by_name: dict[str, list[Path]] = field(default_factory=lambda: defaultdict(list))
+    by_slug: dict[str, list[Path]] = field(default_factory=lambda: defaultdict(list))
+    linked_from: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
+
+    @property
+    def path(self) -> Path:
+        return self.root.path
+
+    @property
+    def scope(self) -> str:
+        return self.root.scope
+
+    @property
+    def index_path(self) -> Path:
+        return self.root.path / INDEX_FILENAME
+
+    @property
+    def policy_path(self) -> Path:
+        return self.root.path / POLICY_FILENAME
+
+    def entry_documents(self) -> list[Document]:
+        """Parsed entry documents in file order (the readers' shadowing order)."""
+        return [
+            self.documents[p] for p in sorted(self.documents)
+            if self.documents[p].kind == "entry" and self.documents[p].entry is not None
+        ]
+
+    def named(self, name: str) -> list[Document]:
+        """Entry documents carrying ``name``, first (the visible one) first."""
+        return [self.documents[p] for p in self.by_name.get(name, ())]
+
+    def visible(self, name: str) -> Document | None:
+        """The document readers return for ``name`` in this root."""
+        paths = self.by_name.get(name)
+        return self.documents[paths[0]] if paths else None
+
+    # -- registry maintenance -----------------------------------------------
+
+    def register(self, doc: Document) -> None:
+        self.documents[doc.path] = doc
+        if doc.kind != "entry" or doc.name is None:
+            return
+        _insert_sorted(self.by_name[doc.name], doc.path)
+        _insert_sorted(self.by_slug[slugify(doc.name)], doc.path)
+        for name in doc.links:
+            self.linked_from[name].add(doc.path)
+
+    def unregister(self, path: Path) -> Document | None:
+        doc = self.documents.pop(path, None)
+        if doc is None or doc.kind != "entry" or doc.name is None:
+            return doc
+        _discard(self.by_name, doc.name, path)
+        _discard(self.by_slug, slugify(doc.name), path)
+        for name in doc.links:
+            links = self.linked_from.get(name)
+            if links is not None:
+                links.discard(path)
+                if not links:
+                    del self.linked_from[name]
+        return doc
+
+
+class Workspace:
+    """Every memory root a client works on, kept current one document at a time."""
+
+    def __init__(self, roots: Sequence[MemoryRoot]):
+        self.roots: list[RootState] = []
+        seen: set[Path] = set()
+        for order, root in enumerate(roots):
+            key = _real(root.path)
+            if key in seen:
+                continue
+            seen.add(key)
+            self.roots.append(RootState(root=root, order=order))
+        self._root_by_dir = {r.path: r for r in self.roots}
+        self._root_by_real = {_real(r.path): r for r in self.roots}
+
+    @classmethod
+    def load(cls, roots: Sequence[MemoryRoot]) -> Workspace:
+        """Read and parse every document of every root, each file once."""
+        ws = cls(roots)
+        for state in ws.roots:
+            for path in ws.scan(state):
+                ws.load_document(path)
+        return ws
+
+    def add_root(self, root: MemoryRoot) -> RootState:
+        """Add a root (farthest layer) with no documents yet; idempotent."""
+        existing = self._root_by_dir.get(root.path) or self._root_by_real.get(_real(root.path))
+        if existing is not None:
+            return existing
+        state = RootState(root=root, order=len(self.roots))
+        self.roots.append(state)
+        self._root_by_dir[root.path] = state
+        self._root_by_real[_real(root.path)] = state
+        return state
+
+    def scan(self, state: RootState) -> list[Path]:
+        """The memory documents of one root on disk, sorted (nothing is read)."""
+        try:
+            names = os.listdir(state.path)
+        except OSError:
+            return []
+        out = []
+        for name in names:
+            if document_kind(name) is None:
+                continue
+            path = state.path / name
+            if path.is_file():
+                out.append(path)
+        return sorted(out)
+
+    def load_document(self, path: Path) -> None:
+        """Read one file into the model without computing what it affects (bulk loads)."""
+        state = self.root_of(path)
+        kind = document_kind(path.name)
+        if state is None or kind is None:
+            return
+        path = state.path / path.name
+        state.unregister(path)
+        state.register(_read_document(state, path, kind))
+
+    # -- lookups ------------------------------------------------------------
+
+    def root_of(self, path: Path) -> RootState | None:
+        """The root a path belongs to (files directly inside a root only)."""
+        parent = path.parent
+        state = self._root_by_dir.get(parent)
+        if state is None:
+            state = self._root_by_real.get(_real(parent))
+        return state
+
+    def is_memory_document(self, path: Path) -> bool:
+        return self.root_of(path) is not None and document_kind(path.name) is not None
+
+    def document(self, path: Path) -> Document | None:
+        state = self.root_of(path)
+        if state is None:
+            return None
+        doc = state.documents.get(path)
+        if doc is None and path not in state.documents:
+            # The same file reached through another spelling of the root.
+            doc = state.documents.get(state.path / path.name)
+        return doc
+
+    def documents(self) -> Iterator[Document]:
+        for state in self.roots:
+            yield from state.documents.values()
+
+    def entries_named(self, name: str) -> list[Document]:
+        """Entry documents with ``name`` across roots, nearest root first."""
+        return [d for state in self.roots for d in state.named(name)]
+
+    def entry_count(self) -> int:
+        return sum(len(s.by_name) for s in self.roots)
+
+    # -- changes ------------------------------------------------------------
+
+    def update(self, path: Path, text: str, *, version: int | None = None) -> set[Path]:
+        """Replace one document's text (from disk or an editor buffer).
+
+        Returns the paths whose check results may have changed; empty when
+        the path is not a memory document.
+        """
+        state = self.root_of(path)
+        kind = document_kind(path.name)
+        if state is None or kind is None:
+            return set()
+        path = state.path / path.name
+        old = state.unregister(path)
+        doc = _make_document(state, path, kind, text=text, version=version)
+        state.register(doc)
+        return self._affected(state, path, old, doc)
+
+    def update_from_disk(self, path: Path) -> set[Path]:
+        """Re-read one file (a watcher event); a vanished file is removed."""
+        state = self.root_of(path)
+        kind = document_kind(path.name)
+        if state is None or kind is None:
+            return set()
+        path = state.path / path.name
+        if not path.is_file():
+            return self.remove(path)
+        old = state.unregister(path)
+        doc = _read_document(state, path, kind)
+        state.register(doc)
+        return self._affected(state, path, old, doc)
+
+    def remove(self, path: Path) -> set[Path]:
+        """Forget one document (deleted on disk)."""
+        state = self.root_of(path)
+        if state is None:
+            return set()
+        path = state.path / path.name
+        old = state.unregister(path)
+        if old is None:
+            return set()
+        return self._affected(state, path, old, None)
+
+    def refresh_root(self, state: RootState, *, keep: Iterable[Path] = ()) -> set[Path]:
+        """Re-scan a root from disk (watcher fallback); ``keep`` are open buffers."""
+        keep_set = set(keep)
+        affected: set[Path] = set()
+        on_disk = set(self.scan(state))
+        for path in list(state.documents):
+            if path not in on_disk and path not in keep_set:
+                affected |= self.remove(path)
+        for path in on_disk - keep_set:
+            affected |= self.update_from_disk(path)
+        return affected
+
+    # -- internals ----------------------------------------------------------
+
+    def _affected(
+        self, state: RootState, path: Path, old: Document | None, new: Document | None
+    ) -> set[Path]:
+        affected = {path, state.index_path}
+        if state.policy_path in state.documents:
+            affected.add(state.policy_path)
+        names: set[str] = set()
+        links: set[str] = set()
+        for doc in (old, new):
+            if doc is not None and doc.kind == "entry" and doc.name is not None:
+                names.add(doc.name)
+                links |= doc.links
+        if not names and not links:
+            return affected
+        slugs = {slugify(n) for n in names}
+        for other in self.roots:
+            for name in names:
+                affected.update(other.by_name.get(name, ()))
+                affected.update(other.linked_from.get(name, ()))
+            for name in links:
+                affected.update(other.by_name.get(name, ()))
+            if other is state:
+                for slug in slugs:
+                    affected.update(state.by_slug.get(slug, ()))
+        affected |= self._chain_closure(state, names | links)
+        return affected
+
+    def _chain_closure(self, state: RootState, names: set[str]) -> set[Path]:
+        """Documents on the same supersession chains (a cycle's members share results)."""
+        out: set[Path] = set()
+        todo = list(names)
+        seen: set[str] = set()
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for p in state.by_name.get(name, ()):
+                out.add(p)
+                doc = state.documents[p]
+                todo.extend(doc.links)
+            for p in state.linked_from.get(name, ()):
+                out.add(p)
+                other = state.documents[p].name
+                if other is not None:
+                    todo.append(other)
+            if len(seen) > 10_000:  # a pathological chain; the rest is re-checked in full
+                break
+        return out
+
+
+def _make_document(
+    state: RootState, path: Path, kind: DocumentKind, *, text: str, version: int | None = None,
+    read_error: str | None = None, too_large: bool = False,
+) -> Document:
+    if len(text) > MAX_DOCUMENT_BYTES:
+        text, too_large = "", True
+    parsed = None
+    if kind in ("entry", "reserved") and read_error is None and not too_large:
+        parsed = parse_document(text, path=path, scope=state.scope)
+    return Document(path=path, root=state, kind=kind, text=text, parsed=parsed,
+                    read_error=read_error, too_large=too_large, version=version)
+
+
+def _read_document(state: RootState, path: Path, kind: DocumentKind) -> Document:
+    try:
+        data = read_capped(path)
+    except OSError as exc:
+        return _make_document(state, path, kind, text="", read_error=" ".join(str(exc).split()))
+    if data is None:
+        return _make_document(state, path, kind, text="", too_large=True)
+    try:
+        text = decode_document(data)
+    except UnicodeDecodeError as exc:
+        return _make_document(
+            state, path, kind, text="", read_error=f"not UTF-8 text (byte {exc.start})"
+        )
+    return _make_document(state, path, kind, text=text)
+
+
+def _insert_sorted(paths: list[Path], path: Path) -> None:
+    if path in paths:
+        return
+    paths.append(path)
+    paths.sort()
+
+
+def _discard(index: dict[str, list[Path]], key: str, path: Path) -> None:
+    paths = index.get(key)
+    if paths is None:
+        return
+    if path in paths:
+        paths.remove(path)
+    if not paths:
+        del index[key]
+
+
+def _real(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except OSError:
+        return path

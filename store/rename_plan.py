@@ -1,0 +1,334 @@
+"""Plan an entry rename as minimal text edits plus one file rename.
+
+The engine's :meth:`store.store.MemoryStore.rename` rewrites every file it
+touches from the parsed entry, under the root lock. A quick fix or an
+editor rename cannot do that: the user's buffers may be unsaved, and a fix
+must touch only what it fixes (comments, quoting and key order stay). So the
+same change is planned here as edits over the spans the parser recorded:
+
+* the entry's ``name:`` value,
+* every ``supersedes`` item and ``superseded_by`` value in the same root
+  that names the entry (supersession never crosses roots),
+* the root's ``MEMORY.md`` (re-rendered when the engine would re-render
+  it, else only the pointer line's link target and title),
+* the ``selected`` filename in ``.memory-index.json``,
+* and one :class:`RenameFile` that never overwrites.
+
+Applied together (``store.apply.apply_fixes`` or an editor workspace edit)
+they leave the root as ``MemoryStore.rename`` would, entry for entry. As in
+the engine, a renamed entry is named by its slug, so its name and its file
+agree afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from .diagnostics import Fix, RenameFile, TextEdit
+from .edits import insert_first_key, replace_list_item, set_scalar
+from .entry import MemoryEntry
+from .frontmatter import Span
+from .index import IndexPolicy, parse_index_lines, render_index, render_policy_view
+from .model import Document, RootState, Workspace
+from .names import check_name, is_reserved_name, slugify
+from .reader import is_entry_filename, shadow_by_name
+from .store import is_generated_index
+
+# Used when a reserved name leaves nothing once its ``memory`` prefix is gone.
+FALLBACK_NAME = "entry"
+
+
+def suggest_free_name(state: RootState, base: str, *, renaming: Document | None = None) -> str:
+    """A slug for ``base`` that no reader skips and nothing in the root uses.
+
+    A reserved slug loses its ``memory`` prefix (``memory-notes`` becomes
+    ``notes``) because that prefix is what hides it; a taken one gets
+    ``-2``, ``-3``... Taken means used by another document as a name, a slug
+    or a file stem (in any case, for case-insensitive file systems);
+    ``renaming`` is the document being renamed, whose own name and file do
+    not count. Walks the root, so it belongs in fix builders, never in a check.
+    """
+    slug = slugify(base)
+    while slug and is_reserved_name(slug):
+        slug = slug[len("memory"):].lstrip("-")
+    slug = slug or FALLBACK_NAME
+    taken: set[str] = set()
+    for doc in state.documents.values():
+        if doc is renaming:
+            continue
+        taken.add(doc.path.stem.lower())
+        if doc.name is not None:
+            taken.update((doc.name.lower(), slugify(doc.name).lower()))
+    candidate, n = slug, 1
+    while candidate.lower() in taken or (
+        (state.path / f"{candidate}.md").exists()
+        and (renaming is None or state.path / f"{candidate}.md" != state.path / renaming.path.name)
+    ):
+        n += 1
+        candidate = f"{slug}-{n}"
+    return candidate
+
+
+def plan_rename(workspace: Workspace, doc: Document, new_name: str) -> Fix:
+    """Rename an entry (name, file, links, index line, policy) as one fix.
+
+    The new name is ``slugify(new_name)``, as the engine writes it. Raises
+    ``ValueError`` with a one-line message when the name is reserved or
+    unusable, another entry of the root already has that name or slug, or
+    the target file exists.
+    """
+    state = doc.root
+    entry = _entry_of(doc)
+    new_slug = check_name(new_name)
+    current = state.path / doc.path.name
+    new_path = state.path / f"{new_slug}.md"
+    clashes = _clashes(state, current, {new_name, new_slug})
+    if clashes:
+        raise ValueError(
+            f"cannot rename '{entry.name}' to '{new_slug}': {clashes[0].path.name} already has that name"
+        )
+    if new_path != current:
+        _refuse_existing(state, entry.name, new_path)
+    operations: list = _plan_edits(state, doc, entry, new_name=new_slug, new_path=new_path)
+    if new_path != current:
+        operations.append(RenameFile(doc.path, new_path))
+    return Fix(f"Rename '{entry.name}' to '{new_slug}'", tuple(operations))
+
+
+def plan_move_file(workspace: Workspace, doc: Document) -> Fix:
+    """Rename the entry's file to its name's slug, keeping the name.
+
+    The file follows the name: links name the entry and stay as they are;
+    only the index line's target and the policy's filename change.
+    """
+    state = doc.root
+    entry = _entry_of(doc)
+    if is_reserved_name(entry.name):
+        raise ValueError(
+            f"cannot move '{entry.name}' to its own file: names starting with 'memory' are reserved"
+        )
+    new_path = state.path / f"{slugify(entry.name)}.md"
+    if new_path == state.path / doc.path.name:
+        raise ValueError(f"{doc.path.name} is already the file of '{entry.name}'")
+    _refuse_existing(state, entry.name, new_path)
+    operations: list = _plan_edits(state, doc, entry, new_name=None, new_path=new_path)
+    operations.append(RenameFile(doc.path, new_path))
+    return Fix(f"Rename the file to {new_path.name}", tuple(operations))
+
+
+def plan_file_rename(workspace: Workspace, old_path: Path, new_path: Path) -> list[TextEdit]:
+    """The edits that keep links right when the user renames an entry's file.
+
+    For ``workspace/willRenameFiles``: the editor renames the file itself.
+    An entry whose name was its file's stem keeps that bond (the name, and
+    every link and index line naming it, follow the new stem); any other
+    entry keeps its name, and only the index line target and the policy's
+    filename change. Raises ``ValueError`` when the new file would be
+    skipped by readers, leaves the root, or collides with another entry.
+    """
+    doc = workspace.document(old_path)
+    if doc is None or doc.entry is None:
+        return []
+    state = doc.root
+    entry = doc.entry
+    if workspace.root_of(new_path) is not state:
+        raise ValueError(
+            f"moving {old_path.name} out of its memory root would break its links; rename it inside the root"
+        )
+    if not is_entry_filename(new_path.name):
+        raise ValueError(
+            f"readers skip {new_path.name} (names starting with 'memory', dot-files and non-.md files); choose another name"
+        )
+    current = state.path / doc.path.name
+    new_path = state.path / new_path.name
+    if new_path == current:
+        return []
+    _refuse_existing(state, entry.name, new_path)
+    new_name: str | None = None
+    if entry.name == doc.path.stem:
+        new_name = new_path.stem
+        check_name(new_name)
+        clashes = _clashes(state, current, {new_name, slugify(new_name)})
+        if clashes:
+            raise ValueError(
+                f"cannot rename '{entry.name}' to '{new_name}': {clashes[0].path.name} already has that name"
+            )
+    return _plan_edits(state, doc, entry, new_name=new_name, new_path=new_path)
+
+
+# -- planning -------------------------------------------------------------------
+
+
+def _entry_of(doc: Document) -> MemoryEntry:
+    if doc.entry is None or doc.kind not in ("entry", "reserved"):
+        raise ValueError(f"{doc.path.name} is not a memory entry; nothing to rename")
+    return doc.entry
+
+
+def _clashes(state: RootState, current: Path, names: set[str]) -> list[Document]:
+    """Other entries of the root that already use one of ``names`` as name or slug."""
+    paths: set[Path] = set()
+    for name in names:
+        paths.update(state.by_name.get(name, ()))
+        paths.update(state.by_slug.get(slugify(name), ()))
+    paths.discard(current)
+    return [state.documents[p] for p in sorted(paths)]
+
+
+def _refuse_existing(state: RootState, name: str, new_path: Path) -> None:
+    if new_path in state.documents or new_path.exists():
+        raise ValueError(f"cannot rename '{name}': {new_path.name} already exists")
+
+
+def _plan_edits(
+    state: RootState, doc: Document, entry: MemoryEntry, *, new_name: str | None, new_path: Path
+) -> list:
+    """Edits for the entry's own file, its linkers, the index and the policy.
+
+    ``new_name`` None keeps the name (only the file moves).
+    """
+    edits: list[TextEdit] = []
+    renaming = new_name is not None and new_name != entry.name
+    if renaming:
+        assert new_name is not None
+        parsed = _editable(doc)
+        if "name" in parsed.frontmatter.keys:
+            edits.append(set_scalar(parsed, "name", new_name))
+        elif new_name != new_path.stem:
+            edits.append(insert_first_key(parsed, "name", new_name))
+        # Links resolve a name to the visible entry of that name; renaming a
+        # hidden duplicate must leave them with the one they reach now.
+        visible = state.visible(entry.name)
+        if visible is doc or (visible is None and doc.kind == "reserved"):
+            for path in sorted(state.linked_from.get(entry.name, ())):
+                if path != doc.path:
+                    edits.extend(_relink_edits(state.documents[path], entry.name, new_name))
+    renamed = replace(entry, name=new_name or entry.name, path=new_path)
+    old_filename = doc.path.name
+    edits.extend(_index_edits(state, doc, entry, renamed, old_filename))
+    if new_path.name != old_filename:
+        edits.extend(_policy_edits(state, old_filename, new_path.name))
+    return edits
+
+
+def _editable(doc: Document):
+    """The parse of a document whose frontmatter spans can be edited."""
+    parsed = doc.parsed
+    fm = parsed.frontmatter if parsed is not None else None
+    if fm is None or fm.error is not None or not isinstance(fm.data, dict):
+        raise ValueError(
+            f"cannot edit {doc.path.name}: its frontmatter is not a valid YAML mapping; fix it first"
+        )
+    return parsed
+
+
+def _relink_edits(other: Document, old: str, new: str) -> list[TextEdit]:
+    """Point ``other``'s supersession links at ``new`` instead of ``old``."""
+    parsed = _editable(other)
+    data = parsed.frontmatter.data
+    edits = []
+    supersedes = data.get("supersedes")
+    if isinstance(supersedes, list):
+        for i, item in enumerate(supersedes):
+            if item is not None and str(item) == old:
+                edits.append(replace_list_item(parsed, "supersedes", i, new))
+    elif supersedes is not None and str(supersedes) == old:
+        edits.append(replace_list_item(parsed, "supersedes", 0, new))
+    successor = data.get("superseded_by")
+    if successor is not None and successor != "" and str(successor) == old:
+        edits.append(set_scalar(parsed, "superseded_by", new))
+    return edits
+
+
+def _index_edits(
+    state: RootState, doc: Document, entry: MemoryEntry, renamed: MemoryEntry, old_filename: str
+) -> list[TextEdit]:
+    """``MEMORY.md`` after the rename, as the engine would leave it.
+
+    A policy-managed root and a legacy index holding only generated lines
+    are re-rendered (as the engine does, so the lines stay in name order);
+    a hand-curated index gets its pointer line's target and title edited in
+    place, so the prose and the description around them stay.
+    """
+    index_doc = state.documents.get(state.index_path)
+    if index_doc is None or index_doc.read_error is not None or index_doc.too_large:
+        return []
+    text = index_doc.text
+    policy = _policy(state)
+    rendered = None
+    if policy is not None:
+        policy = policy.replace_selected(old_filename, renamed.filename)
+        try:
+            rendered = render_policy_view(_entries_after(state, doc, renamed), policy)
+        except ValueError:  # a broken policy view: keep to the pointer line
+            rendered = None
+    elif is_generated_index(text):
+        rendered = render_index(shadow_by_name(_entries_after(state, doc, renamed)))
+    if rendered is not None:
+        return [_replace_text(state.index_path, text, rendered)] if rendered != text else []
+    edits = []
+    for link in parse_index_lines(text):
+        if link.target != old_filename:
+            continue
+        if renamed.filename != old_filename:
+            edits.append(TextEdit(state.index_path, Span(link.line, link.target_span[0], link.line, link.target_span[1]), renamed.filename))
+        if not entry.title and link.title == entry.name and renamed.name != entry.name:
+            edits.append(TextEdit(state.index_path, Span(link.line, link.title_span[0], link.line, link.title_span[1]), renamed.name))
+    return edits
+
+
+def _entries_after(state: RootState, doc: Document, renamed: MemoryEntry) -> list[MemoryEntry]:
+    """The root's entries once ``doc`` holds ``renamed``, in file order."""
+    entries = [d.entry for d in state.entry_documents() if d is not doc and d.entry is not None]
+    entries.append(renamed)
+    return sorted(entries, key=lambda e: str(e.path))
+
+
+def _policy(state: RootState) -> IndexPolicy | None:
+    policy_doc = state.documents.get(state.policy_path)
+    if policy_doc is None or policy_doc.read_error is not None:
+        return None
+    try:
+        return IndexPolicy.parse(policy_doc.text)
+    except ValueError:  # reported by the index checks; a rename leaves it alone
+        return None
+
+
+def _policy_edits(state: RootState, old_filename: str, new_filename: str) -> list[TextEdit]:
+    """Move the policy's selection from the old filename to the new one."""
+    policy = _policy(state)
+    if policy is None or old_filename not in policy.selected:
+        return []
+    text = state.documents[state.policy_path].text
+    if new_filename not in policy.selected:
+        spellings = {json.dumps(old_filename), json.dumps(old_filename, ensure_ascii=False)}
+        found = [s for s in spellings if text.count(s) == 1]
+        if len(found) == 1 and sum(text.count(s) for s in spellings) == 1:
+            start = text.index(found[0])
+            return [_replace_text(
+                state.policy_path, text,
+                text[:start] + json.dumps(new_filename, ensure_ascii=False) + text[start + len(found[0]):],
+            )]
+    new_text = policy.replace_selected(old_filename, new_filename).dumps()
+    return [_replace_text(state.policy_path, text, new_text)]
+
+
+def _replace_text(path: Path, old: str, new: str) -> TextEdit:
+    """One edit turning ``old`` into ``new``, covering only the part that differs."""
+    prefix = 0
+    limit = min(len(old), len(new))
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
+        suffix += 1
+    start, end = prefix, len(old) - suffix
+    return TextEdit(path, Span(*_position(old, start), *_position(old, end)), new[start : len(new) - suffix])
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset)
+    line_start = text.rfind("\n", 0, offset) + 1
+    return line, offset - line_start

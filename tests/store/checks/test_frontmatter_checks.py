@@ -1,0 +1,406 @@
+"""The frontmatter family: is each file an entry, and does each field mean what it says.
+
+Each test builds a minimal root, asserts code, severity and exact span
+(0-based, end exclusive); each fix is applied through ``apply_fixes``, the
+root is checked again, and the problem is gone, nothing new appeared and
+the engine's audit has no issue for the file.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from store.apply import apply_fixes
+from store.checks import audit_code_of, fixes_for
+from store.frontmatter import Span
+from store.roots import MemoryRoot
+from store.store import MemoryStore
+
+
+def _load_check_helpers():
+    # Loaded by path under its own name: several test directories have a ``conftest``.
+    location = Path(__file__).with_name("conftest.py")
+    module_spec = importlib.util.spec_from_file_location("frontmatter_check_helpers", location)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
+entry_text = _load_check_helpers().entry_text
+
+FAMILY = {
+    "invalid-entry", "invalid-yaml", "frontmatter-not-mapping", "invalid-field", "unknown-status",
+    "missing-name", "missing-description", "unknown-key", "name-filename-mismatch",
+    "unsafe-index-text", "file-too-large",
+}
+
+
+def only(checked, code, path=None):
+    found = checked.problems(code, path)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def root_of(checked) -> Path:
+    return checked.workspace.roots[0].path
+
+
+def apply_and_recheck(check_root, checked, fix):
+    texts = {doc.path: doc.text for doc in checked.workspace.documents()}
+    apply_fixes([fix], texts, root=root_of(checked))
+    return check_root({})
+
+
+def assert_fixed(before, after, code, filename):
+    """The problem is gone, no code got more frequent, and audit is clean for the file."""
+    assert not [p for p in after.problems(code) if p.path.name == filename]
+    grown = Counter(p.code for p in after.problems()) - Counter(p.code for p in before.problems())
+    assert not grown, after.problems()
+    issues = MemoryStore([MemoryRoot("explicit", root_of(after))]).audit()
+    assert not [i for i in issues if filename in (i.entry, Path(i.entry).stem)], issues
+
+
+def test_clean_entry_has_no_frontmatter_problem(check_root):
+    checked = check_root({"fact.md": entry_text("fact", "a fact")})
+    assert not checked.codes() & FAMILY
+
+
+# -- invalid-entry ----------------------------------------------------------------
+
+
+def test_file_without_frontmatter_is_invalid_entry_at_first_line(check_root):
+    checked = check_root({"notes.md": "just some notes\nmore\n"})
+    problem = only(checked, "invalid-entry")
+    assert problem.severity == "error"
+    assert problem.span == Span(0, 0, 0, len("just some notes"))
+    assert "notes.md has no frontmatter" in problem.message
+    assert problem.data["audit"] == ("notes.md", f"no frontmatter: {problem.path}")
+    assert audit_code_of(problem) == "invalid-entry"
+
+
+def test_empty_frontmatter_is_invalid_entry(check_root):
+    checked = check_root({"e.md": "---\n\n---\nbody\n"})
+    problem = only(checked, "invalid-entry")
+    assert problem.span == Span(0, 0, 0, 3)
+    assert "empty frontmatter" in problem.message
+
+
+def test_file_that_is_not_utf8_is_invalid_entry(check_root, tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "bin.md").write_bytes(b"---\nname: \xff\n---\n")
+    problem = only(check_root({}), "invalid-entry")
+    assert problem.span == Span(0, 0, 0, 0)
+    assert "cannot be read (not UTF-8 text" in problem.message
+    assert problem.data["audit"][0] == "bin.md"
+
+
+def test_memory_archive_without_frontmatter_is_no_problem(check_root):
+    checked = check_root({"MEMORY-archive.md": "# old index\n- [a](a.md) — x\n", "a.md": entry_text("a")})
+    assert not [p for p in checked.problems() if p.path.name == "MEMORY-archive.md"]
+
+
+# -- invalid-yaml and frontmatter-not-mapping ------------------------------------------
+
+
+def _pyyaml_mark(yaml_text: str) -> tuple[int, int]:
+    # The loader the parser uses (libyaml when present).
+    try:
+        yaml.load(yaml_text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        return mark.line, mark.column
+    raise AssertionError("expected a YAML error")
+
+
+def test_yaml_syntax_error_points_at_pyyaml_mark(check_root):
+    yaml_text = "name: fact\nkeywords: [a, b\ndescription: d"
+    checked = check_root({"fact.md": f"---\n{yaml_text}\n---\n"})
+    problem = only(checked, "invalid-yaml")
+    line, column = _pyyaml_mark(yaml_text)
+    assert problem.severity == "error"
+    assert (line, column) == (2, 11)  # mid-text, so both loaders agree
+    assert (problem.span.start_line, problem.span.start_col) == (line + 1, column)
+    assert f"at line {line + 2}, column {column + 1}" in problem.message
+    assert problem.data["audit"][0] == "fact.md"
+    assert problem.data["audit"][1].startswith("invalid YAML: ")
+
+
+def test_yaml_error_span_covers_the_offending_token(check_root):
+    # "mapping values are not allowed here": the mark is on the second colon.
+    checked = check_root({"fact.md": "---\nname: fact\ndescription: note: this\n---\n"})
+    problem = only(checked, "invalid-yaml")
+    assert problem.span == Span(2, 17, 2, 18)
+
+
+def test_refused_python_tag_is_invalid_yaml_naming_the_tag(check_root):
+    checked = check_root({"evil.md": '---\nname: evil\ndescription: !!python/object/apply:os.system ["true"]\n---\n'})
+    problem = only(checked, "invalid-yaml")
+    assert problem.span.start_line == 2
+    assert problem.span.start_col == len("description: ")
+    assert "tag" in problem.message and "remove the tag" in problem.message
+
+
+def test_frontmatter_list_is_not_a_mapping_over_the_yaml_lines(check_root):
+    checked = check_root({"list.md": "---\n- a\n- bb\n---\nbody\n"})
+    problem = only(checked, "frontmatter-not-mapping")
+    assert problem.severity == "error"
+    assert problem.span == Span(1, 0, 2, 4)
+    assert "a list, not a mapping" in problem.message
+    # gptme's strict parse calls this invalid YAML.
+    assert problem.data["audit"] == ("list.md", "invalid YAML: frontmatter is not a mapping")
+    assert audit_code_of(problem) == "invalid-yaml"
+
+
+def test_audit_data_matches_gptme_audit_for_each_broken_file(check_root):
+    gptme_memory = pytest.importorskip("gptme.memory", reason="gptme is not installed")
+    files = {
+        "none.md": "plain text\n",
+        "empty.md": "---\n\n---\n",
+        "scalar.md": "---\njust a string\n---\n",
+        "conf.md": entry_text("conf", extra="confidence: 2\nkeywords: [a, 1]\n"),
+        "status.md": entry_text("status", extra="status: bogus\n"),
+        "name.md": "---\nname: ''\ndescription: d\n---\n",
+        "ok.md": entry_text("ok"),
+    }
+    checked = check_root(files)
+    ours = sorted(
+        (audit_code_of(p), *p.data["audit"]) for p in checked.problems() if "audit" in p.data
+    )
+    store = gptme_memory.MemoryStore([gptme_memory.MemoryRoot("explicit", root_of(checked))])
+    theirs = sorted((i.code, i.entry, i.detail) for i in store.audit())
+    assert ours == theirs
+
+
+# -- invalid-field and unknown-status -------------------------------------------------
+
+
+def test_confidence_out_of_range_points_at_its_value(check_root):
+    checked = check_root({"c.md": entry_text("c", extra="confidence: 2\n")})
+    problem = only(checked, "invalid-field")
+    assert problem.severity == "error"
+    assert problem.span == Span(5, 12, 5, 13)
+    assert problem.message == "confidence 2 is outside 0..1; use a number from 0 to 1"
+    assert problem.data["audit"] == ("c.md", "invalid confidence: expected 0..1")
+
+
+def test_only_the_first_strict_problem_carries_the_audit_issue(check_root):
+    checked = check_root({"c.md": entry_text("c", extra="confidence: 2\nkeywords: [a, 1]\n")})
+    problems = checked.problems("invalid-field")
+    assert [p.span.start_line for p in problems] == [5, 6]
+    assert "audit" in problems[0].data and "audit" not in problems[1].data
+    assert problems[1].message == "keywords item 1 is a number, not text; quote it"
+    assert problems[1].span == Span(6, 10, 6, 16)
+
+
+def test_unquoted_date_in_a_text_field_says_to_quote_it(check_root):
+    checked = check_root({"r.md": entry_text("r", extra="recheck: 2031-01-01\n")})
+    problem = only(checked, "invalid-field")
+    assert problem.message == "recheck 2031-01-01 is a date, not text; quote it"
+    assert problem.span == Span(5, 9, 5, 19)
+
+
+def test_wrong_type_under_metadata_points_at_the_nested_value(check_root):
+    checked = check_root({"t.md": "---\nname: t\ndescription: d\nmetadata:\n  type: 42\n---\n"})
+    problem = only(checked, "invalid-field")
+    assert problem.span == Span(4, 8, 4, 10)
+    assert problem.message == "type 42 is a number, not text; quote it"
+
+
+def test_empty_name_is_invalid_field_at_the_value(check_root):
+    checked = check_root({"n.md": "---\nname: ''\ndescription: d\n---\n"})
+    problem = only(checked, "invalid-field")
+    assert problem.span == Span(1, 6, 1, 8)
+    assert problem.message == "name is empty; give the entry a name"
+
+
+def test_unknown_status_is_its_own_code_at_the_value(check_root):
+    checked = check_root({"s.md": entry_text("s", extra="status: bogus\n")})
+    problem = only(checked, "unknown-status")
+    assert problem.severity == "error"
+    assert problem.span == Span(5, 8, 5, 13)
+    assert "status 'bogus' is not one of living, superseded, historical" in problem.message
+    assert not checked.problems("invalid-field")
+    assert audit_code_of(problem) == "invalid-yaml"
+
+
+def test_status_that_is_not_text_is_invalid_field(check_root):
+    checked = check_root({"s.md": entry_text("s", extra="status: false\n")})
+    assert only(checked, "invalid-field").span == Span(5, 8, 5, 13)
+    assert not checked.problems("unknown-status")
+
+
+def test_unknown_status_offers_three_unsafe_fixes(check_root):
+    checked = check_root({"s.md": entry_text("s", extra="status: bogus\n")})
+    fixes = fixes_for(checked.ctx, only(checked, "unknown-status"))
+    assert [f.title for f in fixes] == [
+        "Set status to living", "Set status to superseded", "Set status to historical",
+    ]
+    assert not any(f.safe for f in fixes)
+
+
+def test_setting_status_to_living_fixes_unknown_status(check_root):
+    before = check_root({"s.md": entry_text("s", extra="status: bogus\n")})
+    fix = fixes_for(before.ctx, only(before, "unknown-status"))[0]
+    after = apply_and_recheck(check_root, before, fix)
+    assert_fixed(before, after, "unknown-status", "s.md")
+    assert "status: living\n" in (root_of(after) / "s.md").read_text()
+
+
+# -- missing-name ---------------------------------------------------------------------
+
+
+def test_missing_name_points_at_first_line(check_root):
+    checked = check_root({"fact.md": '---\ndescription: "d"\n---\n'})
+    problem = only(checked, "missing-name")
+    assert problem.severity == "warning"
+    assert problem.span == Span(0, 0, 0, 3)
+    assert "add 'name: fact'" in problem.message
+
+
+def test_missing_name_fix_inserts_the_stem_as_first_key(check_root):
+    before = check_root({"fact.md": '---\ndescription: "d"\n---\n'})
+    [fix] = fixes_for(before.ctx, only(before, "missing-name"))
+    assert fix.safe
+    after = apply_and_recheck(check_root, before, fix)
+    assert_fixed(before, after, "missing-name", "fact.md")
+    assert (root_of(after) / "fact.md").read_text() == '---\nname: fact\ndescription: "d"\n---\n'
+
+
+# -- missing-description ----------------------------------------------------------------
+
+
+def test_absent_description_points_at_the_name_value(check_root):
+    checked = check_root({"fact.md": "---\nname: fact\n---\n"})
+    problem = only(checked, "missing-description")
+    assert problem.severity == "warning"
+    assert problem.span == Span(1, 6, 1, 10)
+    assert "'fact' has no description" in problem.message
+
+
+def test_blank_description_points_at_its_value(check_root):
+    checked = check_root({"fact.md": '---\nname: fact\ndescription: "  "\n---\n'})
+    assert only(checked, "missing-description").span == Span(2, 13, 2, 17)
+
+
+def test_null_description_points_at_its_key(check_root):
+    checked = check_root({"fact.md": "---\nname: fact\ndescription:\n---\n"})
+    assert only(checked, "missing-description").span == Span(2, 0, 2, 11)
+
+
+# -- unknown-key ------------------------------------------------------------------------
+
+
+def test_unknown_key_is_a_hint_at_the_key(check_root):
+    checked = check_root({"fact.md": entry_text("fact", extra="descripton: typo\n")})
+    problem = only(checked, "unknown-key")
+    assert problem.severity == "hint"
+    assert problem.span == Span(5, 0, 5, 10)
+    assert "unknown key 'descripton'" in problem.message
+
+
+def test_known_keys_are_not_unknown(check_root):
+    extra = "status: living\nkeywords: [a]\nrecheck: '2099-01-01'\ntitle: T\nconfidence: 0.5\n"
+    checked = check_root({"fact.md": entry_text("fact", extra=extra)})
+    assert not checked.problems("unknown-key")
+
+
+# -- name-filename-mismatch ---------------------------------------------------------------
+
+
+def test_name_whose_slug_is_not_the_stem_is_a_mismatch_at_the_name(check_root):
+    checked = check_root({"old.md": entry_text("new-name")})
+    problem = only(checked, "name-filename-mismatch")
+    assert problem.severity == "warning"
+    assert problem.span == Span(1, 6, 1, 14)
+    assert "new-name.md, not old.md" in problem.message
+
+
+def test_name_in_words_matching_its_slug_is_no_mismatch(check_root):
+    checked = check_root({"my-fact.md": entry_text("My Fact")})
+    assert not checked.problems("name-filename-mismatch")
+
+
+def test_mismatch_offers_file_rename_and_name_change_neither_safe(check_root):
+    checked = check_root({"old.md": entry_text("new-name")})
+    fixes = fixes_for(checked.ctx, only(checked, "name-filename-mismatch"))
+    assert [f.title for f in fixes] == ["Rename the file to new-name.md", "Set name to 'old'"]
+    assert not any(f.safe for f in fixes)
+
+
+def test_renaming_the_file_fixes_the_mismatch_and_keeps_links(check_root):
+    files = {
+        "old.md": entry_text("new-name", extra="status: superseded\nsuperseded_by: b\n"),
+        "b.md": entry_text("b", extra="supersedes:\n- new-name\n"),
+    }
+    before = check_root(files)
+    fix = fixes_for(before.ctx, only(before, "name-filename-mismatch"))[0]
+    after = apply_and_recheck(check_root, before, fix)
+    assert_fixed(before, after, "name-filename-mismatch", "new-name.md")
+    assert not (root_of(after) / "old.md").exists()
+    assert (root_of(after) / "b.md").read_text() == files["b.md"]
+
+
+def test_setting_the_name_to_the_stem_fixes_the_mismatch_and_relinks(check_root):
+    files = {
+        "old.md": entry_text("new-name", extra="status: superseded\nsuperseded_by: b\n"),
+        "b.md": entry_text("b", extra="supersedes:\n- new-name  # the old one\n"),
+    }
+    before = check_root(files)
+    fix = fixes_for(before.ctx, only(before, "name-filename-mismatch"))[1]
+    after = apply_and_recheck(check_root, before, fix)
+    assert_fixed(before, after, "name-filename-mismatch", "old.md")
+    assert "- old  # the old one\n" in (root_of(after) / "b.md").read_text()
+
+
+# -- unsafe-index-text -------------------------------------------------------------------
+
+
+def test_description_with_a_line_break_is_unsafe_at_its_value(check_root):
+    checked = check_root({"fact.md": "---\nname: fact\ndescription: |\n  one\n  two\n---\n"})
+    problem = only(checked, "unsafe-index-text")
+    assert problem.severity == "warning"
+    assert problem.span == Span(2, 13, 4, 5)
+    assert "description contains a line break" in problem.message
+
+
+def test_folding_the_description_fixes_unsafe_index_text(check_root):
+    before = check_root({"fact.md": "---\nname: fact\ndescription: |\n  one\n  two\n---\n"})
+    [fix] = fixes_for(before.ctx, only(before, "unsafe-index-text"))
+    assert fix.safe
+    after = apply_and_recheck(check_root, before, fix)
+    assert_fixed(before, after, "unsafe-index-text", "fact.md")
+    assert after.workspace.entries_named("fact")[0].entry.description == "one two"
+
+
+def test_title_with_a_bracket_is_unsafe_and_has_no_fix(check_root):
+    checked = check_root({"fact.md": entry_text("fact", extra="title: 'a] b'\n")})
+    problem = only(checked, "unsafe-index-text")
+    assert problem.span == Span(5, 7, 5, 13)
+    assert "']'" in problem.message
+    assert fixes_for(checked.ctx, problem) == []
+
+
+def test_bracket_in_name_is_unsafe_only_when_the_name_is_the_link_text(check_root):
+    untitled = check_root({"a-b.md": entry_text("a]b")})
+    assert only(untitled, "unsafe-index-text").span == Span(1, 6, 1, 9)
+    titled = check_root({"a-b.md": entry_text("a]b", extra="title: Fine\n")})
+    assert not titled.problems("unsafe-index-text")
+
+
+# -- file-too-large -----------------------------------------------------------------------
+
+
+def test_file_over_the_read_limit_is_reported_not_parsed(check_root):
+    checked = check_root({"big.md": entry_text("big", body="x" * (1024 * 1024 + 1))})
+    problem = only(checked, "file-too-large")
+    assert problem.severity == "error"
+    assert problem.span == Span(0, 0, 0, 0)
+    assert problem.data["audit"] == ("big.md", "larger than 1048576 bytes; not read")
+    assert audit_code_of(problem) == "invalid-entry"
+    assert not checked.problems("invalid-entry")

@@ -1,0 +1,496 @@
+"""The index checks: MEMORY.md against what the engine would write, and what Claude Code loads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from store.apply import apply_fixes
+from store.checks import fixes_for
+from store.diagnostics import CreateFile, Fix
+from store.frontmatter import Span
+from store.index import render_index, upsert_index_line
+from store.parse import parse_document
+from store.store import MemoryStore
+
+
+
+def _load_check_helpers():
+    # The shared builders live in this directory's conftest; several test
+    # directories have a ``conftest`` module, so it is loaded by path.
+    import importlib.util
+
+    location = Path(__file__).with_name("conftest.py")
+    spec = importlib.util.spec_from_file_location("index_check_helpers", location)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_helpers = _load_check_helpers()
+Checked, entry_text = _helpers.Checked, _helpers.entry_text
+
+HEADER = "# Persistent Memory"
+INDEX_CODES = {
+    "index-drift", "index-missing", "index-broken-link", "index-lists-non-living",
+    "index-missing-entry", "invalid-index-policy", "index-over-budget",
+    "index-beyond-claude-code-limit",
+}
+
+
+def store_of(checked: Checked) -> MemoryStore:
+    return MemoryStore([checked.workspace.roots[0].root])
+
+
+def root_of(checked: Checked) -> Path:
+    return checked.workspace.roots[0].path
+
+
+def recheck(checked: Checked) -> Checked:
+    return Checked([s.root for s in checked.workspace.roots], checked.ctx.settings, checked.ctx.today)
+
+
+def apply(checked: Checked, fix: Fix) -> Checked:
+    """Write one fix to disk as ``memls check --fix`` would, and check the root again."""
+    texts = {}
+    for path in fix.paths:
+        doc = checked.workspace.document(path)
+        if doc is not None:
+            texts[path] = doc.text
+    apply_fixes([fix], texts, root=root_of(checked))
+    return recheck(checked)
+
+
+def only_fix(checked: Checked, problem, title_start: str) -> Fix:
+    found = [f for f in fixes_for(checked.ctx, problem) if f.title.startswith(title_start)]
+    assert len(found) == 1, fixes_for(checked.ctx, problem)
+    return found[0]
+
+
+def assert_fixed(before: Checked, after: Checked, code: str) -> None:
+    """The code is gone, nothing new appeared, and gptme's audit is clean."""
+    assert after.problems(code) == []
+    old = {(p.code, p.path, p.message) for p in before.problems()}
+    new = {(p.code, p.path, p.message) for p in after.problems()}
+    assert new <= old, new - old
+    assert store_of(after).audit() == []
+
+
+def living(name: str, description: str = "d", type_: str = "project") -> str:
+    return entry_text(name, description, type_=type_)
+
+
+def historical(name: str) -> str:
+    return entry_text(name, "old", extra="status: historical\n")
+
+
+def rendered(*files: tuple[str, str]) -> str:
+    """What the engine renders for these (filename, text) entries."""
+    entries = [parse_document(text, path=Path("/r") / name).entry for name, text in files]
+    return render_index(entries)
+
+
+# -- index-drift ----------------------------------------------------------------------
+
+
+def test_drift_reported_on_machine_made_index_at_first_differing_line(check_root):
+    a, b = living("alpha", "A"), living("beta", "B")
+    stale = rendered(("alpha.md", a))  # beta is missing from it
+    checked = check_root({"alpha.md": a, "beta.md": b, "MEMORY.md": stale})
+    [problem] = checked.problems("index-drift")
+    assert problem.severity == "warning"
+    assert problem.path.name == "MEMORY.md"
+    # header, blank, "## Project", alpha's line; line 4 should be beta's line.
+    assert problem.span == Span(4, 0, 4, 0)
+    assert "MEMORY.md differs from the index memls would generate (first at line 5)" in problem.message
+
+
+def test_regenerate_fix_clears_drift_and_matches_check_index(check_root):
+    a, b = living("alpha", "A"), living("beta", "B")
+    checked = check_root({"alpha.md": a, "beta.md": b, "MEMORY.md": rendered(("alpha.md", a))})
+    [problem] = checked.problems("index-drift")
+    fix = only_fix(checked, problem, "Regenerate")
+    assert fix.safe
+    after = apply(checked, fix)
+    assert_fixed(checked, after, "index-drift")
+    assert not (INDEX_CODES & after.codes())
+    assert store_of(after).check_index()
+
+
+def test_regenerate_fix_writes_exactly_what_write_index_writes(check_root):
+    files = {
+        "alpha.md": living("alpha", "A"),
+        "beta.md": living("beta", "B", type_="feedback"),
+        "gone.md": historical("gone"),
+        "MEMORY.md": f"{HEADER}\n\n- [gone](gone.md) \u2014 old\n",
+    }
+    checked = check_root(files)
+    [problem] = checked.problems("index-drift")
+    after = apply(checked, only_fix(checked, problem, "Regenerate"))
+    index = root_of(after) / "MEMORY.md"
+    ours = index.read_bytes()
+    store_of(after).write_index()
+    assert index.read_bytes() == ours
+
+
+def test_drift_not_reported_for_index_the_engine_wrote(check_root):
+    checked = check_root({"alpha.md": living("alpha"), "old.md": historical("old")})
+    store_of(checked).write_index()
+    after = recheck(checked)
+    assert not (INDEX_CODES & after.codes())
+
+
+def test_drift_not_reported_for_curated_index_with_prose(check_root):
+    text = f"{HEADER}\n\nNotes for the team.\n\n- [alpha](alpha.md) \u2014 A\n"
+    checked = check_root({"alpha.md": living("alpha", "A"), "MEMORY.md": text})
+    assert checked.problems("index-drift") == []
+    assert not (INDEX_CODES & checked.codes())
+
+
+def test_drift_reported_on_managed_index_and_regenerate_writes_the_policy_view(check_root):
+    policy = json.dumps({"version": 1, "budget": 1000, "selected": ["alpha.md"]})
+    files = {
+        "alpha.md": living("alpha", "A"),
+        "beta.md": living("beta", "B"),
+        ".memory-index.json": policy,
+        # beta is living but not selected: the view must not list it.
+        "MEMORY.md": rendered(("alpha.md", living("alpha", "A")), ("beta.md", living("beta", "B"))),
+    }
+    checked = check_root(files)
+    [problem] = checked.problems("index-drift")
+    assert problem.span == Span(4, 0, 4, len("- [beta](beta.md) \u2014 B"))
+    assert checked.problems("index-missing-entry") == []  # unselected entries are meant to be absent
+    fix = only_fix(checked, problem, "Regenerate")
+    assert fix.safe
+    after = apply(checked, fix)
+    assert_fixed(checked, after, "index-drift")
+    assert store_of(after).check_index()
+    ours = (root_of(after) / "MEMORY.md").read_bytes()
+    store_of(after).write_index()
+    assert (root_of(after) / "MEMORY.md").read_bytes() == ours
+
+
+def test_managed_index_with_invalid_policy_reports_no_drift(check_root):
+    checked = check_root({
+        "alpha.md": living("alpha"),
+        ".memory-index.json": "{",
+        "MEMORY.md": "stale\n",
+    })
+    assert checked.problems("index-drift") == []
+    assert len(checked.problems("invalid-index-policy")) == 1
+
+
+# -- index-missing ----------------------------------------------------------------------
+
+
+def test_missing_index_reported_when_root_has_living_entries(check_root):
+    checked = check_root({"alpha.md": living("alpha")})
+    [problem] = checked.problems("index-missing")
+    assert problem.severity == "warning"
+    assert problem.path == root_of(checked) / "MEMORY.md"
+    assert problem.span == Span(0, 0, 0, 0)
+    assert "has living entries but no MEMORY.md" in problem.message
+
+
+def test_missing_index_not_reported_without_living_entries(check_root):
+    checked = check_root({"old.md": historical("old")})
+    assert checked.problems("index-missing") == []
+
+
+def test_create_index_fix_creates_the_engine_rendering(check_root):
+    checked = check_root({"alpha.md": living("alpha"), "beta.md": living("beta", type_="user")})
+    [problem] = checked.problems("index-missing")
+    fix = only_fix(checked, problem, "Create")
+    assert fix.safe and isinstance(fix.operations[0], CreateFile)
+    after = apply(checked, fix)
+    assert_fixed(checked, after, "index-missing")
+    assert not (INDEX_CODES & after.codes())
+    assert store_of(after).check_index()
+
+
+# -- index-broken-link ---------------------------------------------------------------------
+
+
+CURATED_BROKEN = f"{HEADER}\n\nOur notes.\n- [alpha](alpha.md) \u2014 A\n- [ghost](ghost.md) \u2014 gone\n"
+
+
+def test_broken_link_span_is_the_link_target(check_root):
+    checked = check_root({"alpha.md": living("alpha", "A"), "MEMORY.md": CURATED_BROKEN})
+    [problem] = checked.problems("index-broken-link")
+    assert problem.severity == "error"
+    assert problem.span == Span(4, 10, 4, 18)
+    assert "'ghost.md' is not a memory entry of this root" in problem.message
+
+
+def test_broken_link_to_unparsable_file_is_reported(check_root):
+    text = f"{HEADER}\n\n- [notes](notes.md) \u2014 n\n"
+    checked = check_root({"notes.md": "no frontmatter here\n", "MEMORY.md": text})
+    [problem] = checked.problems("index-broken-link")
+    assert problem.span == Span(2, 10, 2, 18)
+
+
+def test_links_out_of_the_root_are_not_broken(check_root):
+    text = f"{HEADER}\n\nSee also:\n- [docs](https://example.com/docs) \u2014 the manual\n- [alpha](alpha.md) \u2014 A\n"
+    checked = check_root({"alpha.md": living("alpha", "A"), "MEMORY.md": text})
+    assert checked.problems("index-broken-link") == []
+
+
+def test_remove_line_is_the_safe_fix_in_a_curated_index_and_keeps_prose(check_root):
+    checked = check_root({"alpha.md": living("alpha", "A"), "MEMORY.md": CURATED_BROKEN})
+    [problem] = checked.problems("index-broken-link")
+    fixes = {f.title: f for f in fixes_for(checked.ctx, problem)}
+    assert fixes["Remove this line"].safe
+    assert not fixes["Regenerate MEMORY.md"].safe  # it would drop "Our notes."
+    after = apply(checked, fixes["Remove this line"])
+    assert_fixed(checked, after, "index-broken-link")
+    assert (root_of(after) / "MEMORY.md").read_text() == f"{HEADER}\n\nOur notes.\n- [alpha](alpha.md) \u2014 A\n"
+
+
+def test_regenerate_is_the_safe_fix_for_a_broken_link_in_a_machine_made_index(check_root):
+    a = living("alpha", "A")
+    text = rendered(("alpha.md", a)) + "- [ghost](ghost.md) \u2014 gone\n"
+    checked = check_root({"alpha.md": a, "MEMORY.md": text})
+    [problem] = checked.problems("index-broken-link")
+    fixes = {f.title: f for f in fixes_for(checked.ctx, problem)}
+    assert fixes["Regenerate MEMORY.md"].safe and not fixes["Remove this line"].safe
+    after = apply(checked, fixes["Regenerate MEMORY.md"])
+    assert_fixed(checked, after, "index-broken-link")
+    assert not (INDEX_CODES & after.codes())
+    assert store_of(after).check_index()
+
+
+def test_identical_regenerate_fixes_of_one_index_are_one_fix(check_root):
+    a = living("alpha", "A")
+    text = f"{HEADER}\n\n- [ghost](ghost.md) \u2014 gone\n"
+    checked = check_root({"alpha.md": a, "MEMORY.md": text})
+    regenerates = {
+        f for p in checked.problems(path=root_of(checked) / "MEMORY.md")
+        for f in fixes_for(checked.ctx, p) if f.safe
+    }
+    assert {p.code for p in checked.problems()} >= {"index-drift", "index-broken-link", "index-missing-entry"}
+    assert len(regenerates) == 1
+
+
+# -- index-lists-non-living -------------------------------------------------------------------
+
+
+def test_non_living_line_span_is_the_link_with_related_status(check_root):
+    old = historical("old")
+    text = f"{HEADER}\n\nPinned:\n- [old](old.md) \u2014 old\n"
+    checked = check_root({"old.md": old, "MEMORY.md": text})
+    [problem] = checked.problems("index-lists-non-living")
+    assert problem.severity == "warning"
+    assert problem.span == Span(3, 2, 3, 15)
+    assert "'old' is historical but still listed" in problem.message
+    [related] = problem.related
+    assert related.location.path.name == "old.md"
+    status_line = old.split("\n").index("status: historical")
+    assert related.location.span == Span(status_line, 8, status_line, 18)
+
+
+def test_remove_non_living_line_clears_the_problem(check_root):
+    text = f"{HEADER}\n\nPinned:\n- [old](old.md) \u2014 old\n"
+    checked = check_root({"old.md": historical("old"), "MEMORY.md": text})
+    [problem] = checked.problems("index-lists-non-living")
+    fix = only_fix(checked, problem, "Remove this line")
+    assert fix.safe
+    after = apply(checked, fix)
+    assert_fixed(checked, after, "index-lists-non-living")
+    assert (root_of(after) / "MEMORY.md").read_text() == f"{HEADER}\n\nPinned:\n"
+
+
+def test_living_lines_are_not_reported(check_root):
+    checked = check_root({"alpha.md": living("alpha", "A"), "MEMORY.md": "Mine\n- [alpha](alpha.md) \u2014 A\n"})
+    assert checked.problems("index-lists-non-living") == []
+    assert checked.problems("index-missing-entry") == []
+
+
+# -- index-missing-entry ----------------------------------------------------------------------
+
+
+def test_missing_entry_reported_on_the_header_with_related_name(check_root):
+    text = f"{HEADER}\n\nHand-written intro.\n"
+    beta = living("beta", "B")
+    checked = check_root({"beta.md": beta, "MEMORY.md": text})
+    [problem] = checked.problems("index-missing-entry")
+    assert problem.severity == "warning"
+    assert problem.span == Span(0, 0, 0, len(HEADER))
+    assert "living entry 'beta' (beta.md) has no line in MEMORY.md" in problem.message
+    [related] = problem.related
+    assert related.location.path.name == "beta.md"
+    assert related.location.span == Span(1, 6, 1, 10)
+
+
+def test_missing_entry_one_problem_per_entry_and_not_for_shadowed_duplicates(check_root):
+    files = {
+        "a.md": living("same", "first"),
+        "b.md": living("same", "second"),  # hidden by a.md: readers never show it
+        "c.md": living("other"),
+        "MEMORY.md": "Prose only.\n",
+    }
+    checked = check_root(files)
+    assert sorted(p.data["filename"] for p in checked.problems("index-missing-entry")) == ["a.md", "c.md"]
+
+
+def test_add_line_is_the_safe_fix_in_a_curated_index_and_matches_the_engine_upsert(check_root):
+    text = f"{HEADER}\n\nHand-written intro.\n"
+    beta = living("beta", "B")
+    checked = check_root({"beta.md": beta, "MEMORY.md": text})
+    [problem] = checked.problems("index-missing-entry")
+    fixes = {f.title: f for f in fixes_for(checked.ctx, problem)}
+    assert fixes["Add the line for 'beta'"].safe
+    assert not fixes["Regenerate MEMORY.md"].safe
+    after = apply(checked, fixes["Add the line for 'beta'"])
+    assert_fixed(checked, after, "index-missing-entry")
+    entry = parse_document(beta, path=root_of(after) / "beta.md").entry
+    assert (root_of(after) / "MEMORY.md").read_text() == upsert_index_line(text, entry)
+
+
+def test_budgeted_index_does_not_report_entries_its_budget_left_out(check_root):
+    files = {f"e{i}.md": living(f"e{i}", "x" * 40) for i in range(6)}
+    checked = check_root(files)
+    store_of(checked).write_index(budget=150)
+    after = recheck(checked)
+    text = (root_of(after) / "MEMORY.md").read_text()
+    assert "more entries omitted (budget 150 bytes)" in text
+    assert not (INDEX_CODES & after.codes())
+
+
+# -- invalid-index-policy ------------------------------------------------------------------------
+
+
+def _policy_problem(check_root, policy_text: str, files=None):
+    checked = check_root({"alpha.md": living("alpha"), **(files or {}), ".memory-index.json": policy_text})
+    [problem] = checked.problems("invalid-index-policy")
+    assert problem.severity == "error"
+    assert problem.path.name == ".memory-index.json"
+    return problem
+
+
+def test_invalid_policy_json_points_at_the_syntax_error(check_root):
+    problem = _policy_problem(check_root, '{"version": 1,\n "budget": 100,\n "selected": [}\n')
+    assert problem.message.startswith("invalid .memory-index.json: Expecting value")
+    assert problem.span == Span(2, 14, 2, 15)
+
+
+def test_invalid_policy_budget_points_at_the_budget_value(check_root):
+    problem = _policy_problem(check_root, '{"version": 1, "budget": 5, "selected": []}')
+    assert problem.message.startswith("index policy budget must be at least 20 bytes")
+    assert problem.span == Span(0, 25, 0, 26)
+
+
+def test_invalid_policy_version_points_at_the_version_value(check_root):
+    problem = _policy_problem(check_root, '{\n  "version": 2,\n  "budget": 500,\n  "selected": []\n}\n')
+    assert problem.message == "unsupported .memory-index.json version"
+    assert problem.span == Span(1, 13, 1, 14)
+
+
+def test_invalid_policy_missing_key_points_at_the_first_line(check_root):
+    problem = _policy_problem(check_root, '{"version": 1, "budget": 500}\n')
+    assert problem.message == ".memory-index.json requires version, budget, selected"
+    assert problem.span == Span(0, 0, 0, 29)
+
+
+def test_invalid_policy_duplicate_points_at_the_second_occurrence(check_root):
+    problem = _policy_problem(
+        check_root, '{"version": 1, "budget": 500, "selected": ["alpha.md", "alpha.md"]}'
+    )
+    assert problem.message == "index policy selected contains duplicate filenames"
+    assert problem.span == Span(0, 55, 0, 65)
+
+
+def test_invalid_policy_non_local_filename_points_at_the_item(check_root):
+    problem = _policy_problem(
+        check_root, '{"version": 1, "budget": 500, "selected": ["alpha.md", "../x.md"]}'
+    )
+    assert problem.message == "index policy selected must contain local entry filenames"
+    assert problem.span == Span(0, 55, 0, 64)
+
+
+def test_policy_selecting_a_non_living_entry_points_at_the_item(check_root):
+    text = '{\n  "version": 1,\n  "budget": 500,\n  "selected": [\n    "alpha.md",\n    "old.md"\n  ]\n}\n'
+    problem = _policy_problem(check_root, text, {"old.md": historical("old")})
+    assert problem.message.startswith("selected memory 'old.md' is missing or not living")
+    assert problem.span == Span(5, 4, 5, 12)
+    assert problem.related[0].location.path.name == "old.md"
+
+
+def test_policy_selecting_a_missing_file_is_reported(check_root):
+    problem = _policy_problem(check_root, '{"version": 1, "budget": 500, "selected": ["nope.md"]}')
+    assert problem.message.startswith("selected memory 'nope.md' is missing or not living")
+    assert problem.span == Span(0, 43, 0, 52)
+
+
+def test_valid_policy_is_not_reported(check_root):
+    checked = check_root({
+        "alpha.md": living("alpha"),
+        ".memory-index.json": '{"version": 1, "budget": 500, "selected": ["alpha.md"]}',
+    })
+    assert checked.problems("invalid-index-policy") == []
+    assert checked.problems("index-over-budget") == []
+
+
+# -- index-over-budget -------------------------------------------------------------------------------
+
+
+def test_over_budget_points_at_the_budget_value(check_root):
+    policy = '{"version": 1, "budget": 40, "selected": ["alpha.md"]}'
+    checked = check_root({"alpha.md": living("alpha", "a long description " * 3), ".memory-index.json": policy})
+    [problem] = checked.problems("index-over-budget")
+    assert problem.severity == "error"
+    assert problem.span == Span(0, 25, 0, 27)
+    size = len(rendered(("alpha.md", living("alpha", "a long description " * 3))).encode())
+    assert problem.message.startswith(f"selected memory index needs {size} bytes, exceeds budget 40")
+    assert checked.problems("index-drift") == []
+
+
+# -- index-beyond-claude-code-limit ----------------------------------------------------------------------
+
+
+def test_beyond_claude_code_limit_spans_from_first_hidden_line_to_end(check_root):
+    files = {f"e{i:03d}.md": living(f"e{i:03d}", "d") for i in range(205)}
+    checked = check_root(files)
+    store_of(checked).write_index()
+    after = recheck(checked)
+    text = (root_of(after) / "MEMORY.md").read_text()
+    lines = text.split("\n")[:-1]  # header, blank, heading, 205 lines
+    [problem] = after.problems("index-beyond-claude-code-limit")
+    assert problem.severity == "warning"
+    assert problem.span == Span(200, 0, len(lines) - 1, len(lines[-1]))
+    assert "8 entries from line 201 on are invisible to the agent" in problem.message
+
+
+def test_budgeted_regenerate_fits_claude_code_and_leaves_no_new_problem(check_root):
+    files = {f"e{i:03d}.md": living(f"e{i:03d}", "d") for i in range(205)}
+    checked = check_root(files)
+    store_of(checked).write_index()
+    checked = recheck(checked)
+    [problem] = checked.problems("index-beyond-claude-code-limit")
+    fix = only_fix(checked, problem, "Regenerate")
+    assert not fix.safe  # it drops entries from the index
+    after = apply(checked, fix)
+    assert_fixed(checked, after, "index-beyond-claude-code-limit")
+    assert not (INDEX_CODES & after.codes())
+
+
+def test_short_index_is_within_claude_code_limit(check_root):
+    checked = check_root({"alpha.md": living("alpha")})
+    store_of(checked).write_index()
+    assert recheck(checked).problems("index-beyond-claude-code-limit") == []
+
+
+def test_codes_switched_off_are_not_reported(check_root):
+    from store.settings import Settings
+
+    off = Settings(severity={"index-missing": "off", "index-missing-entry": "off"})
+    checked = check_root({"alpha.md": living("alpha"), "MEMORY.md": "Prose.\n"}, settings=off)
+    assert checked.problems("index-missing-entry") == []
+    assert checked.problems("index-missing") == []
+
+
+def test_check_absent_ignores_paths_that_are_not_an_index(check_root):
+    from store.checks.index import check_absent
+
+    checked = check_root({"alpha.md": living("alpha")})
+    assert check_absent(checked.ctx, root_of(checked) / "gone.md") == []
+    assert check_absent(checked.ctx, Path("/elsewhere/MEMORY.md")) == []

@@ -1,0 +1,262 @@
+"""Rename planning: minimal edits that leave a root as ``MemoryStore.rename`` would."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from store.apply import apply_fixes
+from store.diagnostics import RenameFile, TextEdit
+from store.edits import apply_edits
+from store.model import Workspace
+from store.reader import read_root
+from store.rename_plan import plan_file_rename, plan_move_file, plan_rename, suggest_free_name
+from store.roots import MemoryRoot
+from store.store import MemoryStore
+
+
+def entry(name: str, description: str = "d", extra: str = "") -> str:
+    return f'---\nname: {name}\ndescription: "{description}"\nmetadata:\n  type: project\n{extra}---\n\nbody of {name}\n'
+
+
+def chain_root(root: Path) -> Path:
+    """old -> mid -> new, plus a bystander; MEMORY.md rendered by the engine."""
+    root.mkdir(parents=True)
+    files = {
+        "old.md": entry("old", extra="status: superseded\nsuperseded_by: mid\n"),
+        "mid.md": entry("mid", "the middle", extra="status: superseded\nsupersedes:\n- old  # kept\nsuperseded_by: new\n"),
+        "new.md": entry("new", extra="supersedes: [mid]\n"),
+        "zeta.md": entry("zeta"),
+        "alpha.md": entry("alpha"),
+    }
+    for name, text in files.items():
+        (root / name).write_text(text)
+    return root
+
+
+def load(root: Path) -> Workspace:
+    return Workspace.load([MemoryRoot("explicit", root)])
+
+
+def doc_of(ws: Workspace, root: Path, filename: str):
+    return ws.document(root / filename)
+
+
+def apply(ws: Workspace, root: Path, fix) -> None:
+    texts = {d.path: d.text for d in ws.documents()}
+    apply_fixes([fix], texts, root=root)
+
+
+def lenient_entries(root: Path) -> list[dict]:
+    return [
+        {**e.to_dict(), "path": Path(e.path).name, "body": e.body, "extra": e.extra}
+        for e in read_root(root, "explicit").entries
+    ]
+
+
+def assert_same_as_engine(tmp_path: Path, setup, old: str, new: str) -> Path:
+    planned, engine = tmp_path / "planned", tmp_path / "engine"
+    setup(planned)
+    shutil.copytree(planned, engine)
+    ws = load(planned)
+    apply(ws, planned, plan_rename(ws, doc_of(ws, planned, f"{old}.md"), new))
+    MemoryStore([MemoryRoot("explicit", engine)]).rename(old, new)
+    assert lenient_entries(planned) == lenient_entries(engine)
+    for extra in ("MEMORY.md", ".memory-index.json"):
+        if (engine / extra).exists():
+            assert (planned / extra).read_text() == (engine / extra).read_text()
+    for root in (planned, engine):
+        assert MemoryStore([MemoryRoot("explicit", root)]).audit() == []
+    return planned
+
+
+# -- suggest_free_name ---------------------------------------------------------------------
+
+
+def test_free_name_drops_the_reserved_prefix(tmp_path):
+    ws = load(chain_root(tmp_path / "m"))
+    assert suggest_free_name(ws.roots[0], "memory-notes") == "notes"
+    assert suggest_free_name(ws.roots[0], "MemoryNotes") == "notes"
+
+
+def test_free_name_counts_up_past_taken_names_and_stems(tmp_path):
+    root = chain_root(tmp_path / "m")
+    (root / "old-2.md").write_text("no frontmatter\n")
+    ws = load(root)
+    assert suggest_free_name(ws.roots[0], "Old") == "old-3"
+
+
+def test_free_name_is_never_empty(tmp_path):
+    ws = load(chain_root(tmp_path / "m"))
+    assert suggest_free_name(ws.roots[0], "memory") == "entry"
+    assert suggest_free_name(ws.roots[0], "!!!") == "entry"
+
+
+def test_free_name_ignores_the_entry_being_renamed(tmp_path):
+    root = chain_root(tmp_path / "m")
+    ws = load(root)
+    doc = doc_of(ws, root, "old.md")
+    assert suggest_free_name(ws.roots[0], "old", renaming=doc) == "old"
+
+
+# -- plan_rename -----------------------------------------------------------------------------
+
+
+def test_plan_rename_matches_engine_rename_with_generated_index(tmp_path):
+    def setup(root):
+        chain_root(root)
+        MemoryStore([MemoryRoot("explicit", root)]).write_index()
+
+    planned = assert_same_as_engine(tmp_path, setup, "mid", "zz-middle")
+    assert "- old  # kept\n" in (planned / "zz-middle.md").read_text()
+
+
+def test_plan_rename_of_a_living_entry_reorders_a_generated_index_like_the_engine(tmp_path):
+    def setup(root):
+        chain_root(root)
+        MemoryStore([MemoryRoot("explicit", root)]).write_index()
+
+    planned = assert_same_as_engine(tmp_path, setup, "new", "zz-newest")
+    index = (planned / "MEMORY.md").read_text()
+    assert index.index("zeta.md") < index.index("zz-newest.md")
+
+
+def test_plan_rename_matches_engine_rename_with_policy(tmp_path):
+    def setup(root):
+        chain_root(root)
+        policy = {"version": 1, "budget": 4000, "selected": ["new.md", "alpha.md", "zeta.md"]}
+        (root / ".memory-index.json").write_text(json.dumps(policy, indent=2) + "\n")
+        MemoryStore([MemoryRoot("explicit", root)]).write_index()
+
+    assert_same_as_engine(tmp_path, setup, "new", "newest")
+    assert "newest.md" in (tmp_path / "planned" / ".memory-index.json").read_text()
+
+
+def test_plan_rename_matches_engine_rename_with_hand_curated_index(tmp_path):
+    def setup(root):
+        chain_root(root)
+        lines = ["# Persistent Memory", "", "Notes I keep by hand.", "", "- [alpha](alpha.md) — d",
+                 "- [new](new.md) — d", "- [zeta](zeta.md) — d", ""]
+        (root / "MEMORY.md").write_text("\n".join(lines))
+
+    planned = assert_same_as_engine(tmp_path, setup, "new", "newer")
+    assert "- [newer](newer.md) — d\n" in (planned / "MEMORY.md").read_text()
+
+
+def test_plan_rename_edits_only_what_changes(tmp_path):
+    root = chain_root(tmp_path / "m")
+    ws = load(root)
+    fix = plan_rename(ws, doc_of(ws, root, "mid.md"), "middle")
+    edits = [op for op in fix.operations if isinstance(op, TextEdit)]
+    assert {(e.path.name, e.new_text) for e in edits} == {
+        ("mid.md", "middle"), ("old.md", "middle"), ("new.md", "middle"),
+    }
+    assert [op for op in fix.operations if isinstance(op, RenameFile)] == [
+        RenameFile(root / "mid.md", root / "middle.md")
+    ]
+
+
+def test_plan_rename_keeps_the_file_when_the_slug_is_its_name(tmp_path):
+    root = tmp_path / "m"
+    root.mkdir()
+    (root / "my-fact.md").write_text(entry("My Fact"))
+    ws = load(root)
+    fix = plan_rename(ws, doc_of(ws, root, "my-fact.md"), "my-fact")
+    assert not [op for op in fix.operations if isinstance(op, RenameFile)]
+    [edit] = fix.operations
+    assert apply_edits((root / "my-fact.md").read_text(), [edit]).startswith("---\nname: my-fact\n")
+
+
+@pytest.mark.parametrize(
+    ("new_name", "why"),
+    [
+        ("memory-notes", "reserved for memory indexes"),
+        ("zeta", "zeta.md already has that name"),
+        ("Zeta!", "zeta.md already has that name"),
+    ],
+)
+def test_plan_rename_refuses_names_in_use_or_reserved(tmp_path, new_name, why):
+    root = chain_root(tmp_path / "m")
+    ws = load(root)
+    with pytest.raises(ValueError, match=why):
+        plan_rename(ws, doc_of(ws, root, "old.md"), new_name)
+
+
+def test_plan_rename_refuses_an_existing_target_file(tmp_path):
+    root = chain_root(tmp_path / "m")
+    (root / "stray.md").write_text("not an entry\n")
+    ws = load(root)
+    with pytest.raises(ValueError, match="stray.md already exists"):
+        plan_rename(ws, doc_of(ws, root, "old.md"), "stray")
+
+
+def test_renaming_a_hidden_duplicate_leaves_links_with_the_visible_one(tmp_path):
+    root = chain_root(tmp_path / "m")
+    (root / "z-copy.md").write_text(entry("mid"))
+    ws = load(root)
+    fix = plan_rename(ws, doc_of(ws, root, "z-copy.md"), "copy")
+    assert {op.path.name for op in fix.operations if isinstance(op, TextEdit)} == {"z-copy.md"}
+
+
+# -- plan_move_file ------------------------------------------------------------------------------
+
+
+def test_move_file_keeps_the_name_and_updates_the_index_target(tmp_path):
+    root = tmp_path / "m"
+    root.mkdir()
+    (root / "old-file.md").write_text(entry("Fact"))
+    (root / "MEMORY.md").write_text("# Persistent Memory\n\nhand notes\n- [Fact](old-file.md) — d\n")
+    ws = load(root)
+    fix = plan_move_file(ws, doc_of(ws, root, "old-file.md"))
+    apply(ws, root, fix)
+    assert (root / "fact.md").read_text() == entry("Fact")
+    assert (root / "MEMORY.md").read_text() == "# Persistent Memory\n\nhand notes\n- [Fact](fact.md) — d\n"
+
+
+# -- plan_file_rename ----------------------------------------------------------------------------
+
+
+def test_user_file_rename_carries_a_stem_name_and_its_links(tmp_path):
+    root = chain_root(tmp_path / "m")
+    ws = load(root)
+    edits = plan_file_rename(ws, root / "mid.md", root / "centre.md")
+    texts = {d.path: d.text for d in ws.documents()}
+    by_file: dict[Path, list[TextEdit]] = {}
+    for e in edits:
+        by_file.setdefault(e.path, []).append(e)
+    assert set(by_file) == {root / "mid.md", root / "old.md", root / "new.md"}
+    assert "name: centre\n" in apply_edits(texts[root / "mid.md"], by_file[root / "mid.md"])
+    assert "superseded_by: centre\n" in apply_edits(texts[root / "old.md"], by_file[root / "old.md"])
+
+
+def test_user_file_rename_of_a_differently_named_entry_moves_only_index_and_policy(tmp_path):
+    root = tmp_path / "m"
+    root.mkdir()
+    (root / "a.md").write_text(entry("Alpha Fact"))
+    (root / ".memory-index.json").write_text('{"version": 1, "budget": 500, "selected": ["a.md"]}\n')
+    (root / "MEMORY.md").write_text("# Persistent Memory\n\n## Project\n- [Alpha Fact](a.md) — d\n")
+    ws = load(root)
+    edits = plan_file_rename(ws, root / "a.md", root / "alpha-fact.md")
+    assert {e.path.name for e in edits} == {"MEMORY.md", ".memory-index.json"}
+    texts = {d.path: d.text for d in ws.documents()}
+    policy = [e for e in edits if e.path.name == ".memory-index.json"]
+    assert apply_edits(texts[root / ".memory-index.json"], policy) == (
+        '{"version": 1, "budget": 500, "selected": ["alpha-fact.md"]}\n'
+    )
+
+
+def test_user_file_rename_into_the_reserved_prefix_is_refused(tmp_path):
+    root = chain_root(tmp_path / "m")
+    ws = load(root)
+    with pytest.raises(ValueError, match="readers skip memory-old.md"):
+        plan_file_rename(ws, root / "old.md", root / "memory-old.md")
+
+
+def test_user_file_rename_out_of_the_root_is_refused(tmp_path):
+    root = chain_root(tmp_path / "m")
+    ws = load(root)
+    with pytest.raises(ValueError, match="out of its memory root"):
+        plan_file_rename(ws, root / "old.md", tmp_path / "old.md")
