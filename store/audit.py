@@ -1,71 +1,68 @@
-"""gptme's audit: parse and supersession consistency of one root.
+"""gptme's audit, produced by the check catalogue.
 
-The codes and detail texts are gptme's, so scripts that grep
-``gptme-util memory audit`` output keep working with ``memls audit``.
+``memls audit`` shows the catalogue's problems that roll up to one of
+gptme's six audit codes, with gptme's ``entry`` and ``detail`` texts (each
+such problem carries them in ``data["audit"]``), in gptme's order: first
+every file in name order (parse failures and duplicate names), then every
+accepted entry's links, ``superseded_by`` before ``supersedes``. So scripts
+written against ``gptme-util memory audit`` keep working, and audit can
+never disagree with ``memls check`` or the editor.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .entry import MemoryEntry
-from .reader import RootRead
+from .checks import CheckContext, audit_code_of, check_workspace
+from .diagnostics import Problem
+from .model import Workspace
+from .roots import MemoryRoot
+from .settings import Settings
 
 if TYPE_CHECKING:
     from .store import AuditIssue
 
+# Pass 1 of gptme's audit looks at each file; pass 2 at each entry's links.
+FILE_CODES = ("invalid-yaml", "invalid-entry", "duplicate-name")
 
-def audit_root(read: RootRead) -> list[AuditIssue]:
-    """Pass 1: every file parsed strictly; pass 2: supersession links by name."""
+
+def audit_root(root: MemoryRoot) -> list[AuditIssue]:
+    """Audit issues of one root (default severities: audit has no settings)."""
     from .store import AuditIssue
 
-    issues: list[AuditIssue] = []
-    entries: dict[str, MemoryEntry] = {}
-    errors = dict(read.errors)
-    documents = {d.path: d for d in read.documents}
-    for path in sorted({*errors, *documents}):
-        doc = documents.get(path)
-        if doc is None or doc.entry is None:
-            reason = doc.not_entry if doc is not None else errors[path]
-            issues.append(AuditIssue("invalid-entry", path.name, reason or "not a memory entry"))
-            continue
-        if doc.strict_error is not None:
-            issues.append(AuditIssue("invalid-yaml", path.name, doc.strict_error))
-            continue
-        entry = doc.entry
-        if entry.name in entries:
-            issues.append(
-                AuditIssue(
-                    "duplicate-name",
-                    path.name,
-                    f"name {entry.name!r} is also used by {entries[entry.name].path}",
-                )
-            )
-            continue
-        entries[entry.name] = entry
-    for entry in entries.values():
-        if entry.superseded_by:
-            successor = entries.get(entry.superseded_by)
-            if successor is None:
-                issues.append(AuditIssue(
-                    "dangling-superseded-by", entry.name,
-                    f"replacement {entry.superseded_by!r} does not exist",
-                ))
-            elif entry.name not in successor.supersedes:
-                issues.append(AuditIssue(
-                    "asymmetric-supersession", entry.name,
-                    f"{entry.superseded_by!r} does not point back to this entry",
-                ))
-        for old_name in entry.supersedes:
-            old = entries.get(old_name)
-            if old is None:
-                issues.append(AuditIssue(
-                    "dangling-supersedes", entry.name,
-                    f"superseded entry {old_name!r} does not exist",
-                ))
-            elif old.superseded_by != entry.name:
-                issues.append(AuditIssue(
-                    "asymmetric-supersession", entry.name,
-                    f"{old_name!r} does not point back to this entry",
-                ))
-    return issues
+    workspace = Workspace.load([root])
+    results = check_workspace(CheckContext(workspace, Settings()))
+    rows: list[tuple[tuple, AuditIssue]] = []
+    for path, problems in results.items():
+        doc = workspace.document(path)
+        if doc is None or doc.kind != "entry":
+            continue  # gptme's audit skips index files, reserved ones included
+        for problem in problems:
+            code = audit_code_of(problem)
+            rolled = problem.data.get("audit")
+            if code is None or rolled is None:
+                continue
+            entry, detail = rolled
+            rows.append((_order(workspace, problem, code), AuditIssue(code, entry, detail)))
+    rows.sort(key=lambda row: row[0])
+    return [issue for _, issue in rows]
+
+
+def _order(workspace: Workspace, problem: Problem, code: str) -> tuple:
+    file_pass = 0 if code in FILE_CODES else 1
+    field_rank = 2
+    doc = workspace.document(problem.path)
+    if doc is not None and doc.parsed is not None and doc.parsed.frontmatter is not None:
+        keys = doc.parsed.frontmatter.keys
+        for rank, key in enumerate(("superseded_by", "supersedes")):
+            spans = keys.get(key)
+            if spans is not None and _within(problem.span, spans.value):
+                field_rank = rank
+                break
+    span = problem.span
+    return (file_pass, str(problem.path), field_rank, span.start_line, span.start_col)
+
+
+def _within(inner, outer) -> bool:
+    return (outer.start_line, outer.start_col) <= (inner.start_line, inner.start_col) and (
+        inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)

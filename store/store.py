@@ -437,7 +437,7 @@ class MemoryStore:
             return []
         from .audit import audit_root
 
-        return audit_root(read_root(root.path, root.scope))
+        return audit_root(root)
 
 
 def update_index_line(memory_dir: Path, entry: MemoryEntry) -> None:
