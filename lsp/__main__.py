@@ -1,0 +1,5 @@
+"""``python -m lsp``: serve over stdio."""
+
+from .server import main
+
+main()

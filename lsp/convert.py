@@ -1,0 +1,222 @@
+"""Conversions between the engine's plain data and LSP types.
+
+The engine counts columns in code points of the normalised text; a client
+counts in UTF-16 units (VS Code), or UTF-8/UTF-32 when it offered them and
+the server chose one at ``initialize``. Every position that crosses the wire
+goes through :class:`Positions`, built from the text of the file it refers
+to (which for a related location or a cross-file edit is not the document
+being edited).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.uris import from_fs_path, to_fs_path
+
+from store.catalogue import spec
+from store.diagnostics import CreateFile, Problem, RenameFile, TextEdit
+from store.frontmatter import Span
+
+SOURCE = "memls"
+_SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+_TAGS = {"deprecated": types.DiagnosticTag.Deprecated, "unnecessary": types.DiagnosticTag.Unnecessary}
+
+
+def path_to_uri(path: Path) -> str:
+    uri = from_fs_path(str(path))
+    assert uri is not None
+    return uri
+
+
+def uri_to_path(uri: str) -> Path | None:
+    """The file system path of a ``file:`` URI; None for other schemes."""
+    if not uri.startswith("file:"):
+        return None
+    fs_path = to_fs_path(uri)
+    return Path(fs_path) if fs_path else None
+
+
+def _units(char: str, encoding: str) -> int:
+    if encoding == types.PositionEncodingKind.Utf8:
+        return len(char.encode("utf-8"))
+    if encoding == types.PositionEncodingKind.Utf32:
+        return 1
+    return 2 if ord(char) > 0xFFFF else 1
+
+
+class Positions:
+    """Converts code-point positions of one text to and from client units."""
+
+    def __init__(self, text: str, encoding: str = types.PositionEncodingKind.Utf16):
+        self.lines = text.split("\n")
+        self.encoding = encoding
+        self._ascii = text.isascii()
+
+    def _line(self, line: int) -> str | None:
+        return self.lines[line] if 0 <= line < len(self.lines) else None
+
+    def to_client(self, line: int, col: int) -> types.Position:
+        text = self._line(line)
+        if text is None:
+            return types.Position(line=len(self.lines), character=0) if line >= len(self.lines) \
+                else types.Position(line=0, character=0)
+        col = max(0, min(col, len(text)))
+        if self._ascii or self.encoding == types.PositionEncodingKind.Utf32:
+            return types.Position(line=line, character=col)
+        return types.Position(line=line, character=sum(_units(c, self.encoding) for c in text[:col]))
+
+    def from_client(self, position: types.Position) -> tuple[int, int]:
+        text = self._line(position.line)
+        if text is None:
+            last = len(self.lines) - 1
+            return (last, len(self.lines[last])) if position.line > last else (0, 0)
+        if self._ascii or self.encoding == types.PositionEncodingKind.Utf32:
+            return position.line, min(position.character, len(text))
+        units = 0
+        for index, char in enumerate(text):
+            if units >= position.character:
+                return position.line, index
+            units += _units(char, self.encoding)
+        return position.line, len(text)
+
+    def range(self, span: Span) -> types.Range:
+        return types.Range(
+            start=self.to_client(span.start_line, span.start_col),
+            end=self.to_client(span.end_line, span.end_col),
+        )
+
+    def span(self, rng: types.Range) -> Span:
+        start = self.from_client(rng.start)
+        end = self.from_client(rng.end)
+        return Span(*start, *end)
+
+
+def diagnostic(
+    problem: Problem,
+    positions: Positions,
+    related_positions: Mapping[Path, Positions],
+    *,
+    related_support: bool = True,
+) -> types.Diagnostic:
+    """An engine problem as an LSP diagnostic (``data`` keeps the code for code actions)."""
+    catalogue = spec(problem.code)
+    related = None
+    if related_support and problem.related:
+        related = [
+            types.DiagnosticRelatedInformation(
+                location=types.Location(
+                    uri=path_to_uri(r.location.path),
+                    range=related_positions[r.location.path].range(r.location.span)
+                    if r.location.path in related_positions else _zero_range(r.location.span),
+                ),
+                message=r.message,
+            )
+            for r in problem.related
+        ]
+    tags = [_TAGS[t] for t in problem.tags if t in _TAGS] or None
+    return types.Diagnostic(
+        range=positions.range(problem.span),
+        message=problem.message,
+        severity=_SEVERITY[problem.severity],
+        code=problem.code,
+        code_description=types.CodeDescription(href=catalogue.docs_url),
+        source=SOURCE,
+        related_information=related,
+        tags=tags,
+        data={"code": problem.code, "span": list(_span_tuple(problem.span))},
+    )
+
+
+def _span_tuple(span: Span) -> tuple[int, int, int, int]:
+    return (span.start_line, span.start_col, span.end_line, span.end_col)
+
+
+def _zero_range(span: Span) -> types.Range:
+    return types.Range(
+        start=types.Position(line=span.start_line, character=span.start_col),
+        end=types.Position(line=span.end_line, character=span.end_col),
+    )
+
+
+def workspace_edit(
+    operations: Iterable[TextEdit | CreateFile | RenameFile],
+    positions_of: Callable[[Path], Positions],
+    *,
+    versions: Mapping[Path, int | None],
+    document_changes: bool,
+    resource_operations: bool,
+) -> types.WorkspaceEdit:
+    """Fix operations as one workspace edit.
+
+    With ``documentChanges`` support, edits are versioned and file creates and
+    renames are resource operations that never overwrite (``ignoreIfExists`` /
+    ``overwrite: false``: a quick fix must never destroy a file). Without it,
+    only text edits can be expressed; the caller must not offer fixes that
+    need file operations to such a client.
+    """
+    ops = list(operations)
+    if not document_changes:
+        changes: dict[str, list[types.TextEdit]] = {}
+        for op in ops:
+            if not isinstance(op, TextEdit):
+                raise ValueError("this client cannot create or rename files")
+            changes.setdefault(path_to_uri(op.path), []).append(
+                types.TextEdit(range=positions_of(op.path).range(op.span), new_text=op.new_text)
+            )
+        return types.WorkspaceEdit(changes=changes)
+    if not resource_operations and any(not isinstance(op, TextEdit) for op in ops):
+        raise ValueError("this client cannot create or rename files")
+    out: list = []
+    pending: dict[Path, list[types.TextEdit]] = {}
+    order: list[Path] = []
+
+    def flush() -> None:
+        for path in order:
+            out.append(types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(
+                    uri=path_to_uri(path), version=versions.get(path)
+                ),
+                edits=pending[path],
+            ))
+        pending.clear()
+        order.clear()
+
+    for op in ops:
+        if isinstance(op, TextEdit):
+            if op.path not in pending:
+                pending[op.path] = []
+                order.append(op.path)
+            pending[op.path].append(
+                types.TextEdit(range=positions_of(op.path).range(op.span), new_text=op.new_text)
+            )
+    # Text edits first (against the documents as they are), then file operations.
+    flush()
+    for op in ops:
+        if isinstance(op, CreateFile):
+            uri = path_to_uri(op.path)
+            out.append(types.CreateFile(
+                uri=uri, options=types.CreateFileOptions(overwrite=False, ignore_if_exists=True)
+            ))
+            out.append(types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
+                edits=[types.TextEdit(
+                    range=types.Range(start=types.Position(line=0, character=0),
+                                      end=types.Position(line=0, character=0)),
+                    new_text=op.text,
+                )],
+            ))
+        elif isinstance(op, RenameFile):
+            out.append(types.RenameFile(
+                old_uri=path_to_uri(op.old), new_uri=path_to_uri(op.new),
+                options=types.RenameFileOptions(overwrite=False, ignore_if_exists=False),
+            ))
+    return types.WorkspaceEdit(document_changes=out)
+

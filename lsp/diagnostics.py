@@ -1,0 +1,169 @@
+"""Delivering diagnostics: push or pull, coalesced, only what changed.
+
+The mode is chosen once, at ``initialize``. Pull (``textDocument/diagnostic``
+and ``workspace/diagnostic``) only when the client declares both pull support
+and ``workspace/diagnostic/refresh``: our checks are cross-file, so a pulled
+result for one memory goes stale when another changes, and only a refresh
+request makes the client ask again. Every other client gets push.
+
+Changes are coalesced rather than delayed: the first change after a quiet
+period is checked at once (a short settle lets a burst of edits arrive
+together); changes that arrive while a check runs are gathered and checked
+together when it ends, so the latest version always wins and at most one
+check is ever queued. Push mode publishes only documents whose diagnostics
+differ from what was last sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from store.checks import check_paths
+from store.diagnostics import Problem
+
+from .convert import Positions, diagnostic, path_to_uri
+
+if TYPE_CHECKING:
+    from .server import MemlsServer
+
+log = logging.getLogger(__name__)
+# Long enough for a burst of keystrokes to arrive together, short enough to feel instant.
+SETTLE_SECONDS = 0.005
+
+
+class DiagnosticsPublisher:
+    def __init__(self, server: MemlsServer) -> None:
+        self.server = server
+        self.pull = False
+        self._pending: set[Path] = set()
+        self._running: asyncio.Task | None = None
+        self._published: dict[Path, tuple] = {}
+        self._result_ids: dict[Path, str] = {}
+
+    # -- scheduling (event loop) ---------------------------------------------------
+
+    def schedule(self, paths: Iterable[Path]) -> None:
+        self._pending.update(paths)
+        if self._pending and (self._running is None or self._running.done()):
+            self._running = asyncio.ensure_future(self._drain())
+
+    async def _drain(self) -> None:
+        await asyncio.sleep(SETTLE_SECONDS)
+        while self._pending:
+            paths, self._pending = self._pending, set()
+            try:
+                await self._check_and_deliver(paths)
+            except Exception:  # noqa: BLE001 - a failed check must not stop later ones
+                log.exception("checking %d documents failed", len(paths))
+
+    async def idle(self) -> None:
+        """Wait until every scheduled check has been delivered (tests, shutdown)."""
+        while self._running is not None and not self._running.done():
+            await asyncio.shield(self._running)
+
+    # -- checking (engine thread) ------------------------------------------------
+
+    def _compute(self, paths: set[Path]) -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
+        state = self.server.state
+        ctx = state.context()
+        results = check_paths(ctx, sorted(paths))
+        out = []
+        for path, problems in results.items():
+            if not state.is_memory_document(path) and not problems:
+                out.append((path, state.version(path), []))
+                continue
+            out.append((path, state.version(path), self.to_lsp(problems, path)))
+        return out
+
+    def to_lsp(self, problems: list[Problem], path: Path) -> list[types.Diagnostic]:
+        """Engine problems of one file as LSP diagnostics (engine thread)."""
+        state = self.server.state
+        positions = state.positions(path)
+        related: dict[Path, Positions] = {}
+        for problem in problems:
+            for r in problem.related:
+                if r.location.path not in related:
+                    related[r.location.path] = state.positions(r.location.path)
+        return [
+            diagnostic(p, positions, related, related_support=state.client.related_information)
+            for p in problems
+        ]
+
+    async def _check_and_deliver(self, paths: set[Path]) -> None:
+        computed = await self.server.engine.run(self._compute, paths)
+        if self.pull:
+            changed = False
+            for path, _version, diags in computed:
+                key = _fingerprint(diags)
+                if self._published.get(path) != key:
+                    self._published[path] = key
+                    changed = True
+            if changed:
+                self.server.workspace_diagnostic_refresh(None)
+            return
+        for path, version, diags in computed:
+            key = _fingerprint(diags)
+            if self._published.get(path) == key:
+                continue
+            self._published[path] = key
+            self.server.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=path_to_uri(path), diagnostics=diags, version=version)
+            )
+
+    def forget(self, path: Path) -> None:
+        self._published.pop(path, None)
+
+    # -- pull requests (event loop) ---------------------------------------------------
+
+    async def document_report(self, path: Path, previous_result_id: str | None) -> Any:
+        def compute() -> list[types.Diagnostic]:
+            state = self.server.state
+            if not state.is_memory_document(path):
+                return []
+            return self.to_lsp(check_paths(state.context(), [path])[path], path)
+
+        diags = await self.server.engine.run(compute)
+        result_id = _result_id(diags)
+        self._published[path] = _fingerprint(diags)
+        if previous_result_id is not None and previous_result_id == result_id:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+        return types.RelatedFullDocumentDiagnosticReport(items=diags, result_id=result_id)
+
+    async def workspace_report(self, previous: dict[str, str]) -> types.WorkspaceDiagnosticReport:
+        def compute() -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
+            return self._compute(self.server.state.all_paths())
+
+        computed = await self.server.engine.run(compute)
+        items: list = []
+        for path, version, diags in computed:
+            uri = path_to_uri(path)
+            result_id = _result_id(diags)
+            self._published[path] = _fingerprint(diags)
+            if previous.get(uri) == result_id:
+                items.append(types.WorkspaceUnchangedDocumentDiagnosticReport(
+                    uri=uri, version=version, result_id=result_id))
+            else:
+                items.append(types.WorkspaceFullDocumentDiagnosticReport(
+                    uri=uri, version=version, items=diags, result_id=result_id))
+        return types.WorkspaceDiagnosticReport(items=items)
+
+
+def _fingerprint(diags: list[types.Diagnostic]) -> tuple:
+    return tuple(
+        (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character,
+         d.code, d.message, d.severity, tuple(d.tags or ()),
+         tuple((r.location.uri, r.location.range.start.line, r.location.range.start.character, r.message)
+               for r in d.related_information or ()))
+        for d in diags
+    )
+
+
+def _result_id(diags: list[types.Diagnostic]) -> str:
+    return hashlib.sha1(repr(_fingerprint(diags)).encode("utf-8")).hexdigest()[:16]

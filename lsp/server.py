@@ -1,0 +1,287 @@
+"""The memls language server: wiring between the protocol and the engine.
+
+This module owns the lifecycle (initialize, the first scan with progress,
+settings, shutdown, exit when the parent process dies) and document
+synchronisation. Each editor feature lives in its own module under
+:mod:`lsp.features` and registers its handlers here. Nothing in ``lsp/``
+decides what is wrong with a memory; it asks :mod:`store`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from store.model import document_kind
+
+from . import __version__
+from .convert import uri_to_path
+from .diagnostics import DiagnosticsPublisher
+from .engine import Engine
+from .state import ClientFeatures, ServerState
+from .watcher import PollingWatcher
+
+log = logging.getLogger(__name__)
+SCAN_BATCH = 250
+PARENT_POLL_SECONDS = 3.0
+WATCH_GLOBS = ("**/*.md", "**/.memory-index.json")
+
+
+class MemlsServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("memls", __version__)
+        self.engine = Engine()
+        self.state = ServerState()
+        self.diagnostics = DiagnosticsPublisher(self)
+        self.watcher: PollingWatcher | None = None
+        self.timings: dict[str, float] = {}
+
+    # -- helpers for features ------------------------------------------------------
+
+    def memory_path(self, uri: str) -> Path | None:
+        """The path of a document this server handles, else None."""
+        path = uri_to_path(uri)
+        if path is None or document_kind(path.name) is None:
+            return None
+        return path
+
+    def after_change(self, affected: set[Path]) -> None:
+        """Re-check what a change affected (push or pull)."""
+        if affected:
+            self.diagnostics.schedule(affected)
+
+
+def _client_features(caps: types.ClientCapabilities, encoding: str) -> ClientFeatures:
+    text = caps.text_document
+    ws = caps.workspace
+    window = caps.window
+    pull = bool(text and text.diagnostic) and bool(
+        ws and ws.diagnostics and ws.diagnostics.refresh_support
+    )
+    edit = ws.workspace_edit if ws else None
+    return ClientFeatures(
+        pull_diagnostics=pull,
+        dynamic_watchers=bool(ws and ws.did_change_watched_files
+                              and ws.did_change_watched_files.dynamic_registration),
+        file_operations=bool(ws and ws.file_operations and (
+            ws.file_operations.did_rename or ws.file_operations.will_rename)),
+        document_changes=bool(edit and edit.document_changes),
+        resource_operations=bool(edit and edit.resource_operations and {
+            types.ResourceOperationKind.Create, types.ResourceOperationKind.Rename
+        } <= set(edit.resource_operations)),
+        related_information=bool(text and text.publish_diagnostics
+                                 and text.publish_diagnostics.related_information) or pull,
+        work_done_progress=bool(window and window.work_done_progress),
+        apply_edit=bool(ws and ws.apply_edit),
+        configuration=bool(ws and ws.configuration),
+        position_encoding=str(encoding),
+    )
+
+
+def create_server() -> MemlsServer:
+    server = MemlsServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: MemlsServer, params: types.InitializeParams) -> None:
+        folders = [uri_to_path(f.uri) for f in params.workspace_folders or []]
+        if not folders and params.root_uri:
+            folders = [uri_to_path(params.root_uri)]
+        ls.state.folders = [f for f in folders if f is not None]
+        encoding = ls.workspace.position_encoding
+        ls.state.client = _client_features(params.capabilities, encoding or "utf-16")
+        options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+        ls.state.configure(options.get("settings", options))
+        if ls.state.client.pull_diagnostics:
+            ls.diagnostics.pull = True
+            _register_pull(ls)
+        if params.process_id:
+            _watch_parent(params.process_id)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: MemlsServer, params: types.InitializedParams) -> None:
+        if ls.state.client.dynamic_watchers:
+            await _register_watchers(ls)
+        asyncio.ensure_future(_initial_scan(ls))
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: MemlsServer, params: Any) -> None:
+        if ls.watcher is not None:
+            ls.watcher.stop()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    async def did_open(ls: MemlsServer, params: types.DidOpenTextDocumentParams) -> None:
+        path = ls.memory_path(params.text_document.uri)
+        if path is None:
+            return
+        doc = params.text_document
+        affected = await ls.engine.run(ls.state.open, path, doc.text, doc.version)
+        ls.after_change(affected)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    async def did_change(ls: MemlsServer, params: types.DidChangeTextDocumentParams) -> None:
+        path = ls.memory_path(params.text_document.uri)
+        if path is None:
+            return
+        text = ls.workspace.get_text_document(params.text_document.uri).source
+        affected = await ls.engine.run(ls.state.change, path, text, params.text_document.version)
+        ls.after_change(affected)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    async def did_close(ls: MemlsServer, params: types.DidCloseTextDocumentParams) -> None:
+        path = ls.memory_path(params.text_document.uri)
+        if path is None:
+            return
+        affected = await ls.engine.run(ls.state.close, path)
+        ls.after_change(affected)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: MemlsServer, params: types.DidChangeConfigurationParams) -> None:
+        settings = params.settings
+        if isinstance(settings, dict) and "memls" in settings:
+            settings = settings["memls"]
+        if not isinstance(settings, dict) and ls.state.client.configuration:
+            result = await ls.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section="memls")])
+            )
+            settings = result[0] if result else None
+        if isinstance(settings, dict):
+            await ls.engine.run(ls.state.configure, settings)
+            ls.after_change(await ls.engine.run(ls.state.all_paths))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def did_change_watched_files(ls: MemlsServer, params: types.DidChangeWatchedFilesParams) -> None:
+        paths = [p for change in params.changes if (p := uri_to_path(change.uri)) is not None]
+        ls.after_change(await ls.engine.run(ls.state.disk_changes, paths))
+
+    from .features import register_all
+
+    register_all(server)
+    return server
+
+
+def _register_pull(ls: MemlsServer) -> None:
+    options = types.DiagnosticOptions(
+        identifier="memls", inter_file_dependencies=True, workspace_diagnostics=True
+    )
+
+    @ls.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, options)
+    async def document_diagnostic(ls: MemlsServer, params: types.DocumentDiagnosticParams):
+        path = ls.memory_path(params.text_document.uri)
+        if path is None:
+            return types.RelatedFullDocumentDiagnosticReport(items=[])
+        return await ls.diagnostics.document_report(path, params.previous_result_id)
+
+    @ls.feature(types.WORKSPACE_DIAGNOSTIC)
+    async def workspace_diagnostic(ls: MemlsServer, params: types.WorkspaceDiagnosticParams):
+        previous = {p.uri: p.value for p in params.previous_result_ids or []}
+        return await ls.diagnostics.workspace_report(previous)
+
+
+async def _register_watchers(ls: MemlsServer) -> None:
+    watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in WATCH_GLOBS]
+    try:
+        await ls.client_register_capability_async(types.RegistrationParams(registrations=[
+            types.Registration(
+                id="memls-watched-files",
+                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
+            )
+        ]))
+    except Exception:  # noqa: BLE001 - a client that refuses gets the server's own watcher
+        log.warning("the client refused file watching; using the server's own watcher")
+        ls.state.client.dynamic_watchers = False
+
+
+async def _initial_scan(ls: MemlsServer) -> None:
+    """Load every root in batches on the engine thread, reporting progress.
+
+    Requests are answered between batches; a document opened meanwhile is
+    checked at once (its own problems) and again when the scan completes.
+    """
+    started = time.perf_counter()
+    state = ls.state
+    roots = await ls.engine.run(state.initial_roots)
+    token = f"memls-scan-{os.getpid()}"
+    progress = False
+    if state.client.work_done_progress:
+        try:
+            await ls.work_done_progress.create_async(token)
+            progress = True
+        except Exception:  # noqa: BLE001 - progress is a courtesy
+            progress = False
+    state.scanning = True
+    try:
+        paths = await ls.engine.run(_add_roots_and_list, state, roots)
+        total = len(paths)
+        if progress:
+            ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+                title="memls: indexing memories", message=f"0/{total}", percentage=0, cancellable=False))
+        for start in range(0, total, SCAN_BATCH):
+            batch = paths[start:start + SCAN_BATCH]
+            await ls.engine.run(_load_batch, state, batch)
+            state.scanned_files = min(total, start + SCAN_BATCH)
+            if progress:
+                ls.work_done_progress.report(token, types.WorkDoneProgressReport(
+                    message=f"{state.scanned_files}/{total}",
+                    percentage=int(100 * state.scanned_files / max(total, 1))))
+    finally:
+        state.scanning = False
+        if progress:
+            ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
+                message=f"{state.workspace.entry_count()} memories"))
+    ls.timings["initial_scan_seconds"] = time.perf_counter() - started
+    if not state.client.dynamic_watchers:
+        ls.watcher = PollingWatcher(ls)
+        ls.watcher.start()
+    all_paths = await ls.engine.run(state.all_paths)
+    if ls.diagnostics.pull:
+        ls.workspace_diagnostic_refresh(None)
+    ls.after_change(all_paths if not ls.diagnostics.pull else set())
+
+
+def _add_roots_and_list(state: ServerState, roots) -> list[Path]:
+    paths: list[Path] = []
+    for root in roots:
+        root_state = state.workspace.add_root(root)
+        paths.extend(state.workspace.scan(root_state))
+    for root_state in state.workspace.roots:  # roots found by an opened document
+        if not root_state.documents:
+            paths.extend(state.workspace.scan(root_state))
+    return sorted(set(paths))
+
+
+def _load_batch(state: ServerState, paths: list[Path]) -> None:
+    for path in paths:
+        if path not in state.buffers:
+            state.workspace.load_document(path)
+
+
+def _watch_parent(pid: int) -> None:
+    """Exit when the editor that started us is gone (it cannot send ``exit`` then)."""
+
+    def poll() -> None:
+        while True:
+            time.sleep(PARENT_POLL_SECONDS)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:
+                continue
+
+    threading.Thread(target=poll, name="memls-parent-watch", daemon=True).start()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve over stdio (``memls serve`` / ``python -m lsp``)."""
+    logging.basicConfig(level=os.environ.get("MEMLS_LOG_LEVEL", "WARNING"), stream=sys.stderr)
+    create_server().start_io()

@@ -1,0 +1,221 @@
+"""The server's view of the memory workspace: model, buffers, settings, roots.
+
+One :class:`ServerState` lives in the engine thread (see :mod:`lsp.engine`);
+every method here runs there, so the model never sees two writers. The
+protocol side hands it buffer texts and asks it questions.
+
+Open buffers win over disk: a file open in the editor is only ever updated
+from the editor, and a watcher event for it is ignored until it is closed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from store.checks import CheckContext
+from store.model import Document, RootState, Workspace, document_kind
+from store.parse import parse_document
+from store.roots import MemoryRoot, editor_roots, is_memory_root
+from store.settings import Settings, load_settings
+
+from .convert import Positions
+
+
+@dataclass
+class ClientFeatures:
+    """What the client declared at ``initialize``, reduced to the decisions we make."""
+
+    pull_diagnostics: bool = False
+    dynamic_watchers: bool = False
+    file_operations: bool = False
+    document_changes: bool = False
+    resource_operations: bool = False
+    related_information: bool = True
+    work_done_progress: bool = False
+    apply_edit: bool = False
+    configuration: bool = False
+    position_encoding: str = "utf-16"
+
+
+@dataclass
+class Buffer:
+    text: str
+    version: int | None
+    # The text last read from or written to disk (what a save turned into).
+    saved_text: str | None = None
+
+
+@dataclass
+class ServerState:
+    folders: list[Path] = field(default_factory=list)
+    settings: Settings = field(default_factory=Settings)
+    editor_settings: Mapping[str, Any] = field(default_factory=dict)
+    client: ClientFeatures = field(default_factory=ClientFeatures)
+    workspace: Workspace = field(default_factory=lambda: Workspace([]))
+    buffers: dict[Path, Buffer] = field(default_factory=dict)
+    scanning: bool = False
+    scanned_files: int = 0
+    home: Path | None = None
+
+    # -- settings and roots ---------------------------------------------------
+
+    def configure(self, editor_settings: Mapping[str, Any] | None) -> None:
+        """File settings of the first folder, with the editor's on top."""
+        if editor_settings is not None:
+            self.editor_settings = editor_settings
+        base = load_settings(self.folders[0]) if self.folders else Settings()
+        self.settings = base.merged(self.editor_settings, base_dir=self.folders[0] if self.folders else None)
+
+    def initial_roots(self) -> list[MemoryRoot]:
+        return editor_roots(self.folders, extra=self.settings.roots, home=self.home)
+
+    def root_for(self, path: Path) -> RootState | None:
+        """The root a file belongs to, adding a root found by its look (not loaded)."""
+        state = self.workspace.root_of(path)
+        if state is not None or document_kind(path.name) is None:
+            return state
+        parent = path.parent
+        if self._is_root_dir(parent):
+            return self.workspace.add_root(MemoryRoot("explicit", parent))
+        return None
+
+    def _is_root_dir(self, directory: Path) -> bool:
+        if is_memory_root(directory, home=self.home):
+            return True
+        return any(directory == folder / "memory" for folder in self.folders)
+
+    def is_memory_document(self, path: Path) -> bool:
+        return self.root_for(path) is not None
+
+    # -- documents --------------------------------------------------------------
+
+    def context(self) -> CheckContext:
+        return CheckContext(self.workspace, self.settings)
+
+    def open(self, path: Path, text: str, version: int | None) -> set[Path]:
+        state = self.root_for(path)
+        if state is None:
+            return set()
+        new_root = not state.documents
+        self.buffers[path] = Buffer(text=text, version=version, saved_text=_disk_text(path))
+        affected = self._load_root(state) if new_root and not self.scanning else set()
+        return affected | self.workspace.update(path, text, version=version)
+
+    def change(self, path: Path, text: str, version: int | None) -> set[Path]:
+        buffer = self.buffers.get(path)
+        if buffer is None:
+            return self.open(path, text, version)
+        buffer.text, buffer.version = text, version
+        return self.workspace.update(path, text, version=version)
+
+    def close(self, path: Path) -> set[Path]:
+        """The buffer is gone: the disk is the truth again."""
+        if self.buffers.pop(path, None) is None:
+            return set()
+        return self.workspace.update_from_disk(path)
+
+    def saved(self, path: Path, text: str | None) -> None:
+        buffer = self.buffers.get(path)
+        if buffer is not None:
+            if text is not None:
+                buffer.text = text
+            buffer.saved_text = buffer.text
+
+    def disk_changed(self, path: Path) -> set[Path]:
+        """A file changed on disk (watcher, another process): ignored while open."""
+        if path in self.buffers or self.root_for(path) is None:
+            return set()
+        return self.workspace.update_from_disk(path)
+
+    def disk_changes(self, paths: Iterable[Path]) -> set[Path]:
+        affected: set[Path] = set()
+        for path in paths:
+            affected |= self.disk_changed(path)
+        return affected
+
+    def all_paths(self) -> set[Path]:
+        """Every document of every root, and each root's index path."""
+        paths: set[Path] = set()
+        for root in self.workspace.roots:
+            paths.update(root.documents)
+            paths.add(root.index_path)
+        return paths
+
+    def _load_root(self, state: RootState) -> set[Path]:
+        for doc_path in self.workspace.scan(state):
+            if doc_path not in self.buffers:
+                self.workspace.load_document(doc_path)
+        return set(state.documents) | {state.index_path}
+
+    def document(self, path: Path) -> Document | None:
+        return self.workspace.document(path)
+
+    def positions(self, path: Path) -> Positions:
+        """Position conversion for a path's current text (buffer, model or disk)."""
+        buffer = self.buffers.get(path)
+        if buffer is not None:
+            return Positions(buffer.text.replace("\r\n", "\n"), self.client.position_encoding)
+        doc = self.workspace.document(path)
+        if doc is not None:
+            return Positions(doc.text, self.client.position_encoding)
+        return Positions(_disk_text(path) or "", self.client.position_encoding)
+
+    def version(self, path: Path) -> int | None:
+        buffer = self.buffers.get(path)
+        return buffer.version if buffer is not None else None
+
+    def saved_entries(self, state: RootState) -> tuple[list, list]:
+        """Entries of one root as saved on disk: (before the latest save, now).
+
+        Open documents count with their saved text, not their unsaved edits;
+        the caller replaces one document's "before" with its previous save.
+        """
+        entries = []
+        for doc in state.entry_documents():
+            buffer = self.buffers.get(doc.path)
+            if buffer is not None and buffer.saved_text is not None and buffer.saved_text != buffer.text:
+                parsed = parse_document(buffer.saved_text, path=doc.path, scope=state.scope)
+                if parsed.entry is not None:
+                    entries.append(parsed.entry)
+                continue
+            assert doc.entry is not None
+            entries.append(doc.entry)
+        return entries, entries
+
+    def open_paths(self) -> Iterable[Path]:
+        return list(self.buffers)
+
+    def stats(self) -> dict[str, Any]:
+        return {
+            "roots": [
+                {"scope": s.scope, "path": str(s.path), "entries": len(s.by_name),
+                 "documents": len(s.documents)}
+                for s in self.workspace.roots
+            ],
+            "entries": self.workspace.entry_count(),
+            "open_documents": len(self.buffers),
+            "scanning": self.scanning,
+        }
+
+
+def _disk_text(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def discover_folders(folder_paths: Sequence[Path]) -> list[Path]:
+    return [p for p in folder_paths if p.is_dir()] or [Path(os.getcwd())]
