@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 
-.PHONY: run test install install-test check-layers clean
+.PHONY: run test install install-test clean
 
 # The runtime install: the project and its runtime dependencies only.
 $(BIN)/memls: pyproject.toml
@@ -21,8 +21,11 @@ $(VENV)/.test-deps: pyproject.toml $(BIN)/memls
 install: $(BIN)/memls
 install-test: $(VENV)/.test-deps
 
+# The main job on the bundled example root. It has planted problems, so
+# `memls check` exits 1 there; `make run` shows them and still succeeds.
 run: install
-	$(BIN)/memls audit --scope explicit || true
+	@$(BIN)/memls check examples/memory; status=$$?; \
+	  echo "(memls check exited $$status: the example root has planted problems; see README.md)"
 
 test: install-test
 	$(PY) -m pytest -q -p no:cacheprovider

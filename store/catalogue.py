@@ -10,10 +10,15 @@ checks gptme does not have show in ``memls check`` and the editor only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from .diagnostics import Severity
 
-DOCS_URL = "https://github.com/memls/memls#check-catalogue"
+# Where a diagnostic's code links to: the README's catalogue table, one
+# anchor per code. A source checkout (or editable install) links to its own
+# README; an installed package links to the project's home page.
+HOMEPAGE = "https://github.com/memls/memls"
+_README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 @dataclass(frozen=True)
@@ -27,7 +32,8 @@ class CheckSpec:
 
     @property
     def docs_url(self) -> str:
-        return f"{DOCS_URL}-{self.code}"
+        base = _README.as_uri() if _README.is_file() else f"{HOMEPAGE}/blob/main/README.md"
+        return f"{base}#{self.code}"
 
 
 CATALOGUE: tuple[CheckSpec, ...] = (
@@ -142,3 +148,21 @@ def spec(code: str) -> CheckSpec:
 
 def codes() -> tuple[str, ...]:
     return tuple(_BY_CODE)
+
+
+def catalogue_markdown() -> str:
+    """The README's catalogue table (a test keeps the README equal to this)."""
+    rows = [
+        "| code | family | severity | triggered when | fixes | in `memls audit` as |",
+        "|---|---|---|---|---|---|",
+    ]
+    for item in CATALOGUE:
+        rows.append(
+            f'| <a id="{item.code}"></a>`{item.code}` | {item.family} | {item.severity} '
+            f"| {item.trigger} | {item.fixes or '—'} | {f'`{item.audit_code}`' if item.audit_code else '—'} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":
+    print(catalogue_markdown(), end="")
