@@ -9,6 +9,8 @@ fix is refused.
 
 from __future__ import annotations
 
+import stat
+
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -72,11 +74,16 @@ def apply_fixes(fixes: Sequence[Fix], texts: Mapping[Path, str], *, root: Path) 
         planned = planned_files(fixes, current)
         created = {op.path for fix in fixes for op in fix.operations if isinstance(op, CreateFile)}
         created |= {op.new for fix in fixes for op in fix.operations if isinstance(op, RenameFile)}
+        # A renamed file keeps its permission bits (a private entry stays private).
+        modes = {op.new: stat.S_IMODE(op.old.stat().st_mode)
+                 for fix in fixes for op in fix.operations
+                 if isinstance(op, RenameFile) and op.old.exists()}
         changes: list[Change] = []
         for path, text in planned.items():
             if text is None:
                 changes.append(FileDelete(path))
             else:
-                changes.append(FileWrite(path, text.encode("utf-8"), create_only=path in created))
+                changes.append(FileWrite(path, text.encode("utf-8"), create_only=path in created,
+                                         mode=modes.get(path)))
         commit(changes, root=root)
     return planned

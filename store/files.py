@@ -203,11 +203,17 @@ class FileWrite:
     ``create_only`` makes the write fail with ``FileExistsError`` (and change
     nothing) if the path exists when the commit runs: the editor creates new
     files this way and must never overwrite one a harness wrote meanwhile.
+
+    ``mode`` sets the permission bits of a file that does not exist yet
+    (default: ``0o666`` minus the umask). A rename passes the old file's
+    mode, so a private ``0o600`` entry does not become world-readable by
+    being renamed. An existing file always keeps its own mode.
     """
 
     path: Path
     data: bytes
     create_only: bool = False
+    mode: int | None = None
 
 
 @dataclass(frozen=True)
@@ -352,7 +358,10 @@ class _Transaction:
             if not isinstance(change, FileWrite):
                 continue
             original = self.originals[index]
-            mode = original.mode if original.data is not None else 0o666 & ~umask
+            if original.data is not None:
+                mode = original.mode
+            else:
+                mode = change.mode if change.mode is not None else 0o666 & ~umask
             self.step = f"cannot write {change.path}"
             _stage(change.path, change.data, mode, self.temps, index)
 

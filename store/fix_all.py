@@ -2,21 +2,25 @@
 
 A safe fix has one sensible outcome (add a missing back-link, set a status
 the links already imply, regenerate an index). Fixes are applied in passes:
-each pass takes, per root, the safe fixes whose edits do not touch a file
-another chosen fix already touches, commits them under the root lock, and
-re-reads the changed files; the next pass sees the result. Passes stop when
-nothing safe is left, so a second run changes nothing.
+each pass takes, per root, the safe fixes that do not collide with a fix
+already chosen, commits them under the root lock, and re-reads the changed
+files; the next pass sees the result. Passes stop when nothing safe is left,
+so a second run changes nothing.
+
+Each pass applies the fixes that do not collide (:mod:`store.fix_merge`):
+plain text edits with disjoint spans go together, so a hand-curated
+``MEMORY.md`` with twenty missing lines is fixed in one pass, not twenty,
+which would run past :data:`MAX_PASSES` and leave work for a second run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .apply import apply_fixes
-from .checks import CheckContext, check_workspace, fixes_for
+from .checks import CheckContext, check_workspace
 from .diagnostics import Fix, Problem
+from .fix_merge import choose_combinable, safe_fixes
 from .model import Workspace
 
 MAX_PASSES = 10
@@ -28,45 +32,33 @@ class FixReport:
     failed: list[tuple[Problem, str]] = field(default_factory=list)
 
 
-def safe_fixes(ctx: CheckContext, problems: Iterable[Problem]) -> list[tuple[Problem, Fix]]:
-    """The first safe fix of each problem, in problem order."""
-    out = []
-    for problem in problems:
-        for fix in fixes_for(ctx, problem):
-            if fix.safe:
-                out.append((problem, fix))
-                break
-    return out
-
-
 def fix_all(ctx: CheckContext) -> FixReport:
     """Apply safe fixes until none is left (or :data:`MAX_PASSES`)."""
     report = FixReport()
-    # A fix identical to one already applied did not help; never loop on it.
-    attempted: set[Fix] = set()
+    # A fix identical to one already applied to the same texts did not help;
+    # never loop on it. (The same edit against changed text is a new fix: after
+    # one line is removed, removing "line 5" again removes the next line.)
+    attempted: set[tuple[Fix, tuple[str | None, ...]]] = set()
     for _ in range(MAX_PASSES):
         results = check_workspace(ctx)
         problems = [p for path in sorted(results) for p in results[path]]
         candidates = [
-            (p, f) for p, f in safe_fixes(ctx, problems) if f not in attempted
+            (p, f) for p, f in safe_fixes(ctx, problems) if _attempt(ctx, f) not in attempted
         ]
         if not candidates:
             break
         progressed = False
         for state in ctx.workspace.roots:
-            chosen: list[tuple[Problem, Fix]] = []
-            touched: set[Path] = set()
-            for problem, fix in candidates:
-                if ctx.workspace.root_of(problem.path) is not state:
-                    continue
-                if fix.paths & touched or any(ctx.workspace.root_of(p) is not state for p in fix.paths):
-                    continue
-                chosen.append((problem, fix))
-                touched |= fix.paths
+            chosen = choose_combinable(
+                (p, f) for p, f in candidates
+                if ctx.workspace.root_of(p.path) is state
+                and all(ctx.workspace.root_of(path) is state for path in f.paths)
+            )
             if not chosen:
                 continue
+            touched = {path for _, f in chosen for path in f.paths}
             texts = {p: d.text for p in touched if (d := ctx.workspace.document(p)) is not None}
-            attempted.update(f for _, f in chosen)
+            attempted.update(_attempt(ctx, f) for _, f in chosen)
             try:
                 apply_fixes([f for _, f in chosen], texts, root=state.path)
             except (OSError, ValueError, RuntimeError) as exc:
@@ -79,6 +71,15 @@ def fix_all(ctx: CheckContext) -> FixReport:
         if not progressed:
             break
     return report
+
+
+def _attempt(ctx: CheckContext, fix: Fix) -> tuple[Fix, tuple[str | None, ...]]:
+    """A fix together with the texts it would apply to."""
+    texts = []
+    for path in sorted(fix.paths):
+        doc = ctx.workspace.document(path)
+        texts.append(doc.text if doc is not None else None)
+    return fix, tuple(texts)
 
 
 def reload(ctx: CheckContext) -> CheckContext:

@@ -81,6 +81,19 @@ _GENERATED_POINTER = re.compile(r"^- \[[^\]]*\]\([^)]*\)( \u2014 .*)?$")
 # -- full rendering -----------------------------------------------------------
 
 
+_OMISSION_MARKER = re.compile(r"- \u2026 \d+ more entries omitted \(budget (?P<budget>\d+) bytes\)")
+
+
+def omission_budget(text: str) -> int | None:
+    """The budget an index was rendered with, read from its omitted-entries line, if any."""
+    for line in reversed(text.split("\n")):
+        if not line:
+            continue
+        match = _OMISSION_MARKER.fullmatch(line)
+        return int(match["budget"]) if match else None
+    return None
+
+
 def render_index(entries: Iterable[MemoryEntry], *, budget: int | None = None) -> str:
     """The generated index: living entries grouped by type, one line each.
 
@@ -165,7 +178,8 @@ def _omission_marker(omitted: int, budget: int | None) -> str:
 
 
 def _utf8_len(text: str) -> int:
-    return len(text.encode("utf-8"))
+    """Bytes of ``text`` in UTF-8; a lone surrogate (an editor buffer can hold one) counts 3."""
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 # -- the selection policy ------------------------------------------------------

@@ -110,7 +110,10 @@ def load_settings(workspace: Path) -> Settings:
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             return Settings(warnings=(f"{path}: {' '.join(str(exc).split())}",))
         if name == "pyproject.toml":
-            data = data.get("tool", {}).get("memls")
+            tool = data.get("tool", {})
+            if not isinstance(tool, Mapping):
+                return Settings(warnings=(f"{path}: [tool] must be a table",))
+            data = tool.get("memls")
             if data is None:
                 continue
         if not isinstance(data, Mapping):

@@ -40,6 +40,7 @@ Deliberate differences from gptme, each closing a way to lose or hide data:
 from __future__ import annotations
 
 import re
+import stat
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -358,6 +359,7 @@ class MemoryStore:
                     linked.append(tx.write_entry(_relink(tx.strict(other), old.name, new_slug)))
             if new_path != old.path:
                 tx.delete(old.path)
+                tx.modes[new_path] = stat.S_IMODE(old.path.stat().st_mode)
             renamed = tx.write_entry(renamed, create_only=new_path != old.path)
             tx.transfer_selection(old.filename, renamed.filename)
             tx.update_index_for_rename(old, renamed)
@@ -613,6 +615,7 @@ class _RootTransaction:
         self._read = read_root(root.path, root.scope)
         self.staged: dict[Path, bytes | None] = {}
         self.create_only: set[Path] = set()
+        self.modes: dict[Path, int] = {}  # new files that inherit a renamed file's mode
         self.index_path = root.path / INDEX_FILENAME
         self.policy_path = root.path / POLICY_FILENAME
         self._original_index = _read_bytes(self.index_path)
@@ -815,7 +818,8 @@ class _RootTransaction:
             raise RoundTripError(f"refusing this change: {before.path.name} would be hidden ({why})")
         changes = [
             FileDelete(path) if data is None
-            else FileWrite(path, data, create_only=path in self.create_only)
+            else FileWrite(path, data, create_only=path in self.create_only,
+                           mode=self.modes.get(path))
             for path, data in self.staged.items()
         ]
         commit(changes, root=self.root.path)

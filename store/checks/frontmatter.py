@@ -32,6 +32,8 @@ from ..model import Document
 from ..names import is_reserved_name, slugify
 from ..reader import MAX_DOCUMENT_BYTES
 from ..rename_plan import plan_move_file, plan_rename
+from .spans import first_line as _first_line
+from .spans import anchor as _name_or_first
 
 if TYPE_CHECKING:
     from . import CheckContext
@@ -181,7 +183,7 @@ def _check_fields(
         value, span = _field_value(doc, fm, key)
         source = _source(doc.text, span) if span is not None else ""
         if span is None:
-            span = _name_or_first_line(doc, fm)
+            span = _name_or_first(doc)
         code = "invalid-field"
         if key == "status" and isinstance(value, str):
             code = "unknown-status"
@@ -227,7 +229,7 @@ def _check_names_and_text(ctx: CheckContext, doc: Document, fm: Frontmatter) -> 
         elif spans is not None:
             span = spans.value
         else:
-            span = _name_or_first_line(doc, fm)
+            span = _name_or_first(doc)
         yield ctx.problem(
             "missing-description", doc, span,
             f"entry '{entry.name}' has no description; add one line saying when to read it "
@@ -300,16 +302,6 @@ def _audit_data(audit: tuple[str, str, str] | None) -> dict[str, Any]:
         return {}
     code, entry, detail = audit
     return {"audit": (entry, detail), "audit_code": code}
-
-
-def _first_line(text: str) -> Span:
-    end = text.find("\n")
-    return Span(0, 0, 0, len(text) if end < 0 else end)
-
-
-def _name_or_first_line(doc: Document, fm: Frontmatter) -> Span:
-    spans = fm.keys.get("name")
-    return spans.value if spans is not None else _first_line(doc.text)
 
 
 def _token_span(text: str, line: int, column: int) -> Span:

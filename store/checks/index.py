@@ -55,6 +55,7 @@ from ..diagnostics import START, CreateFile, Fix, Location, Problem, Related, Te
 from ..entry import MemoryEntry
 from ..frontmatter import Span
 from ..index import (
+    omission_budget,
     CLAUDE_CODE_MAX_BYTES,
     INDEX_FILENAME,
     POLICY_FILENAME,
@@ -70,6 +71,9 @@ from ..index import (
 )
 from ..model import Document, RootState
 from ..names import is_index_filename
+from .spans import anchor as _name_span
+from .spans import line_span as _line_span
+from .spans import value_span as _key_span
 
 if TYPE_CHECKING:
     from . import CheckContext
@@ -86,7 +90,6 @@ CODES: tuple[str, ...] = (
 )
 
 # gptme's omission marker, as ``render_index`` writes it under a budget.
-_OMISSION_MARKER = re.compile(r"- \u2026 \d+ more entries omitted \(budget (?P<budget>\d+) bytes\)")
 # Link targets that are not files of the root (a curated index may link out).
 _EXTERNAL_TARGET = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|#)")
 
@@ -142,16 +145,6 @@ def _parse_policy(doc: Document) -> IndexPolicy:
     return IndexPolicy.parse(doc.text)
 
 
-def _omission_budget(text: str) -> int | None:
-    """The budget a machine-made index was rendered with (its omission marker), if any."""
-    for line in reversed(text.split("\n")):
-        if not line:
-            continue
-        match = _OMISSION_MARKER.fullmatch(line)
-        return int(match["budget"]) if match else None
-    return None
-
-
 # -- check -------------------------------------------------------------------------
 
 
@@ -186,7 +179,7 @@ def _check_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
     generated = is_generated_index(text)
     managed = state.policy_path in state.documents
     # A policy view is never truncated, so only a legacy index carries a budget.
-    budget = _omission_budget(text) if generated and not managed else None
+    budget = omission_budget(text) if generated and not managed else None
     try:
         expected = _expected(state, budget=budget)
     except ValueError:  # a marker budget too small to render: compare unbudgeted
@@ -322,7 +315,7 @@ def _check_policy(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
         )
     if not valid:
         return
-    size = len(render_index(chosen).encode("utf-8"))
+    size = len(render_index(chosen).encode("utf-8", "surrogatepass"))
     if size > policy.budget:
         budget_span = locations.get("budget", (None, []))[0] or _line_span(doc.text, 0)
         yield ctx.problem(
@@ -422,12 +415,6 @@ def _first_difference(text: str, expected: str) -> int:
     return min(len(lines), len(wanted)) - 1
 
 
-def _line_span(text: str, line: int) -> Span:
-    lines = text.split("\n")
-    line = max(0, min(line, len(lines) - 1))
-    return Span(line, 0, line, len(lines[line]))
-
-
 def _whole_span(text: str) -> Span:
     lines = text.split("\n")
     return Span(0, 0, len(lines) - 1, len(lines[-1]))
@@ -446,21 +433,6 @@ def _remove_line_span(text: str, line: int) -> Span:
     if line > 0:
         return Span(line - 1, len(lines[line - 1]), line, len(lines[line]))
     return Span(0, 0, 0, len(lines[0]))
-
-
-def _name_span(doc: Document) -> Span:
-    return _key_span(doc, "name")
-
-
-def _key_span(doc: Document, key: str) -> Span:
-    """The value of ``key`` in an entry document, else its ``name`` value, else its first line."""
-    fm = doc.parsed.frontmatter if doc.parsed is not None else None
-    if fm is not None:
-        for candidate in (key, "name"):
-            spans = fm.keys.get(candidate)
-            if spans is not None:
-                return spans.value
-    return _line_span(doc.text, 0)
 
 
 def _policy_error_span(text: str, exc: ValueError) -> Span:

@@ -25,8 +25,8 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Fix, Location, Problem, Related
-from ..frontmatter import Span
 from ..model import Document
+from .spans import value_span as _value_span
 
 if TYPE_CHECKING:
     from . import CheckContext
@@ -103,13 +103,3 @@ def _shadowed(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
     )
 
 
-def _value_span(doc: Document, key: str) -> Span:
-    """The value of ``key``, else of ``name``, else the first line."""
-    fm = doc.parsed.frontmatter if doc.parsed is not None else None
-    if fm is not None:
-        for candidate in (key, "name"):
-            spans = fm.keys.get(candidate)
-            if spans is not None:
-                return spans.value
-    first = doc.text.split("\n", 1)[0]
-    return Span(0, 0, 0, len(first))

@@ -17,10 +17,10 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Fix, Location, Problem, Related
-from ..frontmatter import Span
 from ..model import Document
 from ..names import is_reserved_name, slugify
 from ..rename_plan import plan_move_file, plan_rename, suggest_free_name
+from .spans import anchor as name_span
 
 if TYPE_CHECKING:
     from . import CheckContext
@@ -91,17 +91,6 @@ def rename_to_free_name(ctx: CheckContext, doc: Document) -> Fix | None:
         return None
     free = suggest_free_name(doc.root, entry.name, renaming=doc)
     return _try(lambda: plan_rename(ctx.workspace, doc, free))
-
-
-def name_span(doc: Document) -> Span:
-    """The ``name:`` value, else the document's first line."""
-    parsed = doc.parsed
-    if parsed is not None and parsed.frontmatter is not None:
-        spans = parsed.frontmatter.keys.get("name")
-        if spans is not None:
-            return spans.value
-    end = doc.text.find("\n")
-    return Span(0, 0, 0, len(doc.text) if end < 0 else end)
 
 
 def _try(build) -> Fix | None:

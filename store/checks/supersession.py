@@ -17,7 +17,6 @@ of one entry, the entries they name, and the entries naming the same target.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -25,9 +24,13 @@ from ..diagnostics import CreateFile, Fix, Location, Problem, Related, TextEdit
 from ..edits import add_list_item, insert_keys, remove_key, remove_list_item, set_scalar, yaml_scalar
 from ..entry import STATUSES, MemoryEntry
 from ..errors import ReservedNameError
-from ..frontmatter import KeySpans, Span
+from ..frontmatter import Span
 from ..model import Document, RootState
 from ..names import check_name
+from .spans import anchor as _anchor
+from .spans import key_span as _key_span
+from .spans import keys as _keys
+from .spans import value_span as _value_span
 from ..parse import parse_document
 
 if TYPE_CHECKING:
@@ -49,8 +52,6 @@ CODES: tuple[str, ...] = (
 
 SUPERSEDES = "supersedes"
 SUPERSEDED_BY = "superseded_by"
-# A top-level ``name:`` line, as the readers' fallback for unloadable YAML sees it.
-_NAME_LINE = re.compile(r"^name:[ \t]*(?P<value>.*?)[ \t]*$")
 # How far a cycle search follows ``superseded_by`` (a longer loop goes unreported):
 # real chains are a handful of links long, and a per-keystroke check must not
 # walk a pathological 10,000-link one.
@@ -60,42 +61,6 @@ _CYCLE_NAMES_SHOWN = 6
 
 
 # -- spans ----------------------------------------------------------------------
-
-
-def _keys(doc: Document) -> dict[str, KeySpans]:
-    parsed = doc.parsed
-    if parsed is None or parsed.frontmatter is None:
-        return {}
-    return parsed.frontmatter.keys
-
-
-def _anchor(doc: Document) -> Span:
-    """The ``name:`` value, else the first line: where a problem without a better place points.
-
-    When the YAML did not load there are no key spans, but readers still found
-    the name on its ``name:`` line (their line fallback), so that line's value is used.
-    """
-    spans = _keys(doc).get("name")
-    if spans is not None:
-        return spans.value
-    lines = doc.text.split("\n")
-    fm = doc.parsed.frontmatter if doc.parsed is not None else None
-    if fm is not None:
-        for number in range(fm.content_start_line, min(fm.block.end_line, len(lines))):
-            match = _NAME_LINE.match(lines[number])
-            if match is not None and match.group("value"):
-                return Span(number, match.start("value"), number, match.end("value"))
-    return Span(0, 0, 0, len(lines[0]))
-
-
-def _value_span(doc: Document, key: str) -> Span:
-    spans = _keys(doc).get(key)
-    return spans.value if spans is not None else _anchor(doc)
-
-
-def _key_span(doc: Document, key: str) -> Span:
-    spans = _keys(doc).get(key)
-    return spans.key if spans is not None else _anchor(doc)
 
 
 def _item_span(doc: Document, index: int) -> Span:

@@ -1,0 +1,100 @@
+"""Which safe fixes can be applied together, as one set of edits.
+
+Used by ``memls check --fix`` (one pass of :func:`store.fix_all.fix_all`)
+and by the editor's fix-all (``source.fixAll.memls``, one workspace edit).
+Every text edit of such a set refers to the text as it was before any of
+them, so two fixes collide when applying them together could differ from
+applying them in turn: overlapping spans, an insertion strictly inside
+another edit, or any second fix on a file that one fix creates or renames.
+Insertions at one point do not collide: they are kept in problem order, as
+:func:`store.edits.apply_edits` and the LSP specification both apply
+same-position inserts in the order given. What is left out is found again
+by the next pass or the next fix-all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from .checks import CheckContext, fixes_for
+from .diagnostics import Fix, Problem, TextEdit
+from .frontmatter import Span
+
+
+def safe_fixes(ctx: CheckContext, problems: Iterable[Problem]) -> list[tuple[Problem, Fix]]:
+    """The first safe fix of each problem, in problem order."""
+    out = []
+    for problem in problems:
+        for fix in fixes_for(ctx, problem):
+            if fix.safe:
+                out.append((problem, fix))
+                break
+    return out
+
+
+def combinable_safe_fixes(ctx: CheckContext, problems: Iterable[Problem]) -> list[tuple[Problem, Fix]]:
+    """The first safe fix of each problem, minus repeats and fixes that collide."""
+    return choose_combinable(safe_fixes(ctx, problems))
+
+
+def choose_combinable(candidates: Iterable[tuple[Problem, Fix]]) -> list[tuple[Problem, Fix]]:
+    """Keep, in order, each fix that collides with none kept before it."""
+    chosen: list[tuple[Problem, Fix]] = []
+    claims = FixClaims()
+    for problem, fix in candidates:
+        if any(fix == kept for _, kept in chosen):
+            continue  # the same regeneration offered by several problems
+        if claims.take(fix):
+            chosen.append((problem, fix))
+    return chosen
+
+
+class FixClaims:
+    """The files the fixes chosen so far touch, and how."""
+
+    def __init__(self) -> None:
+        self._exclusive: set[Path] = set()
+        self._edits: dict[Path, list[Span]] = {}
+
+    def paths(self) -> set[Path]:
+        return self._exclusive | set(self._edits)
+
+    def take(self, fix: Fix) -> bool:
+        """Claim ``fix``'s files if it collides with nothing claimed; False otherwise."""
+        if not all(isinstance(op, TextEdit) for op in fix.operations):
+            if fix.paths & self.paths():
+                return False
+            self._exclusive |= fix.paths
+            return True
+        spans: dict[Path, list[Span]] = {}
+        for op in fix.operations:
+            spans.setdefault(op.path, []).append(op.span)
+        for path, new in spans.items():
+            if path in self._exclusive:
+                return False
+            taken = self._edits.get(path, [])
+            if any(overlap(a, b) for a in new for b in taken):
+                return False
+            if any(overlap(a, b) for i, a in enumerate(new) for b in new[i + 1:]):
+                return False
+        for path, new in spans.items():
+            self._edits.setdefault(path, []).extend(new)
+        return True
+
+
+def overlap(a: Span, b: Span) -> bool:
+    """True when applying both edits together could differ from applying them in turn.
+
+    Ranges that merely touch are independent; an insertion strictly inside
+    another edit's range is not; two insertions at one point are not either.
+    """
+    a_start, a_end = (a.start_line, a.start_col), (a.end_line, a.end_col)
+    b_start, b_end = (b.start_line, b.start_col), (b.end_line, b.end_col)
+    if a_start == a_end and b_start == b_end:
+        return False
+    if a_start == a_end:
+        return b_start < a_start < b_end
+    if b_start == b_end:
+        return a_start < b_start < a_end
+    return a_start < b_end and b_start < a_end

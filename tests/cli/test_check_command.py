@@ -1,0 +1,330 @@
+"""``memls check``: output formats, exit codes, file filters, ``--fix`` and settings.
+
+Each test works on a copy of ``examples/memory`` (the planted problems) or a
+small root of its own, with the working directory set to the copy's parent
+so printed paths are relative (``memory/x.md``) and golden files hold no
+temporary path. Settings are read from the working directory (no git there).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from store.cli import cli
+from store.index import render_index
+from store.parse import entry_from_text
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples" / "memory"
+GOLDEN = Path(__file__).parent / "golden"
+MEMLS = Path(sys.executable).parent / "memls"
+
+
+def memls_check(*args: str, dirs: list[Path] | None = None) -> Result:
+    env: dict[str, str | None] = {
+        "MEMLS_MEMORY_DIRS": os.pathsep.join(str(d) for d in dirs) if dirs else None,
+        "GPTME_MEMORY_DIRS": None,
+        "GPTME_WORKSPACE": None,
+    }
+    return CliRunner().invoke(cli, ["check", *args], env=env)
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(root.iterdir()) if p.name != ".memory.lock"}
+
+
+@pytest.fixture
+def examples(tmp_path, monkeypatch) -> Path:
+    """A copy of examples/memory at ``<cwd>/memory``."""
+    copy = tmp_path / "memory"
+    shutil.copytree(EXAMPLES, copy)
+    monkeypatch.chdir(tmp_path)
+    return copy
+
+
+def entry(name: str, description: str = "A fact.", extra: str = "") -> str:
+    return f'---\nname: {name}\ndescription: "{description}"\nmetadata:\n  type: project\n{extra}---\n\nBody.\n'
+
+
+@pytest.fixture
+def clean_root(tmp_path, monkeypatch) -> Path:
+    """A root with two entries, a supersession pair done right, and its generated index."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    texts = {
+        "old-rule.md": entry("old-rule", extra="status: superseded\nsuperseded_by: new-rule\n"),
+        "new-rule.md": entry("new-rule", extra="supersedes:\n- old-rule\n"),
+    }
+    for filename, text in texts.items():
+        (root / filename).write_text(text, encoding="utf-8")
+    entries = [entry_from_text(text, path=root / name) for name, text in texts.items()]
+    (root / "MEMORY.md").write_text(render_index(entries), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return root
+
+
+# -- output formats (golden files) ------------------------------------------------
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "github"])
+def test_output_on_the_examples_matches_the_golden_file(examples, output_format):
+    result = memls_check("memory", "--format", output_format)
+    golden = GOLDEN / f"check-examples.{output_format}"
+    assert result.exit_code == 1, result.output
+    assert result.stdout == golden.read_text(encoding="utf-8")
+    assert result.stderr == ""
+
+
+def test_text_output_shows_every_planted_problem_of_the_examples(examples):
+    codes = {line.split()[2] for line in memls_check("memory").stdout.splitlines()[:-1]}
+    assert codes >= {
+        "invalid-yaml", "missing-description", "unknown-status", "reserved-name",
+        "dangling-superseded-by", "asymmetric-supersession", "index-drift",
+        "index-lists-non-living", "index-missing-entry", "superseded-reference",
+    }
+
+
+# -- exit codes -----------------------------------------------------------------------
+
+
+def test_clean_root_exits_0_with_a_no_problems_summary(clean_root):
+    result = memls_check("memory")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "No problems in 2 memory files.\n"
+
+
+def test_without_paths_it_checks_the_resolved_roots(examples):
+    result = memls_check(dirs=[examples])
+    assert result.exit_code == 1
+    assert result.stdout == (GOLDEN / "check-examples.text").read_text(encoding="utf-8")
+
+
+def test_an_error_severity_problem_exits_1(clean_root):
+    (clean_root / "new-rule.md").write_text(entry("new-rule", extra="status: done\nsupersedes:\n- old-rule\n"))
+    result = memls_check("memory")
+    assert result.exit_code == 1
+    assert "memory/new-rule.md:6:9: error unknown-status" in result.stdout
+
+
+def test_warnings_alone_exit_0(clean_root):
+    (clean_root / "new-rule.md").write_text(
+        '---\nname: new-rule\nmetadata:\n  type: project\nsupersedes:\n- old-rule\n---\n'
+    )
+    result = memls_check("memory")
+    assert result.exit_code == 0, result.output
+    assert "warning missing-description" in result.stdout
+
+
+def test_unknown_format_is_a_usage_error(examples):
+    result = memls_check("memory", "--format", "xml")
+    assert result.exit_code == 2
+    assert "xml" in result.stderr
+
+
+def test_missing_path_is_a_usage_error(examples):
+    result = memls_check("memory/nope.md")
+    assert result.exit_code == 2
+    assert "memory/nope.md does not exist" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+# -- file arguments -------------------------------------------------------------------
+
+
+def test_file_arguments_limit_output_to_those_files(examples):
+    result = memls_check("memory/flaky-tests.md", "memory/staging-access.md")
+    lines = result.stdout.splitlines()
+    assert result.exit_code == 1
+    assert {line.split(":")[0] for line in lines[:-1]} == {"memory/flaky-tests.md", "memory/staging-access.md"}
+    assert len(lines) == 4
+    assert lines[-1] == "3 problems (2 errors, 1 warning) in 2 of 2 memory files."
+
+
+def test_file_argument_links_still_resolve_within_its_root(examples):
+    # retry-budget's link to incident-2026-08-payments is judged against that file.
+    result = memls_check("memory/retry-budget.md")
+    assert [line.split()[2] for line in result.stdout.splitlines()[:-1]] == ["asymmetric-supersession"]
+
+
+def test_a_clean_file_argument_exits_0_even_when_its_root_has_errors(examples):
+    result = memls_check("memory/user-role.md")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "No problems in 1 memory file.\n"
+
+
+# -- --fix ----------------------------------------------------------------------------
+
+
+def test_fix_applies_the_safe_fixes_and_says_what_it_changed(examples):
+    result = memls_check("memory", "--fix")
+    fixed = [line for line in result.stdout.splitlines() if line.startswith("Fixed ")]
+    assert fixed == [
+        "Fixed memory/MEMORY.md: index-missing-entry: Regenerate MEMORY.md",
+        "Fixed memory/retry-budget.md: asymmetric-supersession: "
+        "Set superseded_by: retry-budget in 'incident-2026-08-payments'",
+    ]
+    incident = (examples / "incident-2026-08-payments.md").read_text(encoding="utf-8")
+    assert "status: superseded\nsuperseded_by: retry-budget\n" in incident
+    index = (examples / "MEMORY.md").read_text(encoding="utf-8")
+    assert "release-freeze-v1.md" not in index
+    assert "- [retry-budget](retry-budget.md)" in index
+    codes = {line.split()[2] for line in result.stdout.splitlines() if line.startswith("memory/")}
+    assert not codes & {"asymmetric-supersession", "index-drift", "index-missing-entry",
+                        "index-lists-non-living"}
+    # Problems that need a choice stay, so the run still fails.
+    assert result.exit_code == 1
+    assert {"unknown-status", "dangling-superseded-by", "reserved-name"} <= codes
+
+
+def test_fix_leaves_unsafe_problems_files_untouched(examples):
+    before = snapshot(examples)
+    memls_check("memory", "--fix")
+    after = snapshot(examples)
+    changed = {name for name in before if before[name] != after.get(name)}
+    assert changed == {"MEMORY.md", "incident-2026-08-payments.md"}
+    assert set(after) == set(before)
+
+
+def test_second_fix_run_changes_nothing_and_prints_no_fixed_line(examples):
+    first = memls_check("memory", "--fix")
+    after_first = snapshot(examples)
+    second = memls_check("memory", "--fix")
+    assert snapshot(examples) == after_first
+    assert not [line for line in second.stdout.splitlines() if line.startswith("Fixed")]
+    assert second.stdout == "\n".join(
+        line for line in first.stdout.splitlines() if not line.startswith("Fixed")
+    ) + "\n"
+
+
+def test_fix_with_json_output_reports_fixes_on_stderr_so_stdout_stays_json(examples):
+    import json
+
+    result = memls_check("memory", "--fix", "--format", "json")
+    rows = json.loads(result.stdout)
+    assert rows and all(set(row) >= {"path", "line", "column", "code", "fixes"} for row in rows)
+    assert "Fixed memory/MEMORY.md" in result.stderr
+
+
+CURATED_INDEX = """\
+# What I know about this project
+
+Read the billing notes before touching invoices. This paragraph is mine.
+
+- [old-rule](old-rule.md) — the old way
+- [gone](gone.md) — a file that was deleted
+- [new-rule](new-rule.md) — the new way
+
+Some closing prose, also mine.
+"""
+
+
+def test_fix_edits_only_lines_of_a_hand_curated_index_and_keeps_its_prose(clean_root):
+    (clean_root / "MEMORY.md").write_text(CURATED_INDEX, encoding="utf-8")
+    (clean_root / "extra.md").write_text(entry("extra", "An extra fact."), encoding="utf-8")
+    result = memls_check("memory", "--fix")
+    assert result.exit_code == 0, result.output
+    text = (clean_root / "MEMORY.md").read_text(encoding="utf-8")
+    assert text == (
+        CURATED_INDEX.replace("- [old-rule](old-rule.md) — the old way\n", "")
+        .replace("- [gone](gone.md) — a file that was deleted\n", "")
+        + "- [extra](extra.md) — An extra fact.\n"
+    )
+    assert memls_check("memory").stdout == "No problems in 3 memory files.\n"
+
+
+def test_fix_on_a_hand_curated_index_with_many_missing_lines_is_idempotent(clean_root):
+    (clean_root / "MEMORY.md").write_text(CURATED_INDEX, encoding="utf-8")
+    for i in range(15):
+        (clean_root / f"fact-{i:02d}.md").write_text(entry(f"fact-{i:02d}"), encoding="utf-8")
+    memls_check("memory", "--fix")
+    after_first = snapshot(clean_root)
+    second = memls_check("memory", "--fix")
+    assert snapshot(clean_root) == after_first
+    assert "Fixed" not in second.stdout
+    assert second.exit_code == 0
+    assert second.stdout == "No problems in 17 memory files.\n"
+    assert "Read the billing notes before touching invoices." in after_first["MEMORY.md"].decode()
+
+
+# -- settings -------------------------------------------------------------------------
+
+
+def _dangling_line(result: Result) -> list[str]:
+    return [line for line in result.stdout.splitlines() if "dangling-superseded-by" in line]
+
+
+def test_memls_toml_in_the_cwd_changes_severities(examples):
+    (examples.parent / ".memls.toml").write_text(
+        '[severity]\ndangling-superseded-by = "off"\nmissing-description = "error"\n', encoding="utf-8"
+    )
+    result = memls_check("memory")
+    assert _dangling_line(result) == []
+    assert "memory/flaky-tests.md:2:7: error missing-description" in result.stdout
+    assert result.stderr == ""
+
+
+def test_pyproject_tool_memls_changes_severities(examples):
+    (examples.parent / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.memls.severity]\ndangling-superseded-by = "off"\n', encoding="utf-8"
+    )
+    result = memls_check("memory")
+    assert _dangling_line(result) == []
+    assert result.stderr == ""
+
+
+def test_memls_toml_wins_over_pyproject(examples):
+    (examples.parent / "pyproject.toml").write_text(
+        '[tool.memls.severity]\ndangling-superseded-by = "off"\n', encoding="utf-8"
+    )
+    (examples.parent / ".memls.toml").write_text('[severity]\ndangling-superseded-by = "hint"\n')
+    assert [line.split()[1] for line in _dangling_line(memls_check("memory"))] == ["hint"]
+
+
+def test_turning_the_only_errors_off_makes_the_run_pass(clean_root):
+    (clean_root / "new-rule.md").write_text(entry("new-rule", extra="status: done\nsupersedes:\n- old-rule\n"))
+    (clean_root.parent / ".memls.toml").write_text('[severity]\nunknown-status = "warning"\n')
+    result = memls_check("memory")
+    assert result.exit_code == 0, result.output
+
+
+def test_unreadable_settings_file_gives_one_warning_line_and_still_checks(examples):
+    (examples.parent / ".memls.toml").write_text("[severity\nbroken = ", encoding="utf-8")
+    result = memls_check("memory")
+    warnings = result.stderr.splitlines()
+    assert len(warnings) == 1 and warnings[0].startswith("Warning: "), result.stderr
+    assert ".memls.toml" in warnings[0]
+    assert result.stdout == (GOLDEN / "check-examples.text").read_text(encoding="utf-8")
+
+
+def test_bad_settings_value_warns_and_the_rest_applies(examples):
+    (examples.parent / ".memls.toml").write_text(
+        '[severity]\ndangling-superseded-by = "loud"\nunknown-status = "off"\n', encoding="utf-8"
+    )
+    result = memls_check("memory")
+    assert result.stderr.splitlines() == [
+        f"Warning: {examples.parent.resolve() / '.memls.toml'}: severity.dangling-superseded-by: "
+        "'loud' is not one of off, hint, information, warning, error"
+    ]
+    assert "unknown-status" not in result.stdout
+    assert len(_dangling_line(result)) == 1
+
+
+# -- the console script ---------------------------------------------------------------
+
+
+@pytest.mark.skipif(not MEMLS.exists(), reason=f"console script not installed at {MEMLS} (run make install)")
+def test_console_script_prints_the_golden_text_and_exits_1(examples):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MEMLS_MEMORY_DIRS", "GPTME_MEMORY_DIRS", "GPTME_WORKSPACE")}
+    done = subprocess.run([str(MEMLS), "check", "memory"], cwd=examples.parent, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == (GOLDEN / "check-examples.text").read_text(encoding="utf-8")
+    assert done.stderr == ""

@@ -1,0 +1,236 @@
+"""Frontmatter text edits: each one changes only what it fixes, and the result parses back.
+
+Every test applies the edit to the document's (normalised) text and reads
+the result with the same parser the checks use, so an edit that produced
+broken YAML or touched another key fails here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from store.diagnostics import TextEdit
+from store.edits import (
+    add_list_item,
+    apply_edits,
+    insert_first_key,
+    insert_keys,
+    remove_key,
+    remove_list_item,
+    replace_list_item,
+    set_list,
+    set_scalar,
+    yaml_scalar,
+)
+from store.frontmatter import Span
+from store.parse import parse_document
+
+PATH = Path("/root/memory/a.md")
+
+BLOCK = """\
+---
+name: a  # my comment
+description: "About a."
+supersedes:
+- b
+- c
+metadata:
+  type: project
+---
+
+Body.
+"""
+FLOW = BLOCK.replace("supersedes:\n- b\n- c\n", "supersedes: [b, c]\n")
+SINGLE = BLOCK.replace("supersedes:\n- b\n- c\n", "supersedes: b\n")
+ABSENT = BLOCK.replace("supersedes:\n- b\n- c\n", "")
+
+
+def doc(text: str):
+    return parse_document(text, path=PATH)
+
+
+def edited(text: str, *edits: TextEdit):
+    """The document after the edits (text normalised first, as the model holds it)."""
+    parsed = doc(text)
+    new = apply_edits(parsed.text, list(edits))
+    return new, doc(new)
+
+
+def data(text: str) -> dict:
+    return doc(text).frontmatter.data
+
+
+# -- add_list_item --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [BLOCK, FLOW], ids=["block", "flow"])
+def test_add_list_item_appends_to_an_existing_list(text):
+    new, parsed = edited(text, add_list_item(doc(text), "supersedes", "d"))
+    assert parsed.entry.supersedes == ["b", "c", "d"]
+    assert "# my comment" in new and parsed.frontmatter.error is None
+
+
+def test_add_list_item_keeps_a_block_list_in_block_style():
+    new, _ = edited(BLOCK, add_list_item(doc(BLOCK), "supersedes", "d"))
+    assert "supersedes:\n- b\n- c\n- d\n" in new
+
+
+def test_add_list_item_keeps_the_indent_of_an_indented_block_list():
+    text = BLOCK.replace("- b\n- c\n", "  - b\n  - c\n")
+    new, parsed = edited(text, add_list_item(doc(text), "supersedes", "d"))
+    assert "  - c\n  - d\n" in new
+    assert parsed.entry.supersedes == ["b", "c", "d"]
+
+
+def test_add_list_item_turns_a_single_string_into_a_flow_list_on_its_line():
+    new, parsed = edited(SINGLE, add_list_item(doc(SINGLE), "supersedes", "d"))
+    assert "supersedes: [b, d]\n" in new
+    assert parsed.entry.supersedes == ["b", "d"]
+
+
+def test_add_list_item_creates_an_absent_key_before_the_closing_delimiter():
+    new, parsed = edited(ABSENT, add_list_item(doc(ABSENT), "supersedes", "d"))
+    assert parsed.entry.supersedes == ["d"]
+    assert new.endswith("  type: project\nsupersedes:\n- d\n---\n\nBody.\n")
+
+
+def test_add_list_item_fills_an_empty_flow_list():
+    text = BLOCK.replace("supersedes:\n- b\n- c\n", "supersedes: []\n")
+    _, parsed = edited(text, add_list_item(doc(text), "supersedes", "d"))
+    assert parsed.entry.supersedes == ["d"]
+
+
+def test_add_list_item_quotes_a_value_yaml_would_read_as_another_type():
+    _, parsed = edited(BLOCK, add_list_item(doc(BLOCK), "supersedes", "yes"))
+    assert parsed.frontmatter.data["supersedes"] == ["b", "c", "yes"]
+
+
+# -- remove_list_item / replace_list_item / set_list -----------------------------------
+
+
+@pytest.mark.parametrize("text", [BLOCK, FLOW], ids=["block", "flow"])
+def test_remove_list_item_removes_only_that_item(text):
+    new, parsed = edited(text, remove_list_item(doc(text), "supersedes", 0))
+    assert parsed.entry.supersedes == ["c"]
+    assert data(new)["metadata"] == {"type": "project"}
+
+
+@pytest.mark.parametrize("text", [SINGLE, BLOCK.replace("- c\n", "")], ids=["single", "last-item"])
+def test_remove_list_item_removes_the_key_with_its_last_item(text):
+    new, parsed = edited(text, remove_list_item(doc(text), "supersedes", 0))
+    assert "supersedes" not in new
+    assert parsed.entry.supersedes == []
+
+
+@pytest.mark.parametrize("text", [BLOCK, FLOW], ids=["block", "flow"])
+def test_replace_list_item_replaces_one_item_in_place(text):
+    new, parsed = edited(text, replace_list_item(doc(text), "supersedes", 1, "z"))
+    assert parsed.entry.supersedes == ["b", "z"]
+    assert len(new.splitlines()) == len(doc(text).text.splitlines())
+
+
+def test_replace_list_item_replaces_a_single_string_value():
+    _, parsed = edited(SINGLE, replace_list_item(doc(SINGLE), "supersedes", 0, "z"))
+    assert parsed.entry.supersedes == ["z"]
+
+
+@pytest.mark.parametrize("text", [BLOCK, FLOW, SINGLE, ABSENT], ids=["block", "flow", "single", "absent"])
+def test_set_list_replaces_or_creates_the_whole_value(text):
+    new, parsed = edited(text, set_list(doc(text), "supersedes", ["x", "y"]))
+    assert parsed.entry.supersedes == ["x", "y"]
+    assert data(new)["description"] == "About a."
+
+
+def test_set_list_with_no_items_removes_the_key_and_refuses_an_absent_one():
+    _, parsed = edited(BLOCK, set_list(doc(BLOCK), "supersedes", []))
+    assert "supersedes" not in parsed.frontmatter.data
+    with pytest.raises(ValueError, match="no key 'supersedes'"):
+        set_list(doc(ABSENT), "supersedes", [])
+
+
+# -- scalars and keys --------------------------------------------------------------------
+
+
+def test_set_scalar_replaces_only_the_value_and_keeps_the_comment():
+    new, parsed = edited(BLOCK, set_scalar(doc(BLOCK), "name", "renamed"))
+    assert new.splitlines()[1] == "name: renamed  # my comment"
+    assert parsed.entry.name == "renamed"
+
+
+def test_set_scalar_adds_an_absent_key():
+    _, parsed = edited(BLOCK, set_scalar(doc(BLOCK), "status", "historical"))
+    assert parsed.entry.status == "historical"
+
+
+def test_set_scalar_replaces_a_block_value_with_a_scalar():
+    new, parsed = edited(BLOCK, set_scalar(doc(BLOCK), "supersedes", "b"))
+    assert parsed.frontmatter.data["supersedes"] == "b"
+    assert "- c" not in new
+
+
+def test_set_scalar_quotes_what_needs_quoting():
+    _, parsed = edited(BLOCK, set_scalar(doc(BLOCK), "description", "a: b # c"))
+    assert parsed.entry.description == "a: b # c"
+
+
+def test_insert_keys_adds_several_keys_in_one_edit():
+    _, parsed = edited(ABSENT, insert_keys(doc(ABSENT), [("status", "superseded"), ("superseded_by", "z")]))
+    assert (parsed.entry.status, parsed.entry.superseded_by) == ("superseded", "z")
+
+
+def test_insert_first_key_puts_the_key_on_the_first_frontmatter_line():
+    text = BLOCK.replace("name: a  # my comment\n", "")
+    new, parsed = edited(text, insert_first_key(doc(text), "name", "a"))
+    assert new.splitlines()[1] == "name: a"
+    assert parsed.entry.name == "a"
+
+
+def test_remove_key_removes_a_nested_value_whole():
+    new, parsed = edited(BLOCK, remove_key(doc(BLOCK), "metadata"))
+    assert "type: project" not in new
+    assert parsed.entry.supersedes == ["b", "c"]
+
+
+def test_edits_on_a_crlf_document_apply_to_its_normalised_text():
+    crlf = BLOCK.replace("\n", "\r\n")
+    new, parsed = edited(crlf, add_list_item(doc(crlf), "supersedes", "d"),
+                         set_scalar(doc(crlf), "description", "New."))
+    assert "\r" not in new
+    assert parsed.entry.supersedes == ["b", "c", "d"]
+    assert parsed.entry.description == "New."
+
+
+def test_an_edit_needs_frontmatter():
+    with pytest.raises(ValueError, match="no frontmatter"):
+        set_scalar(doc("just text\n"), "name", "a")
+
+
+def test_yaml_scalar_reads_back_as_the_same_string():
+    for value in ("plain", "yes", "123", "a: b", "- x", "", "ünïcode", "[x]"):
+        assert doc(f"---\nname: {yaml_scalar(value)}\n---\n").frontmatter.data["name"] == value
+
+
+# -- apply_edits -------------------------------------------------------------------------
+
+
+def test_apply_edits_applies_non_overlapping_edits_in_position_order():
+    text = "abc\ndef\n"
+    edits = [TextEdit(PATH, Span(1, 0, 1, 1), "D"), TextEdit(PATH, Span(0, 1, 0, 2), "B")]
+    assert apply_edits(text, edits) == "aBc\nDef\n"
+
+
+def test_apply_edits_refuses_overlapping_edits():
+    edits = [TextEdit(PATH, Span(0, 0, 0, 3), "x"), TextEdit(PATH, Span(0, 2, 1, 1), "y")]
+    with pytest.raises(ValueError, match="overlapping"):
+        apply_edits("abc\ndef\n", edits)
+
+
+def test_apply_edits_keeps_insertions_at_one_point_in_the_order_given():
+    edits = [TextEdit(PATH, Span(1, 0, 1, 0), "first\n"), TextEdit(PATH, Span(1, 0, 1, 0), "second\n")]
+    assert apply_edits("a\n", edits) == "a\nfirst\nsecond\n"
+
+
+def test_apply_edits_counts_columns_in_code_points():
+    assert apply_edits("é😀x\n", [TextEdit(PATH, Span(0, 2, 0, 3), "y")]) == "é😀y\n"

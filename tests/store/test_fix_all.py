@@ -1,0 +1,195 @@
+"""Fixes on disk: ``apply_fixes`` refuses stale or overwriting fixes; ``fix_all`` converges on safe fixes only."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from store.apply import StaleFixError, apply_fixes, planned_files
+from store.checks import CheckContext, check_workspace, fixes_for
+from store.diagnostics import CreateFile, Fix, RenameFile, TextEdit
+from store.fix_all import MAX_PASSES, fix_all, reload
+from store.frontmatter import Span
+from store.model import Workspace
+from store.roots import MemoryRoot
+
+TODAY = date(2026, 11, 30)
+
+
+def entry(name: str, extra: str = "", description: str = "A fact.") -> str:
+    return f'---\nname: {name}\ndescription: "{description}"\nmetadata:\n  type: project\n{extra}---\n\nBody.\n'
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(root.iterdir()) if p.name != ".memory.lock"}
+
+
+def context(root: Path) -> CheckContext:
+    return CheckContext(Workspace.load([MemoryRoot("explicit", root)]), today=TODAY)
+
+
+def codes(ctx: CheckContext) -> set[str]:
+    return {p.code for ps in check_workspace(ctx).values() for p in ps}
+
+
+# -- apply_fixes -----------------------------------------------------------------------
+
+
+def test_apply_fixes_writes_the_edit(tmp_path):
+    root = write(tmp_path / "memory", {"a.md": "hello\n"})
+    fix = Fix("t", (TextEdit(root / "a.md", Span(0, 0, 0, 5), "bye"),))
+    apply_fixes([fix], {root / "a.md": "hello\n"}, root=root)
+    assert (root / "a.md").read_text() == "bye\n"
+
+
+def test_apply_fixes_refuses_a_fix_for_a_file_changed_on_disk(tmp_path):
+    root = write(tmp_path / "memory", {"a.md": "hello\n"})
+    fix = Fix("t", (TextEdit(root / "a.md", Span(0, 0, 0, 5), "bye"),))
+    (root / "a.md").write_text("hello there\n")
+    with pytest.raises(StaleFixError, match="a.md changed since it was checked"):
+        apply_fixes([fix], {root / "a.md": "hello\n"}, root=root)
+    assert (root / "a.md").read_text() == "hello there\n"
+
+
+def test_apply_fixes_refuses_to_create_over_a_file_that_appeared_since(tmp_path):
+    root = write(tmp_path / "memory", {})
+    fix = Fix("t", (CreateFile(root / "new.md", "mine\n"),))
+    (root / "new.md").write_text("theirs\n")
+    with pytest.raises(StaleFixError):
+        apply_fixes([fix], {}, root=root)
+    assert (root / "new.md").read_text() == "theirs\n"
+
+
+def test_create_never_overwrites_a_file_the_texts_know(tmp_path):
+    path = tmp_path / "new.md"
+    with pytest.raises(FileExistsError, match="new.md already exists"):
+        planned_files([Fix("t", (CreateFile(path, "mine\n"),))], {path: "theirs\n"})
+
+
+def test_two_creates_of_one_file_are_refused(tmp_path):
+    path = tmp_path / "new.md"
+    fixes = [Fix("a", (CreateFile(path, "a\n"),)), Fix("b", (CreateFile(path, "b\n"),))]
+    with pytest.raises(FileExistsError):
+        planned_files(fixes, {})
+
+
+def test_rename_never_overwrites(tmp_path):
+    root = write(tmp_path / "memory", {"a.md": "a\n", "b.md": "b\n"})
+    fix = Fix("t", (RenameFile(root / "a.md", root / "b.md"),))
+    with pytest.raises(FileExistsError, match="b.md already exists"):
+        apply_fixes([fix], {root / "a.md": "a\n", root / "b.md": "b\n"}, root=root)
+    assert snapshot(root) == {"a.md": b"a\n", "b.md": b"b\n"}
+
+
+def test_rename_moves_the_edited_content(tmp_path):
+    root = write(tmp_path / "memory", {"a.md": "a\n"})
+    fixes = [Fix("t", (TextEdit(root / "a.md", Span(0, 0, 0, 1), "z"), RenameFile(root / "a.md", root / "c.md")))]
+    apply_fixes(fixes, {root / "a.md": "a\n"}, root=root)
+    assert snapshot(root) == {"c.md": b"z\n"}
+
+
+def test_overlapping_edits_from_two_fixes_are_refused_and_nothing_is_written(tmp_path):
+    root = write(tmp_path / "memory", {"a.md": "hello\n"})
+    fixes = [Fix("a", (TextEdit(root / "a.md", Span(0, 0, 0, 3), "x"),)),
+             Fix("b", (TextEdit(root / "a.md", Span(0, 2, 0, 5), "y"),))]
+    with pytest.raises(ValueError, match="overlapping"):
+        apply_fixes(fixes, {root / "a.md": "hello\n"}, root=root)
+    assert (root / "a.md").read_text() == "hello\n"
+
+
+# -- fix_all -------------------------------------------------------------------------------
+
+
+def messy_root(tmp_path: Path) -> Path:
+    return write(tmp_path / "memory", {
+        # asymmetric: new-rule supersedes old-rule, which does not link back (safe: set it)
+        "old-rule.md": entry("old-rule"),
+        "new-rule.md": entry("new-rule", "supersedes:\n- old-rule\n"),
+        # living with a successor that links back (safe: set status)
+        "v1.md": entry("v1", "superseded_by: v2\n"),
+        "v2.md": entry("v2", "supersedes:\n- v1\n"),
+        # needs a choice (not safe): unknown status, dangling link
+        "odd.md": entry("odd", "status: done\n"),
+        "lost.md": entry("lost", "status: superseded\nsuperseded_by: nowhere\n"),
+    })
+
+
+def test_fix_all_applies_only_safe_fixes_and_reaches_a_fixed_point(tmp_path):
+    root = messy_root(tmp_path)
+    ctx = context(root)
+    report = fix_all(ctx)
+    assert report.failed == []
+    applied = {p.code for p, _ in report.applied}
+    assert {"asymmetric-supersession", "living-with-successor", "index-missing"} <= applied
+    # The index created in one pass is regenerated once the statuses change.
+    assert applied <= {"asymmetric-supersession", "living-with-successor", "index-missing", "index-drift"}
+    assert all(fix.safe for _, fix in report.applied)
+    fresh = reload(ctx)
+    assert codes(fresh) == {"unknown-status", "dangling-superseded-by"}
+    # Nothing safe is left: a second run changes nothing.
+    before = snapshot(root)
+    assert fix_all(fresh).applied == []
+    assert snapshot(root) == before
+
+
+def test_fix_all_leaves_unsafe_fixes_files_untouched(tmp_path):
+    root = messy_root(tmp_path)
+    before = snapshot(root)
+    fix_all(context(root))
+    after = snapshot(root)
+    assert after["odd.md"] == before["odd.md"] and after["lost.md"] == before["lost.md"]
+
+
+def test_fix_all_results_equal_a_fresh_check(tmp_path):
+    root = messy_root(tmp_path)
+    ctx = context(root)
+    fix_all(ctx)
+    assert check_workspace(ctx) == check_workspace(reload(ctx))
+
+
+def test_fix_all_never_applies_a_fix_that_needs_a_choice(tmp_path):
+    root = messy_root(tmp_path)
+    ctx = context(root)
+    unsafe = [
+        f for ps in check_workspace(ctx).values() for p in ps for f in fixes_for(ctx, p) if not f.safe
+    ]
+    assert unsafe  # the root does offer choices
+    report = fix_all(ctx)
+    assert not {f for _, f in report.applied} & set(unsafe)
+
+
+CURATED = "# Notes\n\nMy own words.\n\n- [a](a.md) — a\n"
+
+
+def test_fix_all_fixes_many_lines_of_a_curated_index_within_the_pass_limit(tmp_path):
+    files = {"a.md": entry("a"), "MEMORY.md": CURATED}
+    files |= {f"f{i:02d}.md": entry(f"f{i:02d}") for i in range(MAX_PASSES + 5)}
+    root = write(tmp_path / "memory", files)
+    ctx = context(root)
+    report = fix_all(ctx)
+    assert len(report.applied) == MAX_PASSES + 5
+    assert codes(reload(ctx)) == set()
+    text = (root / "MEMORY.md").read_text()
+    assert text.startswith(CURATED)
+    assert text.count("\n- [f") == MAX_PASSES + 5
+
+
+def test_fix_all_removes_adjacent_bad_lines_of_a_curated_index(tmp_path):
+    # Removing line 5 then "line 5" again is a different edit of a different text.
+    curated = CURATED + "- [gone](gone.md) — x\n- [old](old.md) — y\n- [gone2](gone2.md) — z\n"
+    root = write(tmp_path / "memory", {
+        "a.md": entry("a"), "old.md": entry("old", "status: historical\n"), "MEMORY.md": curated,
+    })
+    ctx = context(root)
+    fix_all(ctx)
+    assert (root / "MEMORY.md").read_text() == CURATED
+    assert codes(reload(ctx)) == set()

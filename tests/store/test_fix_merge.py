@@ -1,0 +1,47 @@
+"""Combining safe fixes into one edit (store.fix_merge): no overlaps, no repeats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from store.checks import CheckContext, check_workspace
+from store.diagnostics import CreateFile, Fix, Problem, TextEdit
+from store.fix_merge import combinable_safe_fixes, overlap
+from store.frontmatter import Span
+from store.model import Workspace
+from store.roots import MemoryRoot
+from store_test_helpers import entry_file
+
+
+def test_overlapping_spans_and_inserts_inside_an_edit_collide_touching_ones_do_not():
+    assert overlap(Span(1, 2, 1, 2), Span(1, 0, 1, 5))
+    assert overlap(Span(1, 0, 1, 4), Span(1, 3, 1, 5))
+    assert not overlap(Span(1, 0, 1, 3), Span(1, 3, 1, 5))
+
+
+def test_insertions_at_one_point_go_together_in_problem_order():
+    # Both LSP and apply_edits apply same-position inserts in the order given.
+    assert not overlap(Span(1, 0, 1, 0), Span(1, 0, 1, 0))
+
+
+def test_repeated_regeneration_is_chosen_once(tmp_path):
+    entry_file(tmp_path, "a.md")
+    (tmp_path / "MEMORY.md").write_text("# Persistent Memory\n\n- [gone](gone.md) \u2014 d\n", encoding="utf-8")
+    ws = Workspace.load([MemoryRoot("explicit", tmp_path)])
+    ctx = CheckContext(ws)
+    problems = check_workspace(ctx)[tmp_path / "MEMORY.md"]
+    assert len(problems) >= 2
+    chosen = combinable_safe_fixes(ctx, problems)
+    assert [fix.title for _, fix in chosen] == ["Regenerate MEMORY.md"]
+
+
+def test_a_fix_touching_a_created_file_is_left_for_the_next_run(monkeypatch):
+    path = Path("/r/x.md")
+    create = Fix("create", (CreateFile(path, "t"),), safe=True)
+    edit = Fix("edit", (TextEdit(path, Span(0, 0, 0, 0), "y"),), safe=True)
+    p1 = Problem(path, Span(0, 0, 0, 0), "c1", "error", "m")
+    p2 = Problem(path, Span(0, 0, 0, 0), "c2", "error", "m")
+    import store.fix_merge as fix_merge
+
+    monkeypatch.setattr(fix_merge, "safe_fixes", lambda ctx, problems: [(p1, create), (p2, edit)])
+    assert [fix.title for _, fix in fix_merge.combinable_safe_fixes(None, [p1, p2])] == ["create"]

@@ -1,0 +1,292 @@
+"""Incrementality: re-checking only ``Workspace.update``'s affected set equals a full check.
+
+The language server re-checks, after each keystroke, only the paths the
+model says may have changed. If the model misses a dependency, the editor
+shows stale diagnostics until the next full scan, so these tests compare the
+incremental results with a from-scratch check of the same texts: once on a
+generated 10,000-entry root (the affected set must stay small), and as a
+property over random edit sequences on small roots, where a from-scratch
+check is cheap enough to run after every edit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import date
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from store.checks import CheckContext, check_paths, check_workspace
+from store.diagnostics import Problem
+from store.model import Workspace
+from store.roots import MemoryRoot
+
+TODAY = date(2026, 11, 30)
+
+Results = dict[Path, list[Problem]]
+
+
+def nonempty(results: Results) -> Results:
+    """Results without the paths that have no problem (absent and clean paths look alike)."""
+    return {path: problems for path, problems in results.items() if problems}
+
+
+def merged(previous: Results, recheck: Results) -> Results:
+    return nonempty({**previous, **recheck})
+
+
+# -- the 10,000-entry root --------------------------------------------------------
+
+ENTRIES = 10_000
+PAIR_EVERY = 10  # entries 10k and 10k+1 form a supersession pair
+
+
+def generated_entry(i: int) -> str:
+    """Entry ``e<i>``: valid; every tenth one superseded by the next."""
+    lines = ["---", f"name: e{i:05d}", f'description: "entry number {i}"']
+    if i % PAIR_EVERY == 0:
+        lines += ["status: superseded", f"superseded_by: e{i + 1:05d}"]
+    elif i % PAIR_EVERY == 1:
+        lines += ["supersedes:", f"- e{i - 1:05d}"]
+    lines += ["metadata:", "  type: project", "---", "", f"Body of entry {i}.", ""]
+    return "\n".join(lines)
+
+
+def write_generated_root(root: Path) -> None:
+    root.mkdir()
+    index = ["# Memory Index", ""]
+    for i in range(ENTRIES):
+        (root / f"e{i:05d}.md").write_text(generated_entry(i), encoding="utf-8")
+        if i % PAIR_EVERY != 0:
+            index.append(f"- [e{i:05d}](e{i:05d}.md) — entry number {i}")
+    (root / "MEMORY.md").write_text("\n".join(index) + "\n", encoding="utf-8")
+
+
+def test_one_edit_in_a_10000_entry_root_rechecks_only_the_affected_set(tmp_path):
+    root = tmp_path / "memory"
+    write_generated_root(root)
+    memory_root = MemoryRoot("explicit", root)
+    workspace = Workspace.load([memory_root])
+    full = check_workspace(CheckContext(workspace, today=TODAY))
+
+    # e00011 stops superseding e00010 and supersedes e00020 (which already has a successor).
+    edited = root / "e00011.md"
+    new_text = generated_entry(11).replace("- e00010", "- e00020")
+    edited.write_text(new_text, encoding="utf-8")
+    affected = workspace.update(edited, new_text)
+
+    expected_affected = {
+        edited,
+        root / "e00010.md",  # the old link target
+        root / "e00020.md",  # the new link target
+        root / "e00021.md",  # the new target's successor (now a rival claim on it)
+        root / "MEMORY.md",
+    }
+    assert expected_affected <= affected
+    assert len(affected) <= 10, sorted(p.name for p in affected)
+
+    ctx = CheckContext(workspace, today=TODAY)
+    recheck = check_paths(ctx, affected)
+    assert ctx.checked == len(affected)
+
+    scratch = check_workspace(CheckContext(Workspace.load([memory_root]), today=TODAY))
+    assert merged(full, recheck) == nonempty(scratch)
+    # The edit is visible: it created problems the first check did not have.
+    assert merged(full, recheck) != nonempty(full)
+
+
+# -- random edit sequences on small roots -------------------------------------------
+
+NEAR = Path("/nonexistent-memls-test/near")
+FAR = Path("/nonexistent-memls-test/far")
+ROOTS = (MemoryRoot("project", NEAR), MemoryRoot("user", FAR))
+# Names the edits draw from: existing ones, slug twins ("Alpha" ~ "alpha"),
+# a reserved one, and a name no file carries at first (dangling links).
+NAMES = ("alpha", "beta", "gamma", "delta", "eps", "zeta", "omega", "Alpha", "Beta_", "memory-x", "ghost")
+STATUSES = (None, "living", "superseded", "historical", "done")
+
+
+@dataclass(frozen=True)
+class EntrySpec:
+    """An entry file's content as fields the edits change; rendered to text."""
+
+    name: str
+    status: str | None = None
+    supersedes: tuple[str, ...] = ()
+    superseded_by: str | None = None
+    flow: bool = False  # supersedes as a flow list [a, b]
+    broken: bool = False  # an unterminated flow list: invalid YAML
+
+    def text(self) -> str:
+        lines = ["---", f"name: {self.name}", f'description: "about {self.name}"']
+        if self.status is not None:
+            lines.append(f"status: {self.status}")
+        if self.supersedes:
+            if self.flow:
+                lines.append(f"supersedes: [{', '.join(self.supersedes)}]")
+            else:
+                lines += ["supersedes:", *(f"- {n}" for n in self.supersedes)]
+        if self.superseded_by is not None:
+            lines.append(f"superseded_by: {self.superseded_by}")
+        if self.broken:
+            lines.append("keywords: [unterminated, list")
+        lines += ["metadata:", "  type: project", "---", "", "body", ""]
+        return "\n".join(lines)
+
+
+@dataclass
+class Files:
+    """The texts of both roots, kept by path, with the entry specs behind them."""
+
+    specs: dict[Path, EntrySpec] = field(default_factory=dict)
+    raw: dict[Path, str] = field(default_factory=dict)  # MEMORY.md, policy files
+
+    def texts(self) -> dict[Path, str]:
+        return {**{p: s.text() for p, s in self.specs.items()}, **self.raw}
+
+
+def initial_files() -> Files:
+    files = Files()
+    near = [
+        EntrySpec("alpha", status="superseded", superseded_by="beta"),
+        EntrySpec("beta", supersedes=("alpha",)),
+        EntrySpec("gamma"),
+        EntrySpec("delta", superseded_by="eps", status="superseded"),
+        EntrySpec("eps", supersedes=("delta",), flow=True),
+        EntrySpec("zeta"),
+        EntrySpec("omega", status="historical"),
+    ]
+    for spec in near:
+        files.specs[NEAR / f"{spec.name}.md"] = spec
+    for spec in (EntrySpec("gamma"), EntrySpec("far-one", supersedes=("far-two",)), EntrySpec("far-two")):
+        files.specs[FAR / f"{spec.name}.md"] = spec
+    files.raw[NEAR / "MEMORY.md"] = "# Memory Index\n\n- [beta](beta.md) — about beta\n- [ghost](ghost.md) — gone\n"
+    return files
+
+
+def from_scratch(texts: dict[Path, str]) -> Results:
+    workspace = Workspace(ROOTS)
+    for path in sorted(texts):
+        workspace.update(path, texts[path])
+    return check_workspace(CheckContext(workspace, today=TODAY))
+
+
+def _pick_entry(data, files: Files) -> Path | None:
+    if not files.specs:
+        return None
+    return data.draw(st.sampled_from(sorted(files.specs)))
+
+
+def _edit_spec(data, files: Files) -> Path | None:
+    """Change one entry's fields; returns the path changed (None: nothing to change)."""
+    path = _pick_entry(data, files)
+    if path is None:
+        return None
+    spec = files.specs[path]
+    op = data.draw(st.sampled_from((
+        "add-supersedes", "remove-supersedes", "retarget-supersedes", "set-superseded-by",
+        "clear-superseded-by", "status", "rename", "toggle-broken", "toggle-flow",
+    )))
+    name = data.draw(st.sampled_from(NAMES + ("far-one", "far-two")))
+    if op == "add-supersedes" and name not in spec.supersedes:
+        spec = replace(spec, supersedes=spec.supersedes + (name,))
+    elif op == "remove-supersedes" and spec.supersedes:
+        index = data.draw(st.integers(0, len(spec.supersedes) - 1))
+        spec = replace(spec, supersedes=spec.supersedes[:index] + spec.supersedes[index + 1:])
+    elif op == "retarget-supersedes" and spec.supersedes and name not in spec.supersedes:
+        index = data.draw(st.integers(0, len(spec.supersedes) - 1))
+        spec = replace(spec, supersedes=spec.supersedes[:index] + (name,) + spec.supersedes[index + 1:])
+    elif op == "set-superseded-by":
+        spec = replace(spec, superseded_by=name)
+    elif op == "clear-superseded-by":
+        spec = replace(spec, superseded_by=None)
+    elif op == "status":
+        spec = replace(spec, status=data.draw(st.sampled_from(STATUSES)))
+    elif op == "rename":  # also duplicates a name, or makes a slug twin or a reserved name
+        spec = replace(spec, name=name)
+    elif op == "toggle-broken":
+        spec = replace(spec, broken=not spec.broken)
+    elif op == "toggle-flow":
+        spec = replace(spec, flow=not spec.flow)
+    files.specs[path] = spec
+    return path
+
+
+def _add_file(data, files: Files) -> Path:
+    root = data.draw(st.sampled_from((NEAR, FAR)))
+    name = data.draw(st.sampled_from(NAMES))
+    filename = data.draw(st.sampled_from((f"{name}.md", f"{name}-2.md", "memory-notes.md")))
+    path = root / filename
+    files.raw.pop(path, None)
+    files.specs[path] = EntrySpec(
+        name,
+        supersedes=tuple(data.draw(st.lists(st.sampled_from(NAMES), max_size=2, unique=True))),
+        superseded_by=data.draw(st.none() | st.sampled_from(NAMES)),
+    )
+    return path
+
+
+def _edit_index(data, files: Files) -> Path:
+    root = data.draw(st.sampled_from((NEAR, FAR)))
+    listed = data.draw(st.lists(st.sampled_from(NAMES), max_size=4))
+    path = root / "MEMORY.md"
+    files.raw[path] = "# Memory Index\n\n" + "".join(f"- [{n}]({n}.md) — about {n}\n" for n in listed)
+    return path
+
+
+def _edit_policy(data, files: Files) -> Path:
+    root = data.draw(st.sampled_from((NEAR, FAR)))
+    selected = data.draw(st.lists(st.sampled_from(NAMES), max_size=3, unique=True))
+    path = root / ".memory-index.json"
+    items = ", ".join(f'"{n}.md"' for n in selected)
+    files.raw[path] = f'{{"version": 1, "budget": 21000, "selected": [{items}]}}\n'
+    return path
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_incremental_results_equal_a_from_scratch_check_after_every_edit(data):
+    files = initial_files()
+    workspace = Workspace(ROOTS)
+    for path, text in sorted(files.texts().items()):
+        workspace.update(path, text)
+    results = check_workspace(CheckContext(workspace, today=TODAY))
+
+    for _ in range(data.draw(st.integers(1, 10), label="edits")):
+        kind = data.draw(st.sampled_from(("entry", "entry", "entry", "add", "delete", "index", "policy")))
+        if kind == "delete":
+            paths = sorted(files.texts())
+            path = data.draw(st.sampled_from(paths))
+            files.specs.pop(path, None)
+            files.raw.pop(path, None)
+            affected = workspace.remove(path)
+        else:
+            if kind == "entry":
+                path = _edit_spec(data, files)
+            elif kind == "add":
+                path = _add_file(data, files)
+            elif kind == "index":
+                path = _edit_index(data, files)
+            else:
+                path = _edit_policy(data, files)
+            if path is None:
+                continue
+            affected = workspace.update(path, files.texts()[path])
+        ctx = CheckContext(workspace, today=TODAY)
+        recheck = check_paths(ctx, affected)
+        assert ctx.checked == sum(1 for p in affected if workspace.document(p) is not None)
+        results = merged(results, recheck)
+        expected = nonempty(from_scratch(files.texts()))
+        assert results == expected, _difference(results, expected)
+
+
+def _difference(got: Results, want: Results) -> str:
+    lines = []
+    for path in sorted(set(got) | set(want)):
+        a, b = got.get(path, []), want.get(path, [])
+        if a != b:
+            lines.append(f"{path}: incremental {[(p.code, p.message) for p in a]}")
+            lines.append(f"{' ' * len(str(path))}  scratch     {[(p.code, p.message) for p in b]}")
+    return "\n".join(lines)

@@ -1,0 +1,35 @@
+"""House rules a machine can check: the layer rule and pyflakes-clean code."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FORBIDDEN_IN_STORE = re.compile(r"^\s*(from|import)\s+(lsp|pygls|lsprotocol|click)\b", re.MULTILINE)
+
+
+def test_store_imports_no_editor_or_cli_framework():
+    """store/ decides; lsp/ translates. Only the CLI module may use click (and start the server)."""
+    offenders = [
+        str(path.relative_to(REPO))
+        for path in (REPO / "store").rglob("*.py")
+        if path.name != "cli.py" and FORBIDDEN_IN_STORE.search(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
+
+
+def test_code_is_pyflakes_clean():
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    if not Path(ruff).exists():
+        pytest.skip("ruff is not installed (it comes with the test extra: pip install -e '.[test]')")
+    result = subprocess.run(
+        [ruff, "check", "--quiet", "store", "lsp", "tests", "benchmarks"],
+        cwd=REPO, capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
