@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from .entry import MemoryEntry
 from .index import INDEX_FILENAME, POLICY_FILENAME
@@ -96,6 +96,12 @@ class RootState:
     by_name: dict[str, list[Path]] = field(default_factory=lambda: defaultdict(list))
     by_slug: dict[str, list[Path]] = field(default_factory=lambda: defaultdict(list))
     linked_from: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
+    # Bumped whenever something an index check reads of an entry changes (see
+    # ``index_key``); keystrokes in a body or a link leave it alone, so the
+    # root-wide index checks can reuse their last result (``memo``).
+    index_revision: int = 0
+    memo: dict[str, Any] = field(default_factory=dict)
+    _index_keys: dict[Path, tuple] = field(default_factory=dict)
 
     @property
     def path(self) -> Path:
@@ -133,12 +139,28 @@ class RootState:
 
     def register(self, doc: Document) -> None:
         self.documents[doc.path] = doc
+        self.track_index(doc.path, doc)
         if doc.kind != "entry" or doc.name is None:
             return
         _insert_sorted(self.by_name[doc.name], doc.path)
         _insert_sorted(self.by_slug[slugify(doc.name)], doc.path)
         for name in doc.links:
             self.linked_from[name].add(doc.path)
+
+    def track_index(self, path: Path, doc: Document | None) -> None:
+        """Bump ``index_revision`` when ``path``'s index-relevant facts changed.
+
+        ``register`` calls it with the new document (comparing with what was
+        registered before, even across an ``unregister``); a document that
+        goes away for good is tracked with None.
+        """
+        key = index_key(doc) if doc is not None else None
+        if self._index_keys.get(path) != key:
+            self.index_revision += 1
+            if key is None:
+                self._index_keys.pop(path, None)
+            else:
+                self._index_keys[path] = key
 
     def unregister(self, path: Path) -> Document | None:
         doc = self.documents.pop(path, None)
@@ -288,6 +310,7 @@ class Workspace:
             return set()
         path = state.path / path.name
         old = state.unregister(path)
+        state.track_index(path, None)
         if old is None:
             return set()
         return self._affected(state, path, old, None)
@@ -355,6 +378,21 @@ class Workspace:
             if len(seen) > 10_000:  # a pathological chain; the rest is re-checked in full
                 break
         return out
+
+
+def index_key(doc: Document) -> tuple | None:
+    """What the index checks of a root read of one document.
+
+    The fields an index line and its grouping are made of, plus where the
+    ``name`` and ``status`` values sit (index problems point at them as
+    related locations). None for documents that are not parsed entries.
+    """
+    entry = doc.entry
+    if doc.kind != "entry" or entry is None:
+        return None
+    keys = doc.parsed.frontmatter.keys if doc.parsed and doc.parsed.frontmatter else {}
+    spans = tuple(keys[k].value if k in keys else None for k in ("name", "status"))
+    return (entry.name, entry.title, entry.description, entry.type, entry.status, spans)
 
 
 def _make_document(

@@ -150,10 +150,31 @@ def _parse_policy(doc: Document) -> IndexPolicy:
 
 def check(ctx: CheckContext, doc: Document) -> Iterable[Problem | None]:
     if doc.kind == "index":
-        return list(_check_index(ctx, doc))
+        return _memoized(ctx, doc, _check_index)
     if doc.kind == "policy":
-        return list(_check_policy(ctx, doc))
+        return _memoized(ctx, doc, _check_policy)
     return ()
+
+
+def _memoized(ctx: CheckContext, doc: Document, run) -> list[Problem | None]:
+    """Reuse the root's last result while nothing it reads has changed.
+
+    These checks walk the whole root, and every edit of any entry puts
+    ``MEMORY.md`` in the affected set; but most edits (a body, a link) change
+    nothing an index check reads, which ``RootState.index_revision`` tracks.
+    """
+    state = doc.root
+    policy = state.documents.get(state.policy_path)
+    key = (
+        state.index_revision, doc.text, policy.text if policy is not None else None,
+        tuple(sorted(ctx.settings.severity.items())),
+    )
+    cached = state.memo.get(doc.kind)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    result = list(run(ctx, doc))
+    state.memo[doc.kind] = (key, result)
+    return result
 
 
 def check_absent(ctx: CheckContext, path: Path) -> list[Problem]:
@@ -161,7 +182,12 @@ def check_absent(ctx: CheckContext, path: Path) -> list[Problem]:
     state = ctx.workspace.root_of(path)
     if state is None or path.name != INDEX_FILENAME:
         return []
-    if not any(d.entry is not None and d.entry.is_living for d in state.entry_documents()):
+    key = state.index_revision
+    cached = state.memo.get("any-living")
+    if cached is None or cached[0] != key:
+        cached = (key, any(d.entry is not None and d.entry.is_living for d in state.entry_documents()))
+        state.memo["any-living"] = cached
+    if not cached[1]:
         return []
     placeholder = Document(path=state.index_path, root=state, kind="index", text="")
     problem = ctx.problem(
