@@ -157,7 +157,7 @@ def workspace_edit(
     """Fix operations as one workspace edit.
 
     With ``documentChanges`` support, edits are versioned and file creates and
-    renames are resource operations that never overwrite (``ignoreIfExists`` /
+    renames are resource operations that never overwrite (no ``ignoreIfExists``,
     ``overwrite: false``: a quick fix must never destroy a file). Without it,
     only text edits can be expressed; the caller must not offer fixes that
     need file operations to such a client.
@@ -203,7 +203,10 @@ def workspace_edit(
         if isinstance(op, CreateFile):
             uri = path_to_uri(op.path)
             out.append(types.CreateFile(
-                uri=uri, options=types.CreateFileOptions(overwrite=False, ignore_if_exists=True)
+                # Not ignoreIfExists: an ignored create would let the insert that
+                # follows land in the existing file. Failing the create makes the
+                # client abort the rest of the edit, and the file stays untouched.
+                uri=uri, options=types.CreateFileOptions(overwrite=False, ignore_if_exists=False)
             ))
             out.append(types.TextDocumentEdit(
                 text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),

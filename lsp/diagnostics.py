@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .server import MemlsServer
 
 log = logging.getLogger(__name__)
+_NOTHING: tuple = ()
 # Long enough for a burst of keystrokes to arrive together, short enough to feel instant.
 SETTLE_SECONDS = 0.005
 
@@ -102,7 +103,7 @@ class DiagnosticsPublisher:
             changed = False
             for path, _version, diags in computed:
                 key = _fingerprint(diags)
-                if self._published.get(path) != key:
+                if self._published.get(path, _NOTHING) != key:
                     self._published[path] = key
                     changed = True
             if changed:
@@ -110,7 +111,9 @@ class DiagnosticsPublisher:
             return
         for path, version, diags in computed:
             key = _fingerprint(diags)
-            if self._published.get(path) == key:
+            # A document never published has, to the client, no diagnostics:
+            # after the first scan only the documents with problems are sent.
+            if self._published.get(path, _NOTHING) == key:
                 continue
             self._published[path] = key
             self.server.text_document_publish_diagnostics(

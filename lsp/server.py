@@ -32,7 +32,8 @@ from .watcher import PollingWatcher
 
 log = logging.getLogger(__name__)
 SCAN_BATCH = 250
-PARENT_POLL_SECONDS = 3.0
+PARENT_POLL_SECONDS = 1.0
+CONFIGURATION_TIMEOUT = 5.0
 WATCH_GLOBS = ("**/*.md", "**/.memory-index.json")
 
 
@@ -91,15 +92,20 @@ def create_server() -> MemlsServer:
     server = MemlsServer()
 
     @server.feature(types.INITIALIZE)
-    def initialize(ls: MemlsServer, params: types.InitializeParams) -> None:
+    async def initialize(ls: MemlsServer, params: types.InitializeParams) -> None:
         folders = [uri_to_path(f.uri) for f in params.workspace_folders or []]
         if not folders and params.root_uri:
             folders = [uri_to_path(params.root_uri)]
         ls.state.folders = [f for f in folders if f is not None]
         encoding = ls.workspace.position_encoding
         ls.state.client = _client_features(params.capabilities, encoding or "utf-16")
+        ls.state.client.name = params.client_info.name if params.client_info else ""
         options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
-        ls.state.configure(options.get("settings", options))
+        settings = options.get("settings", options)
+        # The roots are known before any document opens, so a document opened
+        # before the scan starts joins its root with the right scope and layer
+        # order, and does not load the whole root on its own.
+        await ls.engine.run(_configure_and_add_roots, ls.state, settings if isinstance(settings, dict) else {})
         if ls.state.client.pull_diagnostics:
             ls.diagnostics.pull = True
             _register_pull(ls)
@@ -110,6 +116,8 @@ def create_server() -> MemlsServer:
     async def initialized(ls: MemlsServer, params: types.InitializedParams) -> None:
         if ls.state.client.dynamic_watchers:
             await _register_watchers(ls)
+        if ls.state.client.configuration:
+            await _pull_configuration(ls)
         asyncio.ensure_future(_initial_scan(ls))
 
     @server.feature(types.SHUTDOWN)
@@ -131,8 +139,11 @@ def create_server() -> MemlsServer:
         path = ls.memory_path(params.text_document.uri)
         if path is None:
             return
-        text = ls.workspace.get_text_document(params.text_document.uri).source
-        affected = await ls.engine.run(ls.state.change, path, text, params.text_document.version)
+        # The text and version of the same moment: several changes may have been
+        # applied to pygls's document before this handler runs.
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        version = document.version if document.version is not None else params.text_document.version
+        affected = await ls.engine.run(ls.state.change, path, document.source, version)
         ls.after_change(affected)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -154,7 +165,7 @@ def create_server() -> MemlsServer:
             )
             settings = result[0] if result else None
         if isinstance(settings, dict):
-            await ls.engine.run(ls.state.configure, settings)
+            await ls.engine.run(_configure_and_load_new_roots, ls.state, settings)
             ls.after_change(await ls.engine.run(ls.state.all_paths))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -209,7 +220,6 @@ async def _initial_scan(ls: MemlsServer) -> None:
     """
     started = time.perf_counter()
     state = ls.state
-    roots = await ls.engine.run(state.initial_roots)
     token = f"memls-scan-{os.getpid()}"
     progress = False
     if state.client.work_done_progress:
@@ -218,9 +228,11 @@ async def _initial_scan(ls: MemlsServer) -> None:
             progress = True
         except Exception:  # noqa: BLE001 - progress is a courtesy
             progress = False
-    state.scanning = True
+    watcher = None if state.client.dynamic_watchers else PollingWatcher(ls)
     try:
-        paths = await ls.engine.run(_add_roots_and_list, state, roots)
+        if watcher is not None:  # before listing: a write during the scan is then seen
+            await ls.engine.run(watcher.prime)
+        paths = await ls.engine.run(_list_roots, state)
         total = len(paths)
         if progress:
             ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
@@ -234,28 +246,62 @@ async def _initial_scan(ls: MemlsServer) -> None:
                     message=f"{state.scanned_files}/{total}",
                     percentage=int(100 * state.scanned_files / max(total, 1))))
     finally:
-        state.scanning = False
+        await ls.engine.run(_end_scan, state)
         if progress:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
-                message=f"{state.workspace.entry_count()} memories"))
+                message=f"{await ls.engine.run(state.workspace.entry_count)} memories"))
     ls.timings["initial_scan_seconds"] = time.perf_counter() - started
-    if not state.client.dynamic_watchers:
-        ls.watcher = PollingWatcher(ls)
-        ls.watcher.start()
-    all_paths = await ls.engine.run(state.all_paths)
+    if watcher is not None:
+        ls.watcher = watcher
+        watcher.start()
     if ls.diagnostics.pull:
         ls.workspace_diagnostic_refresh(None)
-    ls.after_change(all_paths if not ls.diagnostics.pull else set())
+    else:
+        ls.after_change(await ls.engine.run(state.all_paths))
 
 
-def _add_roots_and_list(state: ServerState, roots) -> list[Path]:
-    paths: list[Path] = []
-    for root in roots:
+def _configure_and_add_roots(state: ServerState, settings: dict) -> None:
+    state.configure(settings)
+    for root in state.initial_roots():
+        state.scan_roots.add(state.workspace.add_root(root).path)
+    state.scanning = True
+
+
+async def _pull_configuration(ls: MemlsServer) -> None:
+    """Read the ``memls`` section through ``workspace/configuration`` before the first scan.
+
+    The editor's answer is layered over ``initializationOptions`` (key by key),
+    so roots it names are scanned with the others. A client that does not
+    answer in time leaves the settings as they were.
+    """
+    try:
+        result = await asyncio.wait_for(ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section="memls")])
+        ), CONFIGURATION_TIMEOUT)
+    except Exception:  # noqa: BLE001 - settings from the editor are optional
+        log.warning("the client did not answer workspace/configuration")
+        return
+    settings = result[0] if result else None
+    if isinstance(settings, dict) and settings:
+        await ls.engine.run(_configure_and_add_roots, ls.state, {**ls.state.editor_settings, **settings})
+
+
+def _configure_and_load_new_roots(state: ServerState, settings: dict) -> None:
+    """New settings after the scan: roots they add are loaded at once."""
+    state.configure(settings)
+    for root in state.initial_roots():
+        if state.workspace.root_of(root.path / "MEMORY.md") is not None:
+            continue
         root_state = state.workspace.add_root(root)
+        for path in state.workspace.scan(root_state):
+            if path not in state.buffers:
+                state.workspace.load_document(path)
+
+
+def _list_roots(state: ServerState) -> list[Path]:
+    paths: list[Path] = []
+    for root_state in state.workspace.roots:
         paths.extend(state.workspace.scan(root_state))
-    for root_state in state.workspace.roots:  # roots found by an opened document
-        if not root_state.documents:
-            paths.extend(state.workspace.scan(root_state))
     return sorted(set(paths))
 
 
@@ -265,20 +311,46 @@ def _load_batch(state: ServerState, paths: list[Path]) -> None:
             state.workspace.load_document(path)
 
 
+def _end_scan(state: ServerState) -> None:
+    state.scanning = False
+    state.workspace.save_caches()  # the next start reuses these parses
+
+
 def _watch_parent(pid: int) -> None:
-    """Exit when the editor that started us is gone (it cannot send ``exit`` then)."""
+    """Exit when the editor that started us is gone (it cannot send ``exit`` then).
+
+    Two signs, either is enough: the process is gone (or a zombie nobody
+    reaped), or it was our parent and we have been handed to another one.
+    """
+    was_parent = os.getppid() == pid
+
+    def gone() -> bool:
+        if was_parent and os.getppid() != pid:
+            return True
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return _is_zombie(pid)
 
     def poll() -> None:
-        while True:
+        while not gone():
             time.sleep(PARENT_POLL_SECONDS)
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                os._exit(0)
-            except PermissionError:
-                continue
+        log.warning("the editor process %d is gone; exiting", pid)
+        os._exit(0)
 
     threading.Thread(target=poll, name="memls-parent-watch", daemon=True).start()
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2:][:1] == b"Z"
 
 
 def main(argv: list[str] | None = None) -> None:

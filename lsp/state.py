@@ -39,6 +39,7 @@ class ClientFeatures:
     apply_edit: bool = False
     configuration: bool = False
     position_encoding: str = "utf-16"
+    name: str = ""  # clientInfo.name ("Visual Studio Code", "Neovim", ...)
 
 
 @dataclass
@@ -58,6 +59,9 @@ class ServerState:
     workspace: Workspace = field(default_factory=lambda: Workspace([]))
     buffers: dict[Path, Buffer] = field(default_factory=dict)
     scanning: bool = False
+    # Roots the first scan loads; a document opened in one of them meanwhile
+    # is parsed alone, and the scan fills in the rest.
+    scan_roots: set[Path] = field(default_factory=set)
     scanned_files: int = 0
     home: Path | None = None
 
@@ -100,9 +104,8 @@ class ServerState:
         state = self.root_for(path)
         if state is None:
             return set()
-        new_root = not state.documents
         self.buffers[path] = Buffer(text=text, version=version, saved_text=_disk_text(path))
-        affected = self._load_root(state) if new_root and not self.scanning else set()
+        affected = self._load_new_root(state)
         return affected | self.workspace.update(path, text, version=version)
 
     def change(self, path: Path, text: str, version: int | None) -> set[Path]:
@@ -127,9 +130,12 @@ class ServerState:
 
     def disk_changed(self, path: Path) -> set[Path]:
         """A file changed on disk (watcher, another process): ignored while open."""
-        if path in self.buffers or self.root_for(path) is None:
+        if path in self.buffers:
             return set()
-        return self.workspace.update_from_disk(path)
+        state = self.root_for(path)
+        if state is None:
+            return set()
+        return self._load_new_root(state) | self.workspace.update_from_disk(path)
 
     def disk_changes(self, paths: Iterable[Path]) -> set[Path]:
         affected: set[Path] = set()
@@ -144,6 +150,12 @@ class ServerState:
             paths.update(root.documents)
             paths.add(root.index_path)
         return paths
+
+    def _load_new_root(self, state: RootState) -> set[Path]:
+        """Load a root seen for the first time, unless the first scan will."""
+        if state.documents or (self.scanning and state.path in self.scan_roots):
+            return set()
+        return self._load_root(state)
 
     def _load_root(self, state: RootState) -> set[Path]:
         for doc_path in self.workspace.scan(state):

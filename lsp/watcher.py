@@ -52,15 +52,20 @@ class PollingWatcher:
         self._seen: dict[Path, dict[Path, Signature]] = {}
         self._thread = threading.Thread(target=self._run, name="memls-watcher", daemon=True)
 
-    def start(self) -> None:
+    def prime(self) -> None:
+        """Remember how the roots look now; changes from here on are reported."""
         for directory in self._directories():
             self._seen[directory] = snapshot(directory)
+
+    def start(self) -> None:
         self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
 
     def _directories(self) -> list[Path]:
+        # Copying the list is atomic; a root's path never changes. Roots are
+        # only ever added, so a stale copy misses a new root for one round.
         return [root.path for root in list(self.server.state.workspace.roots)]
 
     def _run(self) -> None:
@@ -68,11 +73,13 @@ class PollingWatcher:
             changed: list[Path] = []
             for directory in self._directories():
                 now = snapshot(directory)
-                before = self._seen.get(directory, {})
+                before = self._seen.get(directory)
+                self._seen[directory] = now
+                if before is None:  # a root added since: it was read from disk when added
+                    continue
                 for path in now.keys() | before.keys():
                     if now.get(path) != before.get(path):
                         changed.append(path)
-                self._seen[directory] = now
             if changed:
                 asyncio.run_coroutine_threadsafe(self._deliver(changed), self.loop)
 

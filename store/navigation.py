@@ -271,7 +271,7 @@ def completions(ws: Workspace, path: Path, line: int, col: int) -> list[Completi
     if field.key == "status":
         return _value_candidates(field, [(s, STATUS_DOCS[s]) for s in STATUSES])
     if field.key in ("type", "metadata.type"):
-        return _value_candidates(field, _type_values(doc.root))
+        return _value_candidates(field, _type_values(doc.root, doc.path))
     return []
 
 
@@ -324,10 +324,16 @@ def _value_candidates(
     ]
 
 
-def _type_values(root: RootState) -> list[tuple[str, str]]:
-    """Claude Code's types and ``general``, then the other types this root uses."""
+def _type_values(root: RootState, editing: Path | None = None) -> list[tuple[str, str]]:
+    """Claude Code's types and ``general``, then the other types this root uses.
+
+    The document being edited does not count: its half-typed value is not a type
+    the root uses yet.
+    """
     used = set()
     for paths in root.by_name.values():
+        if paths[0] == editing:
+            continue
         entry = root.documents[paths[0]].entry
         if entry is not None:
             used.add(entry.type)

@@ -14,6 +14,13 @@ if TYPE_CHECKING:
 
 FEATURES = (
     "save",
+    "actions",
+    "rename",
+    "formatting",
+    "file_ops",
+    "navigation",
+    "completion",
+    "commands",
 )
 
 

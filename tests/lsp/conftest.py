@@ -145,3 +145,329 @@ def start(client: LanguageClient, tmp_path: Path):
         return Session(client, folder)
 
     return _start
+
+
+# -- shared helpers for the server-core tests ------------------------------------------
+
+
+def vscode_with_pull() -> types.ClientCapabilities:
+    """VS Code 1.65's capabilities plus pull diagnostics and refresh (as later VS Code declares)."""
+    caps = client_capabilities("visual-studio-code")
+    caps.text_document.diagnostic = types.DiagnosticClientCapabilities(  # type: ignore[union-attr]
+        dynamic_registration=True, related_document_support=False)
+    caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(  # type: ignore[union-attr]
+        refresh_support=True)
+    return caps
+
+
+async def initialize_in(client: LanguageClient, folder: Path, capabilities: types.ClientCapabilities, *,
+                        settings: dict | None = None) -> Session:
+    """Initialize ``client`` on an already written workspace ``folder`` (its root is ``folder/memory``).
+
+    The server's ``InitializeResult`` is kept as ``session.initialize_result``.
+    """
+    result = await client.initialize_session(types.InitializeParams(
+        capabilities=capabilities,
+        workspace_folders=[types.WorkspaceFolder(uri=path_to_uri(folder), name="workspace")],
+        root_uri=path_to_uri(folder),
+        initialization_options={"settings": settings or {}},
+        process_id=os.getpid(),
+    ))
+    session = Session(client, folder)
+    session.initialize_result = result  # type: ignore[attr-defined]
+    return session
+
+
+async def barrier(session: Session, name: str = "zz-probe.md") -> None:
+    """Open a probe memory with a problem of its own and wait for its diagnostics.
+
+    The server handles notifications and delivers diagnostics in order, so once
+    the probe's arrive, everything sent before it has been checked and delivered.
+    """
+    stem = name.removesuffix(".md")
+    session.open(name, entry(stem, extra=f"supersedes:\n  - {stem}-nothing\n"))
+    await session.diagnostics(name, lambda d: "dangling-supersedes" in session.codes(d))
+
+
+def write_root(folder: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Write ``folder/memory`` with ``files`` (bytes are written as they are)."""
+    root = folder / "memory"
+    root.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        if isinstance(content, bytes):
+            (root / name).write_bytes(content)
+        else:
+            (root / name).write_text(content, encoding="utf-8")
+    return root
+
+
+class PublishLog(dict):
+    """``client.diagnostics`` that also remembers every publish, in order, with its version."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.history: list[tuple[str, list[types.Diagnostic]]] = []
+
+    def __setitem__(self, uri: str, diagnostics) -> None:
+        self.history.append((uri, list(diagnostics)))
+        super().__setitem__(uri, diagnostics)
+
+
+def record_publishes(client: LanguageClient) -> PublishLog:
+    log = PublishLog()
+    log.update(client.diagnostics)
+    client.diagnostics = log
+    return log
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=[sys.executable, "-m", "lsp"],
+        server_env={**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": ""},
+    ),
+)
+async def pull_client(lsp_client: LanguageClient):
+    """A client with VS Code's capabilities plus pull diagnostics (``vscode_with_pull``)."""
+    lsp_client.memls_profile = "visual-studio-code+pull"  # type: ignore[attr-defined]
+    lsp_client.registrations = []  # type: ignore[attr-defined]
+    lsp_client.applied_edits = []  # type: ignore[attr-defined]
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        lsp_client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
+
+    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        lsp_client.applied_edits.append(params)  # type: ignore[attr-defined]
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    yield
+    await lsp_client.shutdown_session()
+
+
+# -- workspace edits applied the way an editor applies them ------------------------------
+
+
+def _offset(text: str, position: types.Position) -> int:
+    """A client position (UTF-16 units; the test texts are ASCII-safe either way) as an offset."""
+    lines = text.split("\n")
+    line = min(position.line, len(lines))
+    start = sum(len(x) + 1 for x in lines[:line])
+    if line >= len(lines):
+        return len(text)
+    units, col = 0, 0
+    for col, char in enumerate(lines[line]):
+        if units >= position.character:
+            return start + col
+        units += 2 if ord(char) > 0xFFFF else 1
+    return start + len(lines[line])
+
+
+def apply_text_edits(text: str, edits: list[types.TextEdit]) -> str:
+    """Apply edits that all refer to ``text`` as it was (LSP semantics)."""
+    spans = sorted(((_offset(text, e.range.start), _offset(text, e.range.end), i, e.new_text)
+                    for i, e in enumerate(edits)), reverse=True)
+    for start, end, _, new in spans:
+        text = text[:start] + new + text[end:]
+    return text
+
+
+class EditAborted(Exception):
+    """A resource operation failed; the client stopped applying the edit there."""
+
+    def __init__(self, message: str, touched: dict):
+        super().__init__(message)
+        self.touched = touched
+
+
+def apply_workspace_edit(edit: types.WorkspaceEdit, *, buffers: Mapping[Path, str] | None = None) -> dict[Path, str | None]:
+    """Carry out ``edit`` on disk like an editor; returns each touched file's new text (None: gone).
+
+    ``buffers`` are open documents' texts: text edits to them apply to the
+    buffer (and are then written, as a save would). Resource operations
+    follow the spec: ``CreateFile``/``RenameFile`` onto an existing file fail
+    unless ``overwrite`` or ``ignoreIfExists`` says otherwise (an ignored one
+    is skipped and the edits after it still apply), and a failure aborts the
+    rest of the edit (``failureHandling: abort``; what ran before stays),
+    raising :class:`EditAborted`.
+    """
+    from lsp.convert import uri_to_path
+
+    texts: dict[Path, str] = dict(buffers or {})
+    touched: dict[Path, str | None] = {}
+
+    def current(path: Path) -> str:
+        if path not in texts:
+            texts[path] = path.read_text(encoding="utf-8") if path.exists() else ""
+        return texts[path]
+
+    def edit_file(uri: str, edits: list) -> None:
+        path = uri_to_path(uri)
+        assert path is not None
+        new = apply_text_edits(current(path), list(edits))
+        path.write_text(new, encoding="utf-8")
+        texts[path] = touched[path] = new
+
+    if edit.document_changes is None:
+        for uri, edits in (edit.changes or {}).items():
+            edit_file(uri, edits)
+        return touched
+    for change in edit.document_changes:
+        if isinstance(change, types.TextDocumentEdit):
+            edit_file(change.text_document.uri, change.edits)
+        elif isinstance(change, types.CreateFile):
+            path = uri_to_path(change.uri)
+            assert path is not None
+            options = change.options or types.CreateFileOptions()
+            if path.exists() and not options.overwrite:
+                if not options.ignore_if_exists:
+                    raise EditAborted(f"cannot create {path.name}: it exists", touched)
+                continue
+            path.write_text("", encoding="utf-8")
+            texts[path] = touched[path] = ""
+        elif isinstance(change, types.RenameFile):
+            old, new = uri_to_path(change.old_uri), uri_to_path(change.new_uri)
+            assert old is not None and new is not None
+            options = change.options or types.RenameFileOptions()
+            if new.exists() and not options.overwrite:
+                if options.ignore_if_exists:
+                    continue
+                raise EditAborted(f"cannot rename onto {new.name}: it exists", touched)
+            old.rename(new)
+            texts[new] = texts.pop(old, None) or new.read_text(encoding="utf-8")
+            touched[old], touched[new] = None, texts[new]
+        else:
+            raise AssertionError(f"unexpected change {change!r}")
+    return touched
+
+
+# -- navigation / command helpers ------------------------------------------------------------
+
+
+async def run_command(client: LanguageClient, command: str, *arguments):
+    """``workspace/executeCommand`` with positional arguments; returns its result."""
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command, arguments=list(arguments)))
+
+
+async def wait_until_scanned(client: LanguageClient, timeout: float = WAIT) -> dict:
+    """Wait for the server's first scan to finish (``memls.debugInfo``); returns that info."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        info = await run_command(client, "memls.debugInfo")
+        if not info["scanning"]:
+            return info
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"the first scan never finished: {info}")
+        await asyncio.sleep(0.05)
+
+
+async def apply_as_client(session: Session, edit: types.WorkspaceEdit, open_docs: dict[str, int]) -> dict[Path, str | None]:
+    """Apply ``edit`` as the session's editor would, then tell the server.
+
+    ``open_docs`` maps the names of documents open in the editor to their
+    versions (updated here). An open document gets ``didChange`` + ``didSave``
+    (the user saves it); any other file is written on disk and announced as
+    a watched-file change when the client registered watchers (VS Code,
+    Emacs), else found by the server's own watcher (Neovim).
+    """
+    buffers = {session.root / name: (session.root / name).read_text(encoding="utf-8") for name in open_docs}
+    touched = apply_workspace_edit(edit, buffers=buffers)
+    changes = []
+    for path, text in touched.items():
+        name = path.name
+        if name in open_docs and text is not None and path.parent == session.root:
+            open_docs[name] += 1
+            session.change(name, text, open_docs[name])
+            session.client.text_document_did_save(types.DidSaveTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=session.uri(name)), text=text))
+            continue
+        kind = types.FileChangeType.Deleted if text is None else types.FileChangeType.Changed
+        changes.append(types.FileEvent(uri=path_to_uri(path), type=kind))
+    watching = any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+                   for r in session.client.registrations)  # type: ignore[attr-defined]
+    if changes and watching:
+        session.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=changes))
+    return touched
+
+
+async def scan_done(session: Session, timeout: float = WAIT) -> None:
+    """Wait until the server's first scan has ended (its ``$/progress`` end; every profile takes progress)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not any(reports and isinstance(reports[-1], types.WorkDoneProgressEnd)
+                  for reports in session.client.progress_reports.values()):
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("the first scan never reported its end")
+        await asyncio.sleep(0.02)
+
+
+# A real editor names itself in ``clientInfo``; the server leaves body headings
+# to VS Code's own Markdown outline when it sees VS Code.
+CLIENT_NAMES = {"visual-studio-code": "Visual Studio Code", "neovim": "Neovim", "emacs": "Eglot"}
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=[sys.executable, "-m", "lsp"],
+        server_env={**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": ""},
+    ),
+    params=PROFILES,
+    scope="module",
+)
+async def shared_client(request, lsp_client: LanguageClient, tmp_path_factory):
+    """One server per client profile for a whole test module (read-only tests).
+
+    Use with ``pytestmark = pytest.mark.asyncio(loop_scope="module")`` and
+    :func:`open_session`, which initializes it on a fresh workspace.
+    """
+    lsp_client.memls_profile = request.param  # type: ignore[attr-defined]
+    lsp_client.memls_folder = tmp_path_factory.mktemp("shared") / "workspace"  # type: ignore[attr-defined]
+    lsp_client.registrations = []  # type: ignore[attr-defined]
+    lsp_client.applied_edits = []  # type: ignore[attr-defined]
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        lsp_client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
+
+    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        lsp_client.applied_edits.append(params)  # type: ignore[attr-defined]
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def open_session(client: LanguageClient, files: Mapping[str, str], *,
+                       opened: tuple[str, ...] = ()) -> Session:
+    """Write ``files`` into the shared client's root, initialize, wait for the scan, open ``opened``."""
+    folder = client.memls_folder  # type: ignore[attr-defined]
+    write_root(folder, files)
+    profile = client.memls_profile  # type: ignore[attr-defined]
+    result = await client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities(profile),
+        client_info=types.ClientInfo(name=CLIENT_NAMES[profile]),
+        workspace_folders=[types.WorkspaceFolder(uri=path_to_uri(folder), name="workspace")],
+        root_uri=path_to_uri(folder),
+        process_id=os.getpid(),
+    ))
+    await wait_until_scanned(client)
+    session = Session(client, folder)
+    session.server_capabilities = result.capabilities  # type: ignore[attr-defined]
+    for name in opened:
+        session.open(name)
+    return session
+
+
+def unit_state(tmp_path: Path, files: Mapping[str, str], *, encoding: str = "utf-16"):
+    """A loaded :class:`lsp.state.ServerState` over ``tmp_path/memory`` (no server process)."""
+    from lsp.state import ServerState
+    from store.roots import MemoryRoot
+
+    root = write_root(tmp_path, files)
+    state = ServerState(folders=[tmp_path])
+    state.client.position_encoding = encoding
+    root_state = state.workspace.add_root(MemoryRoot("project", root))
+    for path in state.workspace.scan(root_state):
+        state.workspace.load_document(path)
+    return state

@@ -1,19 +1,225 @@
-"""Live diagnostics: appear and disappear as the text changes, in every client profile."""
+"""Live diagnostics: appear and disappear as the text changes, in every client profile.
+
+Push for every shipped profile (none declares pull + refresh); pull for a
+VS Code-like client that declares both (``pull_client``).
+"""
 
 from __future__ import annotations
 
-from conftest import entry
+import asyncio
+
+from .conftest import barrier, entry, initialize_in, record_publishes, vscode_with_pull, write_root
+from lsprotocol import types
+from pytest_lsp import client_capabilities
+
+# What pygls negotiates from each profile's ``general.positionEncodings``.
+ENCODING = {"visual-studio-code": "utf-16-le", "neovim": "utf-8", "emacs": "utf-32-le"}
+WIDTH = {"utf-16-le": 2, "utf-8": 1, "utf-32-le": 4}
+# Clients that declare ``publishDiagnostics.relatedInformation``.
+RELATED = {"visual-studio-code": True, "neovim": True, "emacs": False}
+
+
+def units(text: str, profile: str) -> int:
+    codec = ENCODING[profile]
+    return len(text.encode(codec)) // WIDTH[codec]
+
+
+def only(diags: list[types.Diagnostic], code: str) -> types.Diagnostic:
+    found = [d for d in diags if d.code == code]
+    assert len(found) == 1, diags
+    return found[0]
 
 
 async def test_dangling_link_is_reported_then_cleared_when_fixed(start):
     session = await start({
         "old.md": entry("old", extra="status: superseded\nsuperseded_by: nwe\n"),
-        "new.md": entry("new"),
+        "new.md": entry("new", extra="supersedes:\n  - old\n"),
     })
     session.open("old.md")
     diags = await session.diagnostics("old.md", lambda d: "dangling-superseded-by" in session.codes(d))
-    problem = next(d for d in diags if d.code == "dangling-superseded-by")
+    problem = only(diags, "dangling-superseded-by")
     assert (problem.range.start.line, problem.range.start.character) == (6, 15)
-    assert problem.code_description is not None
     session.change("old.md", entry("old", extra="status: superseded\nsuperseded_by: new\n"), 2)
     await session.diagnostics("old.md", lambda d: "dangling-superseded-by" not in session.codes(d))
+
+
+async def test_range_on_a_non_ascii_line_counts_in_the_negotiated_encoding(start):
+    session = await start({"a.md": entry("a", extra="supersedes: [café😀, gone]\n")})
+    session.open("a.md")
+    diags = await session.diagnostics("a.md", lambda d: any("'gone'" in x.message for x in d))
+    problem = next(d for d in diags if "'gone'" in d.message)
+    prefix = "supersedes: [café😀, "
+    assert problem.range == types.Range(
+        start=types.Position(line=5, character=units(prefix, session.profile)),
+        end=types.Position(line=5, character=units(prefix + "gone", session.profile)),
+    )
+    first = next(d for d in diags if "'café😀'" in d.message)
+    assert first.range.end.character == units("supersedes: [café😀", session.profile)
+
+
+async def test_diagnostic_is_pushed_with_code_link_and_source(start):
+    session = await start({"a.md": entry("a", extra="supersedes:\n  - ghost\n")})
+    uri = session.open("a.md")
+    diags = await session.diagnostics("a.md", lambda d: "dangling-supersedes" in session.codes(d))
+    problem = only(diags, "dangling-supersedes")
+    assert problem.source == "memls"
+    assert problem.severity == types.DiagnosticSeverity.Error
+    assert problem.code_description is not None
+    assert problem.code_description.href.endswith("dangling-supersedes")
+    assert session.client.diagnostics.get(uri), "no client profile declares pull + refresh: push"
+
+
+async def test_asymmetric_link_points_at_the_other_file_where_the_client_supports_it(start):
+    session = await start({
+        "old.md": entry("old", extra="status: superseded\nsuperseded_by: new\n"),
+        "new.md": entry("new"),
+    })
+    session.open("old.md")
+    diags = await session.diagnostics("old.md", lambda d: "asymmetric-supersession" in session.codes(d))
+    problem = only(diags, "asymmetric-supersession")
+    if not RELATED[session.profile]:
+        assert problem.related_information is None
+        return
+    assert problem.related_information is not None
+    [related] = problem.related_information
+    assert related.location.uri == session.uri("new.md")
+    assert related.location.range.start.line == 1
+
+
+async def test_duplicate_name_points_at_the_visible_entry_where_the_client_supports_it(start):
+    # Readers see the first file in sorted order: a-dup.md.
+    session = await start({"a-dup.md": entry("dup"), "b-dup.md": entry("dup")})
+    session.open("b-dup.md")
+    diags = await session.diagnostics("b-dup.md", lambda d: "duplicate-name" in session.codes(d))
+    problem = only(diags, "duplicate-name")
+    if RELATED[session.profile]:
+        assert [r.location.uri for r in problem.related_information or []] == [session.uri("a-dup.md")]
+    else:
+        assert problem.related_information is None
+
+
+async def test_link_to_a_superseded_entry_is_tagged_deprecated(start):
+    session = await start({
+        "x.md": entry("x", extra="status: superseded\nsuperseded_by: y\n"),
+        "y.md": entry("y", extra="status: superseded\nsupersedes: [x]\nsuperseded_by: z\n"),
+        "z.md": entry("z", extra="supersedes: [y]\n"),
+    })
+    session.open("x.md")
+    diags = await session.diagnostics("x.md", lambda d: "superseded-reference" in session.codes(d))
+    problem = only(diags, "superseded-reference")
+    assert list(problem.tags or []) == [types.DiagnosticTag.Deprecated]
+    assert problem.severity == types.DiagnosticSeverity.Hint
+
+
+async def test_editing_one_file_republishes_the_file_it_breaks_even_when_not_open(start):
+    symmetric_new = entry("new", extra="supersedes:\n  - old\n")
+    session = await start({
+        "old.md": entry("old", extra="status: superseded\nsuperseded_by: new\n"),
+        "new.md": symmetric_new,
+    })
+    session.open("new.md")
+    session.change("new.md", entry("new"), 2)
+    await session.diagnostics("old.md", lambda d: "asymmetric-supersession" in session.codes(d))
+    session.change("new.md", symmetric_new, 3)
+    await session.diagnostics("old.md", lambda d: "asymmetric-supersession" not in session.codes(d))
+
+
+async def test_latest_version_wins_after_a_burst_of_edits(start):
+    session = await start({"a.md": entry("a")})
+    publishes = record_publishes(session.client)
+    uri = session.open("a.md")
+    for version in range(2, 52):
+        session.change("a.md", entry("a", extra=f"supersedes:\n  - gone-{version}\n"), version)
+    await session.diagnostics("a.md", lambda d: any("'gone-51'" in x.message for x in d))
+    await barrier(session)
+    last = [diags for u, diags in publishes.history if u == uri][-1]
+    assert [d.message for d in last if d.code == "dangling-supersedes"] == \
+        [m.message for m in session.client.diagnostics[uri] if m.code == "dangling-supersedes"]
+    assert len(last) == 1 and "'gone-51'" in last[0].message
+
+
+async def test_markdown_outside_any_memory_root_gets_nothing(start, tmp_path):
+    folder = tmp_path / "workspace"
+    session = await start({"a.md": entry("a")})
+    readme = folder / "README.md"
+    readme.write_text("---\nname: [broken\n---\n# readme\n", encoding="utf-8")
+    uri = f"{session.uri('a.md').rsplit('/memory/', 1)[0]}/README.md"
+    session.client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="markdown", version=1,
+                                             text=readme.read_text(encoding="utf-8"))))
+    await barrier(session)
+    assert uri not in session.client.diagnostics
+
+
+BAD_FILES = {
+    "garbage.md": (bytes(range(256)) * 4, "invalid-entry"),
+    "latin.md": ("---\nname: latin\ndescription: café\n---\n".encode("latin-1"), "invalid-entry"),
+    "big.md": (("---\nname: big\ndescription: d\n---\n" + "x" * 2_000_000).encode(), "file-too-large"),
+}
+
+
+async def test_bad_input_gets_diagnostics_and_the_server_keeps_working(client, tmp_path):
+    """Binary garbage, invalid UTF-8 and a 2 MB file on disk; an unsafe tag and a 2 MB buffer."""
+    folder = tmp_path / "workspace"
+    write_root(folder, {**{name: content for name, (content, _) in BAD_FILES.items()},
+                        "tag.md": entry("tag"), "huge.md": entry("huge")})
+    session = await initialize_in(client, folder, client_capabilities(client.memls_profile))
+    for name, (_, code) in BAD_FILES.items():
+        await session.diagnostics(name, lambda d, code=code: code in session.codes(d))
+    session.open("tag.md", "---\nname: tag\ndescription: !!python/object:os.system d\n---\n")
+    session.open("huge.md", "---\nname: huge\ndescription: d\n---\n" + "x" * 2_000_000)
+    await session.diagnostics("tag.md", lambda d: "invalid-yaml" in session.codes(d))
+    await session.diagnostics("huge.md", lambda d: "file-too-large" in session.codes(d))
+    await barrier(session)
+
+
+# -- pull: a client that declares textDocument/diagnostic and workspace refresh ------------
+
+
+async def test_pull_client_gets_a_diagnostic_provider_and_no_pushes(pull_client, tmp_path):
+    folder = tmp_path / "workspace"
+    write_root(folder, {"a.md": entry("a", extra="supersedes:\n  - ghost\n")})
+    session = await initialize_in(pull_client, folder, vscode_with_pull())
+    provider = session.initialize_result.capabilities.diagnostic_provider
+    assert provider is not None and provider.inter_file_dependencies and provider.workspace_diagnostics
+    session.open("a.md")
+    await session.diagnostics("a.md", lambda d: "dangling-supersedes" in session.codes(d))
+    assert pull_client.diagnostics == {}
+
+
+async def test_pull_client_is_asked_to_refresh_after_a_cross_file_change(pull_client, tmp_path):
+    folder = tmp_path / "workspace"
+    symmetric_new = entry("new", extra="supersedes:\n  - old\n")
+    write_root(folder, {"old.md": entry("old", extra="status: superseded\nsuperseded_by: new\n"),
+                        "new.md": symmetric_new})
+    session = await initialize_in(pull_client, folder, vscode_with_pull())
+    session.open("new.md")
+    await session.diagnostics("new.md", lambda d: True)
+    refreshes = pull_client.diagnostic_refresh_count
+    session.change("new.md", entry("new"), 2)
+    await session.diagnostics("old.md", lambda d: "asymmetric-supersession" in session.codes(d))
+    deadline_checks = 0
+    while pull_client.diagnostic_refresh_count == refreshes and deadline_checks < 200:
+        await _sleep()
+        deadline_checks += 1
+    assert pull_client.diagnostic_refresh_count > refreshes
+    assert pull_client.diagnostics == {}
+
+
+async def test_workspace_pull_reports_a_problem_in_a_file_that_is_not_open(pull_client, tmp_path):
+    folder = tmp_path / "workspace"
+    write_root(folder, {"a.md": entry("a", extra="supersedes:\n  - ghost\n")})
+    session = await initialize_in(pull_client, folder, vscode_with_pull())
+    for _ in range(200):
+        report = await pull_client.workspace_diagnostic_async(
+            types.WorkspaceDiagnosticParams(previous_result_ids=[]))
+        items = {i.uri: i for i in report.items}
+        found = items.get(session.uri("a.md"))
+        if found is not None and any(d.code == "dangling-supersedes" for d in found.items):
+            return
+        await _sleep()
+    raise AssertionError(f"workspace/diagnostic never reported a.md: {report}")
+
+
+async def _sleep() -> None:
+    await asyncio.sleep(0.05)

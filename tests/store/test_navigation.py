@@ -384,3 +384,14 @@ def test_workspace_symbols_match_a_name_subsequence(ws, root):
 def test_workspace_symbols_empty_query_lists_all_up_to_limit(ws, root):
     assert [s.name for s in workspace_symbols(ws, "")] == ["delta", "gamma", "alpha", "beta"]
     assert len(workspace_symbols(ws, "", limit=3)) == 3
+
+
+def test_type_completion_does_not_offer_the_half_typed_value_of_the_document_itself(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "a.md").write_text('---\nname: a\ndescription: "d"\nmetadata:\n  type: decision\n---\n')
+    (root / "b.md").write_text('---\nname: b\ndescription: "d"\nmetadata:\n  type: pro\n---\n')
+    ws = Workspace.load([MemoryRoot("explicit", root)])
+    labels = [c.label for c in completions(ws, root / "b.md", 4, 11)]
+    assert "project" in labels and "decision" in labels
+    assert "pro" not in labels

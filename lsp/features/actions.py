@@ -1,0 +1,226 @@
+"""Quick fixes and fix-all: the catalogue's fixes as code actions.
+
+What is wrong and how to fix it is the engine's (``store.checks.fixes_for``,
+``store.fix_merge.combinable_safe_fixes``); this module finds the problems a
+request is about, turns each fix into a ``CodeAction`` and its operations
+into a workspace edit.
+
+Which problems a request is about: the diagnostics the client sends in the
+request context (matched to the engine's problems by code and span -- the
+span travels in the diagnostic's ``data``; by code and range for a client
+that drops ``data``), and every problem of the document whose range overlaps
+the requested range.
+
+Capabilities decide two things:
+
+* A fix that creates or renames a file is offered only to a client that
+  declares ``documentChanges`` and the create/rename resource operations
+  (the VS Code profile; Neovim's profile has no ``documentChanges`` and
+  Emacs' no resource operations). Offering it elsewhere would either fail
+  or apply only half of it (an entry renamed in its text but not its file).
+* A client that can resolve a code action's ``edit`` (VS Code, Neovim) gets
+  actions without edits, and the edit is computed by ``codeAction/resolve``
+  when one is chosen; others (Emacs) get the edits at once. Resolving
+  recomputes the fix against the model as it is then, so a fix chosen after
+  more typing still applies to the current text (with the current versions).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from store.checks import check_paths, fixes_for
+from store.diagnostics import Fix, Problem, TextEdit
+from store.fix_merge import combinable_safe_fixes
+from store.frontmatter import Span
+
+from ..convert import workspace_edit
+
+if TYPE_CHECKING:
+    from ..server import MemlsServer
+    from ..state import ServerState
+
+FIX_ALL_KIND = "source.fixAll.memls"
+KINDS = (types.CodeActionKind.QuickFix, FIX_ALL_KIND)
+# LSP's RequestFailed: a valid request the server could not carry out.
+REQUEST_FAILED = -32803
+
+
+def wants(kind: str, only: list[str] | None) -> bool:
+    """Whether ``kind`` is asked for (``only`` names kinds or their parents)."""
+    if not only:
+        return True
+    return any(k == "" or kind == k or kind.startswith(k + ".") for k in only)
+
+
+def can_apply(state: ServerState, fix: Fix) -> bool:
+    """True when the client can carry out every operation of ``fix``."""
+    if all(isinstance(op, TextEdit) for op in fix.operations):
+        return True
+    return state.client.document_changes and state.client.resource_operations
+
+
+def edit_of(state: ServerState, operations) -> types.WorkspaceEdit:
+    """Engine operations as a workspace edit for this client (engine thread)."""
+    ops = list(operations)
+    paths: set[Path] = set()
+    for op in ops:
+        paths.update((op.old, op.new) if hasattr(op, "old") else (op.path,))
+    return workspace_edit(
+        ops, state.positions,
+        versions={p: state.version(p) for p in paths},
+        document_changes=state.client.document_changes,
+        resource_operations=state.client.resource_operations,
+    )
+
+
+def _span_key(span: Span) -> tuple[int, int, int, int]:
+    return (span.start_line, span.start_col, span.end_line, span.end_col)
+
+
+def _problem_id(problem: Problem) -> dict[str, Any]:
+    return {"code": problem.code, "span": list(_span_key(problem.span))}
+
+
+def _overlaps(a: types.Range, b: types.Range) -> bool:
+    a0, a1 = (a.start.line, a.start.character), (a.end.line, a.end.character)
+    b0, b1 = (b.start.line, b.start.character), (b.end.line, b.end.character)
+    return a0 <= b1 and b0 <= a1
+
+
+def _matches(diag: types.Diagnostic, problem: Problem, rng: types.Range) -> bool:
+    if str(diag.code) != problem.code:
+        return False
+    data = diag.data if isinstance(diag.data, dict) else None
+    if data is not None and isinstance(data.get("span"), list):
+        return tuple(data["span"]) == _span_key(problem.span)
+    return diag.range == rng
+
+
+class ActionBuilder:
+    """Computes the code actions of one request (engine thread)."""
+
+    def __init__(self, ls: MemlsServer, path: Path, lazy: bool):
+        self.ls = ls
+        self.state = ls.state
+        self.path = path
+        self.lazy = lazy
+
+    def problems(self) -> list[Problem]:
+        return check_paths(self.state.context(), [self.path]).get(self.path, [])
+
+    def actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        problems = self.problems()
+        only = params.context.only
+        out: list[types.CodeAction] = []
+        if wants(types.CodeActionKind.QuickFix, only):
+            out.extend(self._quick_fixes(problems, params))
+        if wants(FIX_ALL_KIND, only):
+            fix_all = self._fix_all(problems, params.text_document.uri)
+            if fix_all is not None:
+                out.append(fix_all)
+        return out
+
+    def _quick_fixes(self, problems: list[Problem], params: types.CodeActionParams) -> list[types.CodeAction]:
+        positions = self.state.positions(self.path)
+        ctx = self.state.context()
+        chosen: list[tuple[Problem, types.Diagnostic]] = []
+        for problem in problems:
+            rng = positions.range(problem.span)
+            sent = next((d for d in params.context.diagnostics if _matches(d, problem, rng)), None)
+            if sent is None and not _overlaps(rng, params.range):
+                continue
+            chosen.append((problem, sent or self.ls.diagnostics.to_lsp([problem], self.path)[0]))
+        out = []
+        for problem, diag in chosen:
+            for index, fix in enumerate(fixes_for(ctx, problem)):
+                if not can_apply(self.state, fix):
+                    continue
+                action = types.CodeAction(
+                    title=fix.title, kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diag], is_preferred=fix.safe or None,
+                )
+                if self.lazy:
+                    action.data = {"uri": params.text_document.uri, "kind": "quickfix",
+                                   "problem": _problem_id(problem), "index": index, "title": fix.title}
+                else:
+                    action.edit = edit_of(self.state, fix.operations)
+                out.append(action)
+        return out
+
+    def _fix_all(self, problems: list[Problem], uri: str) -> types.CodeAction | None:
+        fixes = self._fix_all_fixes(problems)
+        if not fixes:
+            return None
+        action = types.CodeAction(title="Fix all safe memls problems", kind=FIX_ALL_KIND)
+        if self.lazy:
+            action.data = {"uri": uri, "kind": FIX_ALL_KIND}
+        else:
+            action.edit = edit_of(self.state, [op for fix in fixes for op in fix.operations])
+        return action
+
+    def _fix_all_fixes(self, problems: list[Problem]) -> list[Fix]:
+        ctx = self.state.context()
+        chosen = combinable_safe_fixes(ctx, problems)
+        return [fix for _, fix in chosen if can_apply(self.state, fix)]
+
+    def resolve(self, action: types.CodeAction, data: dict[str, Any]) -> types.CodeAction:
+        problems = self.problems()
+        if data.get("kind") == FIX_ALL_KIND:
+            fixes = self._fix_all_fixes(problems)
+            if not fixes:
+                raise JsonRpcException("memls: nothing left to fix in this document", code=REQUEST_FAILED)
+            action.edit = edit_of(self.state, [op for fix in fixes for op in fix.operations])
+            return action
+        wanted = data.get("problem") or {}
+        problem = next((p for p in problems if _problem_id(p) == wanted), None)
+        fix = None
+        if problem is not None:
+            candidates = fixes_for(self.state.context(), problem)
+            index = data.get("index")
+            if isinstance(index, int) and 0 <= index < len(candidates) and candidates[index].title == data.get("title"):
+                fix = candidates[index]
+            else:
+                fix = next((f for f in candidates if f.title == data.get("title")), None)
+        if fix is None or not can_apply(self.state, fix):
+            raise JsonRpcException(
+                "memls: the problem this fix was for has changed; ask for fixes again",
+                code=REQUEST_FAILED)
+        action.edit = edit_of(self.state, fix.operations)
+        return action
+
+
+def _lazy(ls: MemlsServer) -> bool:
+    """Whether the client resolves a code action's edit later (and keeps our data)."""
+    caps = ls.client_capabilities
+    action_caps = caps.text_document.code_action if caps and caps.text_document else None
+    if action_caps is None or not action_caps.data_support or action_caps.resolve_support is None:
+        return False
+    return "edit" in (action_caps.resolve_support.properties or [])
+
+
+def register(server: MemlsServer) -> None:
+    options = types.CodeActionOptions(code_action_kinds=list(KINDS), resolve_provider=True)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, options)
+    async def code_action(ls: MemlsServer, params: types.CodeActionParams):
+        path = ls.memory_path(params.text_document.uri)
+        if path is None:
+            return None
+        builder = ActionBuilder(ls, path, _lazy(ls))
+        return await ls.engine.run(builder.actions, params) or None
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    async def code_action_resolve(ls: MemlsServer, action: types.CodeAction):
+        data = action.data if isinstance(action.data, dict) else None
+        if data is None or action.edit is not None:
+            return action
+        path = ls.memory_path(str(data.get("uri", "")))
+        if path is None:
+            return action
+        builder = ActionBuilder(ls, path, lazy=False)
+        return await ls.engine.run(builder.resolve, action, data)

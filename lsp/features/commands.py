@@ -1,0 +1,427 @@
+"""``workspace/executeCommand``: the store's operations, run from the editor.
+
+Each command is a thin call into the engine (:class:`store.store.MemoryStore`,
+:mod:`store.recall`): the same locked, round-tripped writes the CLI makes.
+What this module adds is the editor's side of a write:
+
+* **Open buffers win.** A command that would rewrite a file open in the
+  editor with unsaved changes is refused ("save it first"): writing behind
+  an edited buffer would make the user choose between two versions. An
+  open file without unsaved changes is written on disk and the buffer is
+  brought to the new text with ``workspace/applyEdit``, so the editor shows
+  what the disk holds without a reload. ``memls.regenerateIndex`` on an open
+  ``MEMORY.md`` edits the buffer only (as saving a memory does), because the
+  user asked for exactly that text and can undo it.
+* **Errors are answers.** Bad arguments and refused writes come back as a
+  JSON-RPC error with one line of text; the server keeps running.
+
+Commands and their arguments (positional, JSON):
+
+``memls.regenerateIndex [root-path-or-document-uri]``
+    -> ``{"uri", "path", "changed", "buffer"}``
+``memls.supersede OLD NEW [document-uri]``
+    -> ``{"old": uri, "new": uri}``
+``memls.newMemory NAME DESCRIPTION TYPE [BODY] [document-uri]``
+    -> ``{"name", "uri", "path"}`` (and ``window/showDocument`` when supported)
+``memls.recall QUERY [LIMIT]``
+    -> ``[{"name", "description", "type", "uri", "score"}, ...]`` best first
+``memls.debugInfo`` -> versions, roots, settings, timings, client features
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from store.entry import MemoryEntry
+from store.index import INDEX_FILENAME
+from store.model import RootState
+from store.names import check_name
+from store.recall import Bm25Index
+from store.roots import default_write_root
+from store.store import MemoryStore
+
+from .. import __version__
+from ..convert import path_to_uri, uri_to_path
+from .save import IndexUpdate, _edit_open_index
+
+if TYPE_CHECKING:
+    from ..server import MemlsServer
+    from ..state import ServerState
+
+log = logging.getLogger(__name__)
+
+REGENERATE_INDEX = "memls.regenerateIndex"
+SUPERSEDE = "memls.supersede"
+NEW_MEMORY = "memls.newMemory"
+RECALL = "memls.recall"
+DEBUG_INFO = "memls.debugInfo"
+DEFAULT_RECALL_LIMIT = 10
+MAX_RECALL_LIMIT = 200
+
+
+class CommandError(JsonRpcException):
+    """A command refused or failed: LSP's ``RequestFailed`` with one line of text."""
+
+    CODE = -32803
+
+
+def one_line(exc: BaseException) -> str:
+    text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+    return " ".join(str(text).split()) or type(exc).__name__
+
+
+# -- arguments ------------------------------------------------------------------------
+
+
+def _string(args: tuple, index: int, what: str, *, required: bool = True) -> str | None:
+    if index >= len(args) or args[index] is None:
+        if required:
+            raise CommandError(f"missing argument: {what}")
+        return None
+    value = args[index]
+    if not isinstance(value, str):
+        raise CommandError(f"{what} must be a string")
+    return value
+
+
+def _target_path(target: str) -> Path:
+    path = uri_to_path(target) if ":" in target.split("/", 1)[0] else Path(target).expanduser()
+    if path is None:
+        raise CommandError(f"not a file URI: {target}")
+    return path
+
+
+def root_for_target(state: ServerState, target: str | None) -> RootState:
+    """The root a command works on: named by a root directory or a document in it.
+
+    Without a target: the first workspace folder's ``memory`` root when it is
+    loaded, else the root a save would target (explicit, then project...).
+    A target must lie in a root the server already knows.
+    """
+    if target is None:
+        for folder in state.folders:
+            root = state.workspace.root_of(folder / "memory" / INDEX_FILENAME)
+            if root is not None:
+                return root
+        if not state.workspace.roots:
+            raise CommandError("no memory root in this workspace")
+        chosen = default_write_root([r.root for r in state.workspace.roots])
+        return next(r for r in state.workspace.roots if r.root == chosen)
+    path = _target_path(target)
+    # Known roots only (the workspace's, the configured ones, those of documents the
+    # user opened): a command argument never makes a new directory a root, so no
+    # client request can make the server write somewhere nobody pointed it at.
+    root = state.workspace.root_of(path / INDEX_FILENAME if path.is_dir() else path)
+    if root is None:
+        raise CommandError(f"not a memory root of this workspace, or a document in one: {path}")
+    return root
+
+
+# -- writing through the store, keeping buffers right -----------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class BufferSync:
+    """An open buffer to bring to the text a command wrote on disk."""
+
+    edit: types.WorkspaceEdit
+    label: str
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8").replace("\r\n", "\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _refuse_dirty(state: ServerState, paths: list[Path]) -> None:
+    dirty = [p.name for p in paths
+             if (b := state.buffers.get(p)) is not None and b.text != b.saved_text]
+    if dirty:
+        raise CommandError(f"save {', '.join(sorted(set(dirty)))} first: it has unsaved changes")
+
+
+def _whole_buffer_edit(state: ServerState, path: Path, text: str) -> types.WorkspaceEdit:
+    positions = state.positions(path)
+    last = len(positions.lines) - 1
+    edit = types.TextEdit(
+        range=types.Range(start=types.Position(line=0, character=0),
+                          end=positions.to_client(last, len(positions.lines[last]))),
+        new_text=text,
+    )
+    uri = path_to_uri(path)
+    if state.client.document_changes:
+        return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=state.version(path)),
+            edits=[edit])])
+    return types.WorkspaceEdit(changes={uri: [edit]})
+
+
+def write_through_store(
+    state: ServerState, touched: list[Path], write: Callable[[], Any], label: str
+) -> tuple[Any, set[Path], list[BufferSync]]:
+    """Run a store write, then update the model from disk (engine thread).
+
+    ``touched`` are the files the write may change. Open ones must have no
+    unsaved changes; those the write changed are returned as whole-buffer
+    edits (and the server's buffer takes the new text at once). A client
+    without ``workspace/applyEdit`` reloads the file itself; its buffer, and
+    so the model, keep the old text until it sends the change.
+    """
+    _refuse_dirty(state, touched)
+    result = write()
+    affected: set[Path] = set()
+    syncs: list[BufferSync] = []
+    for path in dict.fromkeys(touched):
+        buffer = state.buffers.get(path)
+        if buffer is None:
+            affected |= state.workspace.update_from_disk(path)
+            continue
+        text = _read_text(path)
+        if text is None or text == buffer.text:
+            continue
+        if state.client.apply_edit:
+            syncs.append(BufferSync(_whole_buffer_edit(state, path, text), label))
+            affected |= state.change(path, text, buffer.version)
+            state.saved(path, text)
+    return result, affected, syncs
+
+
+async def _apply(ls: MemlsServer, syncs: list[BufferSync]) -> None:
+    for sync in syncs:
+        await ls.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=sync.edit, label=sync.label))
+
+
+# -- the commands (each runs its store work on the engine thread) -----------------------
+
+
+def _regenerate_index(state: ServerState, target: str | None) -> tuple[dict, IndexUpdate | None]:
+    root = root_for_target(state, target)
+    store = MemoryStore([root.root])
+    index_path = root.index_path
+    buffer = state.buffers.get(index_path)
+    result = {"uri": path_to_uri(index_path), "path": str(index_path)}
+    if buffer is not None:
+        text = store.render_root_index(root.scope)
+        changed = text != buffer.text
+        return {**result, "changed": changed, "buffer": True}, (
+            IndexUpdate(index_path, text, written=False) if changed else None)
+    before = _read_text(index_path)
+    store.write_index(root.scope)
+    state.workspace.update_from_disk(index_path)
+    return {**result, "changed": _read_text(index_path) != before, "buffer": False}, None
+
+
+def _supersede(state: ServerState, old: str, new: str, target: str | None):
+    root = root_for_target(state, target)
+    touched = [d.path for name in (old, new) if (d := root.visible(name)) is not None]
+    touched += [root.index_path, root.policy_path]
+    store = MemoryStore([root.root])
+    (old_entry, new_entry), affected, syncs = write_through_store(
+        state, touched, lambda: store.supersede(old, new, scope=root.scope),
+        f"memls: supersede {old} with {new}",
+    )
+    # The store may have found a file the model had under another name.
+    for entry in (old_entry, new_entry):
+        if entry.path is not None and entry.path not in touched and entry.path not in state.buffers:
+            affected |= state.workspace.update_from_disk(entry.path)
+    return {"old": _entry_uri(old_entry), "new": _entry_uri(new_entry)}, affected, syncs
+
+
+def _entry_uri(entry: MemoryEntry) -> str | None:
+    return path_to_uri(entry.path) if entry.path is not None else None
+
+
+def _new_memory(state: ServerState, name: str, description: str, type_: str,
+                body: str, target: str | None):
+    slug = check_name(name)
+    root = root_for_target(state, target)
+    path = root.path / f"{slug}.md"
+    if path.exists() or path in state.buffers:
+        raise CommandError(f"{path.name} already exists in {root.path}")
+    taken = root.by_slug.get(slug)
+    if taken:  # the store would refuse too (one name, one file); say which file has it
+        raise CommandError(f"an entry named '{slug}' already exists: {taken[0].name}")
+    touched = [path, root.index_path, root.policy_path]
+    store = MemoryStore([root.root])
+    written, affected, syncs = write_through_store(
+        state, touched,
+        lambda: store.save(name, description, body, type=type_, scope=root.scope),
+        f"memls: new memory {slug}",
+    )
+    return {"name": slug, "uri": path_to_uri(written), "path": str(written)}, affected, syncs
+
+
+@dataclasses.dataclass
+class RecallCache:
+    """One BM25 index per set of visible entries: rebuilt only after the model changed.
+
+    Entries are compared by identity; the model replaces a document's entry
+    object on every update, and the cache holds the old ones, so an identity
+    cannot be reused while it is compared.
+    """
+
+    entries: tuple[MemoryEntry, ...] = ()
+    index: Bm25Index | None = None
+
+    def search(self, entries: list[MemoryEntry], query: str, limit: int):
+        living = tuple(e for e in entries if e.is_living)
+        if (self.index is None or len(living) != len(self.entries)
+                or any(a is not b for a, b in zip(living, self.entries))):
+            self.entries, self.index = living, Bm25Index.build(living)
+        return self.index.search(query, limit)
+
+
+def visible_entries(state: ServerState) -> list[MemoryEntry]:
+    """Every root's entries, nearest root first, a name's nearest entry only."""
+    seen: set[str] = set()
+    out: list[MemoryEntry] = []
+    for root in sorted(state.workspace.roots, key=lambda r: r.order):
+        for name in sorted(root.by_name):
+            doc = root.visible(name)
+            if name in seen or doc is None or doc.entry is None:
+                continue
+            seen.add(name)
+            out.append(doc.entry)
+    return out
+
+
+def _recall(state: ServerState, cache: RecallCache, query: str, limit: int) -> list[dict]:
+    if not query.strip():
+        return []
+    hits = cache.search(visible_entries(state), query, limit)
+    return [
+        {
+            "name": hit.entry.name,
+            "description": hit.entry.description,
+            "type": hit.entry.type,
+            "uri": _entry_uri(hit.entry),
+            "score": hit.score,
+        }
+        for hit in hits
+    ]
+
+
+def _package_version(name: str) -> str | None:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def _debug_info(ls: MemlsServer) -> dict:
+    state = ls.state
+    settings = state.settings
+    stats = state.stats()
+    return {
+        "versions": {
+            "memls": __version__,
+            "pygls": _package_version("pygls"),
+            "lsprotocol": _package_version("lsprotocol"),
+            "python": sys.version.split()[0],
+            "pyyaml": getattr(yaml, "__version__", None),
+            "libyaml": hasattr(yaml, "CSafeLoader"),
+        },
+        "roots": stats["roots"],
+        "entries": stats["entries"],
+        "open_documents": stats["open_documents"],
+        "scanning": stats["scanning"],
+        "settings": {
+            "severity": dict(settings.severity),
+            "roots": [str(r) for r in settings.roots],
+            "index_on_save": settings.index_on_save,
+            "warnings": list(settings.warnings),
+        },
+        "timings": dict(ls.timings),
+        "client": dataclasses.asdict(state.client),
+        "diagnostics": "pull" if ls.diagnostics.pull else "push",
+    }
+
+
+# -- registration -----------------------------------------------------------------------
+
+
+def _command(server: MemlsServer, name: str):
+    """Register ``fn(ls, *args)``; every failure becomes a one-line JSON-RPC error."""
+
+    def decorator(fn: Callable[..., Awaitable[Any]]):
+        # No annotations: pygls resolves them at call time to convert arguments.
+        async def handler(ls, *args):
+            try:
+                return await fn(ls, *args)
+            except CommandError:
+                raise
+            except (ValueError, KeyError, TypeError, OSError, TimeoutError) as exc:
+                raise CommandError(f"{name}: {one_line(exc)}") from exc
+            except Exception as exc:  # noqa: BLE001 - a command must never take the server down
+                log.exception("command %s failed", name)
+                raise CommandError(f"{name} failed: {one_line(exc)}") from exc
+
+        server.command(name)(handler)
+        return fn
+
+    return decorator
+
+
+def register(server: MemlsServer) -> None:
+    cache = RecallCache()
+
+    @_command(server, REGENERATE_INDEX)
+    async def regenerate_index(ls: MemlsServer, *args):
+        target = _string(args, 0, "root path or document URI", required=False)
+        result, update = await ls.engine.run(_regenerate_index, ls.state, target)
+        if update is not None and ls.state.client.apply_edit:
+            await _edit_open_index(ls, update)
+        ls.after_change({Path(result["path"])})
+        return result
+
+    @_command(server, SUPERSEDE)
+    async def supersede(ls: MemlsServer, *args):
+        old = _string(args, 0, "old entry name")
+        new = _string(args, 1, "new entry name")
+        target = _string(args, 2, "document URI", required=False)
+        result, affected, syncs = await ls.engine.run(_supersede, ls.state, old, new, target)
+        await _apply(ls, syncs)
+        ls.after_change(affected)
+        return result
+
+    @_command(server, NEW_MEMORY)
+    async def new_memory(ls: MemlsServer, *args):
+        name = _string(args, 0, "name")
+        description = _string(args, 1, "description")
+        type_ = _string(args, 2, "type")
+        body = _string(args, 3, "body", required=False) or ""
+        target = _string(args, 4, "document URI", required=False)
+        result, affected, syncs = await ls.engine.run(
+            _new_memory, ls.state, name, description, type_, body, target)
+        await _apply(ls, syncs)
+        ls.after_change(affected)
+        window = ls.client_capabilities.window
+        if window and window.show_document and window.show_document.support:
+            await ls.window_show_document_async(
+                types.ShowDocumentParams(uri=result["uri"], take_focus=True))
+        return result
+
+    @_command(server, RECALL)
+    async def recall(ls: MemlsServer, *args):
+        query = _string(args, 0, "query")
+        limit = args[1] if len(args) > 1 and args[1] is not None else DEFAULT_RECALL_LIMIT
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RECALL_LIMIT:
+            raise CommandError(f"limit must be a whole number from 1 to {MAX_RECALL_LIMIT}")
+        return await ls.engine.run(_recall, ls.state, cache, query, limit)
+
+    @_command(server, DEBUG_INFO)
+    async def debug_info(ls: MemlsServer, *args):
+        return await ls.engine.run(_debug_info, ls)

@@ -1,0 +1,46 @@
+"""``textDocument/formatting``: the engine's canonical text of a memory document.
+
+What the canonical text is (and when a document has none) is decided by
+:mod:`store.formatting`: an entry becomes its gptme serialization when it
+passes the strict parse, ``MEMORY.md`` becomes the engine's rendering of its
+root unless it is hand-curated. This module only sends the difference as
+one edit replacing the whole document, or no edit at all when the text is
+already canonical or must be left alone -- so format-on-save never touches
+a document that does not parse.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from store.formatting import formatted_document
+
+if TYPE_CHECKING:
+    from ..server import MemlsServer
+    from ..state import ServerState
+
+
+def format_edits(state: ServerState, path: Path) -> list[types.TextEdit]:
+    """The edits formatting ``path`` (engine thread); [] when nothing changes."""
+    doc = state.document(path)
+    if doc is None:
+        return []
+    new = formatted_document(doc)
+    if new is None or new == doc.text:
+        return []
+    positions = state.positions(path)
+    last = len(positions.lines) - 1
+    end = positions.to_client(last, len(positions.lines[last]))
+    return [types.TextEdit(range=types.Range(start=types.Position(line=0, character=0), end=end), new_text=new)]
+
+
+def register(server: MemlsServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_FORMATTING)
+    async def formatting(ls: MemlsServer, params: types.DocumentFormattingParams):
+        path = ls.memory_path(params.text_document.uri)
+        if path is None:
+            return None
+        return await ls.engine.run(format_edits, ls.state, path)

@@ -1,0 +1,110 @@
+"""Rename a memory from its ``name:`` value or from any reference to it.
+
+``prepareRename`` accepts a position on the document's own ``name:`` value,
+a ``supersedes`` item, a ``superseded_by`` value or a ``MEMORY.md`` pointer
+(``store.navigation.reference_at``), answering the reference's range and
+the entry's name as the placeholder. ``rename`` asks the engine for the
+plan (``store.rename_plan.plan_rename``: the name, every link in the root,
+the index line, the policy's filename and one file rename) and sends it as
+ONE workspace edit, so an undo in the editor undoes all of it.
+
+The engine names a renamed entry by its slug and its file follows the name,
+so a rename usually moves the file. A client that cannot rename files in a
+workspace edit (no ``documentChanges`` or no rename resource operation:
+the Neovim and Emacs profiles) is refused with a message instead of being
+sent the text edits alone: the entry would then be named differently from
+its file, and the next save by gptme or memls would write a second file
+beside it. A rename that keeps the file (the slug is already the file's
+stem) needs no file operation and works in every client.
+
+Invalid names (reserved ``memory*`` names, a name or slug another entry of
+the root uses, an existing file) are refused with the engine's one-line
+message as a ``RequestFailed`` error, which editors show to the user.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from store.diagnostics import RenameFile
+from store.model import Document
+from store.navigation import definition, reference_at
+from store.rename_plan import plan_rename
+
+from .actions import REQUEST_FAILED, edit_of
+
+if TYPE_CHECKING:
+    from ..server import MemlsServer
+    from ..state import ServerState
+
+NO_FILE_RENAME = (
+    "memls: this editor cannot rename files through the language server, and the entry's "
+    "file must follow its name; rename it with `memls rename {old} {new}` instead"
+)
+
+
+def _failed(message: str) -> JsonRpcException:
+    return JsonRpcException(" ".join(message.split()), code=REQUEST_FAILED)
+
+
+def _target(state: ServerState, path: Path, line: int, col: int) -> tuple[types.Range, str, Document] | None:
+    """The reference under the cursor: its client range, its text and the entry it names."""
+    ws = state.workspace
+    ref = reference_at(ws, path, line, col)
+    if ref is None:
+        return None
+    if ref.kind == "name":
+        doc = ws.document(path)  # the document's own name: this entry, even a hidden twin
+    else:
+        location = definition(ws, path, line, col)
+        doc = ws.document(location.path) if location is not None else None
+    if doc is None or doc.entry is None:
+        raise _failed(f"memls: '{ref.name}' names no entry of this root; there is nothing to rename")
+    return state.positions(path).range(ref.span), ref.name, doc
+
+
+def prepare(state: ServerState, path: Path, position: types.Position):
+    line, col = state.positions(path).from_client(position)
+    found = _target(state, path, line, col)
+    if found is None:
+        return None
+    rng, _text, doc = found
+    assert doc.entry is not None
+    return types.PrepareRenamePlaceholder(range=rng, placeholder=doc.entry.name)
+
+
+def rename(state: ServerState, path: Path, position: types.Position, new_name: str) -> types.WorkspaceEdit:
+    line, col = state.positions(path).from_client(position)
+    found = _target(state, path, line, col)
+    if found is None:
+        raise _failed("memls: there is no memory name here to rename")
+    _rng, _text, doc = found
+    assert doc.entry is not None
+    try:
+        fix = plan_rename(state.workspace, doc, new_name)
+    except ValueError as exc:
+        raise _failed(str(exc)) from None
+    moves_file = any(isinstance(op, RenameFile) for op in fix.operations)
+    if moves_file and not (state.client.document_changes and state.client.resource_operations):
+        raise _failed(NO_FILE_RENAME.format(old=doc.entry.name, new=new_name))
+    return edit_of(state, fix.operations)
+
+
+def register(server: MemlsServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    async def prepare_rename(ls: MemlsServer, params: types.PrepareRenameParams):
+        path = ls.memory_path(params.text_document.uri)
+        if path is None:
+            return None
+        return await ls.engine.run(prepare, ls.state, path, params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    async def rename_request(ls: MemlsServer, params: types.RenameParams):
+        path = ls.memory_path(params.text_document.uri)
+        if path is None:
+            return None
+        return await ls.engine.run(rename, ls.state, path, params.position, params.new_name)

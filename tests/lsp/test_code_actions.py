@@ -1,0 +1,226 @@
+"""Quick fixes and fix-all, each applied through the client, in every client profile.
+
+A fix is taken the way an editor takes it: ask for code actions on the
+diagnostic, resolve the chosen one when the client resolves edits lazily
+(VS Code, Neovim), apply its workspace edit to the files, tell the server
+(didChange + didSave for open documents, watched-file events or the
+server's own watcher for the rest), and then the diagnostic is gone and the
+engine's audit/check is clean for that problem.
+
+Profile-specific: fixes that create or rename files are offered only to
+VS Code (documentChanges + resource operations); the Neovim profile has no
+documentChanges and Emacs' no resource operations, so there they are absent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from .conftest import EditAborted, apply_as_client, entry, scan_done
+from lsprotocol import types
+
+from store import MemoryStore
+from store.checks import CheckContext, check_workspace
+from store.model import Workspace
+from store.roots import MemoryRoot
+
+FILE_OPS = "visual-studio-code"
+
+
+async def actions_for(session, name: str, code: str, *, only=(types.CodeActionKind.QuickFix,),
+                      ready: frozenset[str] = frozenset()):
+    """Code actions for the ``code`` diagnostic, once the ``ready`` codes show the root is loaded."""
+    diags = await session.diagnostics(name, lambda d: {code, *ready} <= session.codes(d))
+    diag = next(d for d in diags if d.code == code)
+    actions = await session.client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=session.uri(name)),
+        range=diag.range,
+        context=types.CodeActionContext(diagnostics=[diag], only=list(only)),
+    ))
+    return diag, list(actions or [])
+
+
+async def take(session, action: types.CodeAction) -> types.WorkspaceEdit:
+    """The action's edit, resolved lazily exactly when the profile resolves edits."""
+    lazy = session.profile in ("visual-studio-code", "neovim")
+    assert (action.edit is None) == lazy, f"{session.profile}: edit present={action.edit is not None}"
+    if action.edit is None:
+        action = await session.client.code_action_resolve_async(action)
+    assert action.edit is not None
+    return action.edit
+
+
+def audit_codes(root: Path) -> set[str]:
+    return {issue.code for issue in MemoryStore([MemoryRoot("explicit", root)]).audit()}
+
+
+def check_codes(root: Path) -> set[str]:
+    ws = Workspace.load([MemoryRoot("explicit", root)])
+    return {p.code for probs in check_workspace(CheckContext(ws)).values() for p in probs}
+
+
+async def fix(session, name: str, code: str, title: str, open_docs: dict[str, int],
+              ready: frozenset[str] = frozenset()):
+    diag, actions = await actions_for(session, name, code, ready=ready)
+    action = next((a for a in actions if a.title == title), None)
+    assert action is not None, [a.title for a in actions]
+    assert action.kind == types.CodeActionKind.QuickFix
+    assert action.diagnostics and action.diagnostics[0].code == code
+    await apply_as_client(session, await take(session, action), open_docs)
+    await session.diagnostics(name, lambda d: code not in session.codes(d))
+
+
+@pytest.mark.timeout(30)
+async def test_asymmetric_back_link_fix_edits_the_other_file(start):
+    session = await start({
+        "old.md": entry("old", extra="status: superseded\nsuperseded_by: new\n"),
+        "new.md": entry("new"),
+    })
+    await scan_done(session)
+    session.open("old.md")
+    await fix(session, "old.md", "asymmetric-supersession", "Add 'old' to supersedes of 'new'", {"old.md": 1})
+    assert "old" in (session.root / "new.md").read_text()
+    assert "asymmetric-supersession" not in audit_codes(session.root)
+
+
+@pytest.mark.timeout(30)
+async def test_dangling_link_removal_fix(start):
+    session = await start({
+        "old.md": entry("old", extra="status: superseded\nsuperseded_by: nwe\n"),
+        "new.md": entry("new"),
+    })
+    await scan_done(session)
+    session.open("old.md")
+    await fix(session, "old.md", "dangling-superseded-by",
+              "Remove superseded_by 'nwe' and set status: historical", {"old.md": 1})
+    text = (session.root / "old.md").read_text()
+    assert "superseded_by" not in text and "status: historical" in text
+    assert "dangling-superseded-by" not in audit_codes(session.root)
+
+
+@pytest.mark.timeout(30)
+async def test_dangling_link_retarget_fix_links_both_ends(start):
+    session = await start({
+        "old.md": entry("old", extra="status: superseded\nsuperseded_by: nwe\n"),
+        "new.md": entry("new"),
+    })
+    await scan_done(session)
+    session.open("old.md")
+    await fix(session, "old.md", "dangling-superseded-by", "Change to 'new'", {"old.md": 1})
+    assert "superseded_by: new" in (session.root / "old.md").read_text()
+    assert audit_codes(session.root) == set()
+
+
+@pytest.mark.timeout(30)
+async def test_set_status_fix(start):
+    session = await start({
+        "old.md": entry("old", extra="superseded_by: new\n"),
+        "new.md": entry("new", extra="supersedes:\n- old\n"),
+    })
+    await scan_done(session)
+    session.open("old.md")
+    await fix(session, "old.md", "living-with-successor", "Set status: superseded", {"old.md": 1})
+    assert "status: superseded" in (session.root / "old.md").read_text()
+    assert "living-with-successor" not in check_codes(session.root)
+
+
+@pytest.mark.timeout(30)
+async def test_create_missing_entry_fix_only_where_files_can_be_created(start):
+    session = await start({"new.md": entry("new", extra="supersedes:\n- gone\n")})
+    await scan_done(session)
+    session.open("new.md")
+    if session.profile != FILE_OPS:
+        _, actions = await actions_for(session, "new.md", "dangling-supersedes")
+        assert not [a for a in actions if a.title.startswith("Create entry")]
+        return
+    await fix(session, "new.md", "dangling-supersedes", "Create entry 'gone'", {"new.md": 1})
+    created = (session.root / "gone.md").read_text()
+    assert "superseded_by: new" in created
+    assert audit_codes(session.root) == set()
+
+
+@pytest.mark.timeout(30)
+async def test_create_fix_never_overwrites_a_file_created_meanwhile(start):
+    session = await start({"new.md": entry("new", extra="supersedes:\n- gone\n")})
+    await scan_done(session)
+    if session.profile != FILE_OPS:
+        pytest.skip(f"{session.profile}: the client cannot create files, so no create fix is offered")
+    session.open("new.md")
+    _, actions = await actions_for(session, "new.md", "dangling-supersedes")
+    action = next(a for a in actions if a.title == "Create entry 'gone'")
+    edit = await take(session, action)
+    mine = "---\nname: gone\ndescription: written by hand meanwhile\n---\n\nkeep me\n"
+    (session.root / "gone.md").write_text(mine, encoding="utf-8")
+    with pytest.raises(EditAborted):
+        await apply_as_client(session, edit, {"new.md": 1})
+    assert (session.root / "gone.md").read_text() == mine
+
+
+@pytest.mark.timeout(30)
+async def test_reserved_name_fix_renames_the_file(start):
+    session = await start({"memory-notes.md": entry("memory-notes")})
+    await scan_done(session)
+    session.open("memory-notes.md")
+    if session.profile != FILE_OPS:
+        _, actions = await actions_for(session, "memory-notes.md", "reserved-name")
+        assert actions == []
+        return
+    diag, actions = await actions_for(session, "memory-notes.md", "reserved-name")
+    action = next(a for a in actions if a.title == "Rename 'memory-notes' to 'notes'")
+    edit = await take(session, action)
+    assert any(isinstance(c, types.RenameFile) for c in edit.document_changes or [])
+    await apply_as_client(session, edit, {"memory-notes.md": 1})
+    assert not (session.root / "memory-notes.md").exists()
+    assert "name: notes" in (session.root / "notes.md").read_text()
+    assert "reserved-name" not in check_codes(session.root)
+
+
+@pytest.mark.timeout(30)
+async def test_regenerate_index_fix(start):
+    drifted = "# Persistent Memory\n\n## Project\n\n- [gone](gone.md) \u2014 d\n"
+    session = await start({"a.md": entry("a")}, index=drifted)
+    await scan_done(session)
+    session.open("MEMORY.md")
+    # index-missing-entry appears once the first scan has read a.md.
+    await fix(session, "MEMORY.md", "index-drift", "Regenerate MEMORY.md", {"MEMORY.md": 1},
+              ready=frozenset({"index-missing-entry"}))
+    assert "[a](a.md)" in (session.root / "MEMORY.md").read_text()
+    assert not {"index-drift", "index-broken-link", "index-missing-entry"} & check_codes(session.root)
+
+
+async def fix_all(session, name: str) -> list[types.CodeAction]:
+    actions = await session.client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=session.uri(name)),
+        range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
+        context=types.CodeActionContext(diagnostics=[], only=["source.fixAll"]),
+    ))
+    return list(actions or [])
+
+
+@pytest.mark.timeout(30)
+async def test_fix_all_applies_the_documents_safe_fixes_until_none_is_left(start):
+    y_text = entry("y")
+    session = await start({
+        "old.md": entry("old", extra="superseded_by: new\n"),
+        "new.md": entry("new"),
+        "x.md": entry("x", extra="status: superseded\nsuperseded_by: y\n"),
+        "y.md": y_text,
+    })
+    await scan_done(session)
+    session.open("old.md")
+    open_docs = {"old.md": 1}
+    await session.diagnostics("old.md", lambda d: "asymmetric-supersession" in session.codes(d))
+    # The status fix becomes safe once the back-link exists: a second fix-all takes it.
+    for gone in ("asymmetric-supersession", "living-with-successor"):
+        actions = await fix_all(session, "old.md")
+        assert [a.kind for a in actions] == ["source.fixAll.memls"]
+        await apply_as_client(session, await take(session, actions[0]), open_docs)
+        await session.diagnostics("old.md", lambda d, gone=gone: gone not in session.codes(d))
+    await session.diagnostics("old.md", lambda d: not d)
+    assert await fix_all(session, "old.md") == []
+    assert "status: superseded" in (session.root / "old.md").read_text()
+    assert "- old" in (session.root / "new.md").read_text()
+    assert (session.root / "y.md").read_text() == y_text  # another document's problem: not this fix-all's
+    assert {(i.code, i.entry) for i in MemoryStore([MemoryRoot("explicit", session.root)]).audit()} == {
+        ("asymmetric-supersession", "x")}

@@ -1,0 +1,89 @@
+"""Positions across encodings: engine code points <-> UTF-8 / UTF-16 / UTF-32 client units."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lsprotocol.types import Position, PositionEncodingKind, Range
+
+from lsp.convert import Positions, path_to_uri, uri_to_path
+from store.frontmatter import Span
+
+UTF8, UTF16, UTF32 = PositionEncodingKind.Utf8, PositionEncodingKind.Utf16, PositionEncodingKind.Utf32
+# 'é' is 2 UTF-8 bytes / 1 UTF-16 unit; '😀' is 4 bytes / 2 UTF-16 units; '中' is 3 bytes / 1 unit.
+LINE = "café 😀 中x"
+X = LINE.index("x")  # 8 code points
+
+
+def test_ascii_columns_are_the_same_in_every_encoding():
+    for encoding in (UTF8, UTF16, UTF32):
+        assert Positions("name: a\nb", encoding).to_client(0, 6) == Position(line=0, character=6)
+
+
+def test_utf16_counts_astral_characters_as_two_units():
+    assert Positions(LINE, UTF16).to_client(0, X) == Position(line=0, character=9)
+
+
+def test_utf8_counts_bytes():
+    assert Positions(LINE, UTF8).to_client(0, X) == Position(line=0, character=14)
+
+
+def test_utf32_counts_code_points():
+    assert Positions(LINE, UTF32).to_client(0, X) == Position(line=0, character=X)
+
+
+def test_only_the_line_of_the_position_counts():
+    positions = Positions("😀😀😀\nab", UTF16)
+    assert positions.to_client(1, 1) == Position(line=1, character=1)
+
+
+def test_client_position_inside_a_surrogate_pair_lands_after_the_character():
+    assert Positions("😀a", UTF16).from_client(Position(line=0, character=1)) == (0, 1)
+
+
+def test_client_position_past_the_line_end_clamps_to_the_end():
+    assert Positions("é\nb", UTF8).from_client(Position(line=0, character=99)) == (0, 1)
+
+
+def test_client_position_past_the_last_line_clamps_to_the_end_of_text():
+    assert Positions("a\nbc", UTF16).from_client(Position(line=7, character=0)) == (1, 2)
+
+
+def test_engine_column_past_the_line_end_clamps_to_the_line_end():
+    assert Positions("é", UTF8).to_client(0, 5) == Position(line=0, character=2)
+
+
+def test_span_and_range_convert_both_ends():
+    positions = Positions("x: 😀\ny: é", UTF16)
+    rng = positions.range(Span(0, 3, 1, 4))
+    assert rng == Range(start=Position(line=0, character=3), end=Position(line=1, character=4))
+    assert positions.span(Range(start=Position(line=0, character=5), end=Position(line=1, character=4))) \
+        == Span(0, 4, 1, 4)
+
+
+def test_file_uri_round_trips_a_path_with_spaces_and_non_ascii(tmp_path):
+    path = tmp_path / "my memory" / "café.md"
+    assert uri_to_path(path_to_uri(path)) == path
+
+
+def test_non_file_uri_is_not_a_path():
+    assert uri_to_path("untitled:Untitled-1") is None
+
+
+text_lines = st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r"),
+                              max_size=12), min_size=1, max_size=4)
+
+
+@settings(max_examples=150)
+@given(lines=text_lines, data=st.data())
+def test_every_code_point_position_round_trips_in_every_encoding(lines, data):
+    text = "\n".join(lines)
+    line = data.draw(st.integers(0, len(lines) - 1))
+    col = data.draw(st.integers(0, len(lines[line])))
+    for encoding in (UTF8, UTF16, UTF32):
+        positions = Positions(text, encoding)
+        client = positions.to_client(line, col)
+        codec = {UTF8: "utf-8", UTF16: "utf-16-le", UTF32: "utf-32-le"}[encoding]
+        width = {UTF8: 1, UTF16: 2, UTF32: 4}[encoding]
+        assert client.character == len(lines[line][:col].encode(codec)) // width
+        assert positions.from_client(client) == (line, col)

@@ -1,0 +1,76 @@
+"""Files changed on disk by another process update diagnostics; open buffers win over disk.
+
+Neovim declares no dynamic ``didChangeWatchedFiles`` registration, so the
+server's own watcher notices the write; VS Code and Emacs get a watcher
+registration and send the notification (sent here by the test client, as
+the editor would).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import Session, entry
+from lsprotocol import types
+
+from lsp.convert import path_to_uri
+
+OWN_WATCHER = {"visual-studio-code": False, "neovim": True, "emacs": False}
+
+
+def registered_watcher(session: Session) -> bool:
+    return any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+               for r in session.client.registrations)  # type: ignore[attr-defined]
+
+
+def notify(session: Session, changes: dict[Path, types.FileChangeType]) -> None:
+    """What an editor with a registered watcher sends; nothing for the server-watched profile."""
+    if OWN_WATCHER[session.profile]:
+        return
+    session.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        changes=[types.FileEvent(uri=path_to_uri(p), type=t) for p, t in changes.items()]))
+
+
+def write_from_another_process(path: Path, text: str) -> None:
+    subprocess.run([sys.executable, "-c", "import sys, pathlib; pathlib.Path(sys.argv[1]).write_text(sys.argv[2])",
+                    str(path), text], check=True)
+
+
+async def test_watcher_is_registered_only_where_the_client_allows(start):
+    session = await start({"a.md": entry("a")})
+    await session.diagnostics("MEMORY.md", lambda d: "index-missing" in session.codes(d))
+    assert registered_watcher(session) is not OWN_WATCHER[session.profile]
+
+
+async def test_file_written_by_another_process_updates_its_diagnostics(start):
+    session = await start({"a.md": entry("a")})
+    await session.diagnostics("MEMORY.md", lambda d: "index-missing" in session.codes(d))
+    path = session.root / "a.md"
+    write_from_another_process(path, entry("a", extra="supersedes:\n  - ghost\n"))
+    notify(session, {path: types.FileChangeType.Changed})
+    await session.diagnostics("a.md", lambda d: "dangling-supersedes" in session.codes(d))
+
+
+async def test_deleting_a_file_on_disk_breaks_the_links_to_it(start):
+    session = await start({"old.md": entry("old", extra="status: superseded\nsuperseded_by: new\n"),
+                           "new.md": entry("new", extra="supersedes:\n  - old\n")})
+    session.open("old.md")
+    await session.diagnostics("old.md", lambda d: "dangling-superseded-by" not in session.codes(d))
+    (session.root / "new.md").unlink()
+    notify(session, {session.root / "new.md": types.FileChangeType.Deleted})
+    await session.diagnostics("old.md", lambda d: "dangling-superseded-by" in session.codes(d))
+
+
+async def test_open_buffer_wins_over_a_disk_change(start):
+    session = await start({"a.md": entry("a"), "b.md": entry("b")})
+    session.open("a.md")
+    await session.diagnostics("MEMORY.md", lambda d: "index-missing" in session.codes(d))
+    a, b = session.root / "a.md", session.root / "b.md"
+    write_from_another_process(a, entry("a", extra="supersedes:\n  - ghost-a\n"))
+    write_from_another_process(b, entry("b", extra="supersedes:\n  - ghost-b\n"))
+    notify(session, {a: types.FileChangeType.Changed, b: types.FileChangeType.Changed})
+    # b.md was written after a.md: once b's change is seen, a's has been seen too.
+    await session.diagnostics("b.md", lambda d: "dangling-supersedes" in session.codes(d))
+    assert "dangling-supersedes" not in session.codes(session.client.diagnostics.get(session.uri("a.md"), []))

@@ -1,0 +1,114 @@
+"""``MEMORY.md`` on save: regenerated, upserted or left alone, written only when it changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import Session, barrier, entry
+from lsprotocol import types
+
+from store.index import IndexPolicy, index_entries, render_index, render_policy_view
+from store.reader import read_root
+
+CURATED = "# Memory\n\nHand-written notes: ask Sam before touching the deploy entries.\n\n" \
+          "- [a](a.md) \u2014 first\n"
+
+
+def rendered(root: Path) -> str:
+    """What the engine renders for a legacy root as it is on disk."""
+    return render_index(index_entries(read_root(root, "project").entries, managed=False))
+
+
+def save(session: Session, name: str, text: str) -> None:
+    """What an editor does on ``:w``: write the file, then send didSave with the text."""
+    (session.root / name).write_text(text, encoding="utf-8")
+    session.client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=session.uri(name)), text=text))
+
+
+async def edit_and_save(session: Session, name: str, text: str) -> None:
+    session.open(name)
+    session.change(name, text, 2)
+    save(session, name, text)
+    await barrier(session)
+
+
+async def test_generated_index_is_regenerated_on_save(start, tmp_path):
+    files = {"a.md": entry("a", "first"), "b.md": entry("b", "second")}
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    for name, text in files.items():
+        (scratch / name).write_text(text, encoding="utf-8")
+    session = await start(files, index=rendered(scratch))
+    await edit_and_save(session, "a.md", entry("a", "first, now revised"))
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert index == rendered(session.root)
+    assert "first, now revised" in index
+
+
+async def test_curated_index_keeps_its_prose_and_gets_the_entry_line_updated(start):
+    session = await start({"a.md": entry("a", "first"), "b.md": entry("b", "second")}, index=CURATED)
+    await edit_and_save(session, "a.md", entry("a", "first, now revised"))
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "Hand-written notes: ask Sam before touching the deploy entries." in index
+    assert "first, now revised" in index
+    assert "\u2014 first\n" not in index
+    assert "b.md" not in index, "only the saved entry's line changes"
+
+
+async def test_absent_index_is_created_on_save(start):
+    session = await start({"a.md": entry("a", "first")})
+    await edit_and_save(session, "a.md", entry("a", "first, now revised"))
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == rendered(session.root)
+
+
+async def test_managed_root_gets_its_policy_view_on_save(start):
+    policy = IndexPolicy(version=1, budget=2000, selected=("b.md",))
+    session = await start({"a.md": entry("a", "first"), "b.md": entry("b", "second"),
+                           ".memory-index.json": policy.dumps()}, index="# Memory\n")
+    await edit_and_save(session, "b.md", entry("b", "second, now revised"))
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert index == render_policy_view(read_root(session.root, "project").entries, policy)
+    assert "second, now revised" in index and "a.md" not in index
+
+
+async def test_save_that_changes_nothing_leaves_the_index_untouched(start):
+    session = await start({"a.md": entry("a", "first")})
+    index_path = session.root / "MEMORY.md"
+    index_path.write_text(rendered(session.root), encoding="utf-8")
+    before = index_path.stat().st_mtime_ns
+    session.open("a.md")
+    save(session, "a.md", entry("a", "first"))
+    await barrier(session)
+    assert index_path.stat().st_mtime_ns == before
+
+
+async def test_index_on_save_off_leaves_the_index_alone(start):
+    session = await start({"a.md": entry("a", "first")}, settings={"index": {"onSave": "off"}})
+    await edit_and_save(session, "a.md", entry("a", "first, now revised"))
+    assert not (session.root / "MEMORY.md").exists()
+
+
+async def test_index_on_save_regenerate_rewrites_a_curated_index(start):
+    session = await start({"a.md": entry("a", "first")}, index=CURATED,
+                          settings={"index": {"onSave": "regenerate"}})
+    await edit_and_save(session, "a.md", entry("a", "first, now revised"))
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == rendered(session.root)
+
+
+async def test_open_index_gets_a_workspace_edit_instead_of_a_disk_write(start):
+    session = await start({"a.md": entry("a", "first")}, index=CURATED)
+    session.open("MEMORY.md")
+    await edit_and_save(session, "a.md", entry("a", "first, now revised"))
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == CURATED
+    [applied] = session.client.applied_edits
+    edit = applied.edit
+    if edit.document_changes:
+        [change] = edit.document_changes
+        assert change.text_document.uri == session.uri("MEMORY.md")
+        edits = change.edits
+    else:
+        edits = edit.changes[session.uri("MEMORY.md")]
+    [text_edit] = edits
+    assert (text_edit.range.start.line, text_edit.range.start.character) == (0, 0)
+    assert "Hand-written notes" in text_edit.new_text and "first, now revised" in text_edit.new_text

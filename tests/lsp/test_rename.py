@@ -1,0 +1,106 @@
+"""Rename from the ``name:`` value or any reference: one edit for name, file, links and index.
+
+Profile-specific: only VS Code can rename files in a workspace edit; a
+rename that moves the file is refused for Neovim and Emacs with a message
+naming the CLI command (see lsp/features/rename.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+from .conftest import apply_as_client, entry, scan_done
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from store import MemoryStore
+from store.roots import MemoryRoot
+
+FILE_OPS = "visual-studio-code"
+INDEX = "# Persistent Memory\n\n## Project\n\n- [new](new.md) \u2014 d\n"
+FILES = {
+    "old.md": entry("old", extra="status: superseded\nsuperseded_by: new\n"),
+    "new.md": entry("new", extra="supersedes:\n- old\n"),
+}
+
+
+def pos(line: int, character: int) -> types.Position:
+    return types.Position(line=line, character=character)
+
+
+async def rename(session, name: str, position: types.Position, new_name: str):
+    return await session.client.text_document_rename_async(types.RenameParams(
+        text_document=types.TextDocumentIdentifier(uri=session.uri(name)),
+        position=position, new_name=new_name))
+
+
+async def started(start):
+    session = await start(FILES, index=INDEX)
+    await scan_done(session)
+    session.open("new.md")
+    session.open("old.md")
+    return session
+
+
+async def assert_renamed_everywhere(session, edit: types.WorkspaceEdit) -> None:
+    assert sum(isinstance(c, types.RenameFile) for c in edit.document_changes or []) == 1
+    await apply_as_client(session, edit, {"new.md": 1, "old.md": 1})
+    root = session.root
+    assert not (root / "new.md").exists()
+    assert "name: newer" in (root / "newer.md").read_text()
+    assert "superseded_by: newer" in (root / "old.md").read_text()
+    assert "[newer](newer.md)" in (root / "MEMORY.md").read_text()
+    assert MemoryStore([MemoryRoot("explicit", root)]).audit() == []
+
+
+@pytest.mark.timeout(30)
+async def test_prepare_rename_on_the_name_value_and_on_a_reference(start):
+    session = await started(start)
+    on_name = await session.client.text_document_prepare_rename_async(types.PrepareRenameParams(
+        text_document=types.TextDocumentIdentifier(uri=session.uri("new.md")), position=pos(1, 7)))
+    assert on_name == types.PrepareRenamePlaceholder(
+        range=types.Range(start=pos(1, 6), end=pos(1, 9)), placeholder="new")
+    on_link = await session.client.text_document_prepare_rename_async(types.PrepareRenameParams(
+        text_document=types.TextDocumentIdentifier(uri=session.uri("old.md")), position=pos(6, 16)))
+    assert on_link == types.PrepareRenamePlaceholder(
+        range=types.Range(start=pos(6, 15), end=pos(6, 18)), placeholder="new")
+    elsewhere = await session.client.text_document_prepare_rename_async(types.PrepareRenameParams(
+        text_document=types.TextDocumentIdentifier(uri=session.uri("old.md")), position=pos(2, 3)))
+    assert elsewhere is None
+
+
+@pytest.mark.timeout(30)
+async def test_rename_from_the_name_value_renames_file_links_and_index(start):
+    session = await started(start)
+    if session.profile != FILE_OPS:
+        with pytest.raises(JsonRpcException, match="memls rename new newer"):
+            await rename(session, "new.md", pos(1, 7), "newer")
+        return
+    await assert_renamed_everywhere(session, await rename(session, "new.md", pos(1, 7), "newer"))
+
+
+@pytest.mark.timeout(30)
+async def test_rename_from_a_supersedes_item(start):
+    session = await started(start)
+    if session.profile != FILE_OPS:
+        with pytest.raises(JsonRpcException, match="cannot rename files"):
+            await rename(session, "new.md", pos(6, 3), "oldest")
+        return
+    edit = await rename(session, "new.md", pos(6, 3), "oldest")  # "- old" under supersedes
+    await apply_as_client(session, edit, {"new.md": 1, "old.md": 1})
+    assert "name: oldest" in (session.root / "oldest.md").read_text()
+    assert "- oldest" in (session.root / "new.md").read_text()
+    assert MemoryStore([MemoryRoot("explicit", session.root)]).audit() == []
+
+
+@pytest.mark.timeout(30)
+async def test_rename_to_a_reserved_name_is_refused_with_the_engines_message(start):
+    session = await started(start)
+    with pytest.raises(JsonRpcException, match="reserved"):
+        await rename(session, "new.md", pos(1, 7), "memory-notes")
+
+
+@pytest.mark.timeout(30)
+async def test_rename_to_a_taken_name_is_refused(start):
+    session = await started(start)
+    with pytest.raises(JsonRpcException, match="old.md already has that name"):
+        await rename(session, "new.md", pos(1, 7), "old")

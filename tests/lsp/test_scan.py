@@ -1,0 +1,55 @@
+"""The first scan of a big root: progress, requests answered meanwhile, cross-file results after."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import entry, initialize_in, vscode_with_pull
+from lsprotocol import types
+from pytest_lsp import client_capabilities
+
+ENTRIES = 5000
+INVALID_YAML = "---\nname: opened\ndescription: [unclosed\n---\n"
+
+
+def write_big_root(folder: Path) -> None:
+    """5,000 valid entries in superseding pairs, and one asymmetric link to find after the scan."""
+    root = folder / "memory"
+    root.mkdir(parents=True)
+    for i in range(0, ENTRIES - 2, 2):
+        (root / f"e{i}.md").write_text(
+            entry(f"e{i}", f"entry {i}", extra=f"status: superseded\nsuperseded_by: e{i + 1}\n"), encoding="utf-8")
+        (root / f"e{i + 1}.md").write_text(
+            entry(f"e{i + 1}", f"entry {i + 1}", extra=f"supersedes:\n  - e{i}\n"), encoding="utf-8")
+    (root / "broken-old.md").write_text(
+        entry("broken-old", extra="status: superseded\nsuperseded_by: broken-new\n"), encoding="utf-8")
+    (root / "broken-new.md").write_text(entry("broken-new"), encoding="utf-8")
+    (root / "opened.md").write_text(INVALID_YAML, encoding="utf-8")
+
+
+async def test_scan_reports_progress_and_a_document_opened_meanwhile_gets_its_diagnostics(client, tmp_path):
+    folder = tmp_path / "workspace"
+    write_big_root(folder)
+    session = await initialize_in(client, folder, client_capabilities(client.memls_profile))
+    session.open("opened.md")
+    await session.diagnostics("opened.md", lambda d: "invalid-yaml" in session.codes(d), timeout=60)
+    await session.diagnostics("broken-old.md", lambda d: "asymmetric-supersession" in session.codes(d),
+                              timeout=60)
+    [reports] = [r for token, r in client.progress_reports.items() if "scan" in str(token)]
+    kinds = [type(r) for r in reports]
+    assert kinds[0] is types.WorkDoneProgressBegin and kinds[-1] is types.WorkDoneProgressEnd
+    assert types.WorkDoneProgressReport in kinds
+    files = len(list((folder / "memory").glob("*.md")))
+    assert reports[-2].message == f"{files}/{files}"
+
+
+async def test_request_during_the_scan_is_answered(pull_client, tmp_path):
+    folder = tmp_path / "workspace"
+    write_big_root(folder)
+    session = await initialize_in(pull_client, folder, vscode_with_pull())
+    uri = session.open("opened.md")
+    report = await pull_client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert "invalid-yaml" in {d.code for d in report.items}
+    await session.diagnostics("broken-old.md", lambda d: "asymmetric-supersession" in session.codes(d),
+                              timeout=60)

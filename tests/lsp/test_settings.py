@@ -1,0 +1,82 @@
+"""Settings from ``initializationOptions``, ``workspace/configuration`` and
+``didChangeConfiguration`` reach the checks and the roots, in every client profile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import entry, unit_state, wait_until_scanned
+from lsprotocol import types
+
+from lsp.convert import path_to_uri
+from lsp.server import _configure_and_load_new_roots
+
+DANGLING = entry("old", extra="status: superseded\nsuperseded_by: nwe\ncolour: red\n")
+OFF = {"severity": {"dangling-superseded-by": "off"}}
+
+
+def checked_without_dangling(session):
+    """The document was checked (its unknown key is reported) and the dangling link is not."""
+    return lambda d: "unknown-key" in session.codes(d) and "dangling-superseded-by" not in session.codes(d)
+
+
+async def test_a_severity_override_in_initialization_options_turns_a_check_off(start):
+    session = await start({"old.md": DANGLING}, settings=OFF)
+    session.open("old.md")
+    await session.diagnostics("old.md", checked_without_dangling(session))
+
+
+async def test_a_severity_override_from_workspace_configuration_turns_a_check_off(client, start):
+    client.set_configuration(OFF, section="memls")
+    session = await start({"old.md": DANGLING})
+    await wait_until_scanned(client)
+    session.open("old.md")
+    await session.diagnostics("old.md", checked_without_dangling(session))
+
+
+async def test_did_change_configuration_turns_a_check_off_live(start):
+    session = await start({"old.md": DANGLING})
+    session.open("old.md")
+    await session.diagnostics("old.md", lambda d: "dangling-superseded-by" in session.codes(d))
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"memls": OFF}))
+    await session.diagnostics("old.md", checked_without_dangling(session))
+
+
+def far_root(tmp_path: Path) -> Path:
+    """A directory that is no memory root by its look: only settings make it one."""
+    far = tmp_path / "elsewhere" / "notes"
+    far.mkdir(parents=True)
+    (far / "far.md").write_text(entry("far-away", description="lives outside the workspace"), encoding="utf-8")
+    return far
+
+
+async def far_symbols(client):
+    await wait_until_scanned(client)
+    found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="far-away"))
+    return [s.location.uri for s in found]
+
+
+async def test_an_extra_root_in_initialization_options_is_scanned(start, tmp_path):
+    far = far_root(tmp_path)
+    session = await start({"a.md": entry("a")}, settings={"roots": [str(far)]})
+    assert await far_symbols(session.client) == [path_to_uri(far / "far.md")]
+
+
+async def test_an_extra_root_from_workspace_configuration_is_scanned(client, start, tmp_path):
+    far = far_root(tmp_path)
+    client.set_configuration({"roots": [str(far)]}, section="memls")
+    await start({"a.md": entry("a")})
+    assert await far_symbols(client) == [path_to_uri(far / "far.md")]
+
+
+def test_a_root_added_by_changed_settings_is_loaded_at_once(tmp_path, monkeypatch):
+    for var in ("MEMLS_MEMORY_DIRS", "GPTME_MEMORY_DIRS", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no user-level roots of this machine
+    far = far_root(tmp_path)
+    state = unit_state(tmp_path, {"a.md": entry("a")})
+    _configure_and_load_new_roots(state, {"roots": [str(far)]})
+    doc = state.workspace.document(far / "far.md")
+    assert doc is not None and doc.name == "far-away"
+    assert state.settings.roots == (far,)
