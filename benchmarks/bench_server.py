@@ -1,0 +1,428 @@
+"""Language-server benchmarks through a real stdio client.
+
+The client is a minimal asyncio JSON-RPC client written here (no editor, no
+pytest-lsp), so every timestamp is taken the moment a message is written or
+read. It declares what VS Code declares for the parts measured: push
+diagnostics with versions, work-done progress, dynamically registered file
+watching (so the server starts no polling watcher) and ``didSave`` with text.
+
+Figures (seconds unless said otherwise):
+
+* ``first_diagnostics_s``: ``didOpen`` of a document (with one problem: push
+  mode publishes nothing for a clean document never published) sent right
+  after the scan's progress ``begin`` -> the first ``publishDiagnostics`` for it;
+* ``initial_scan_s``: ``initialized`` -> the progress ``end`` notification;
+* ``initial_diagnostics_s``: ``initialized`` -> the last ``publishDiagnostics``
+  of the flood that follows the scan (its first publish after the scan's end,
+  then 1 s of silence, ends it; the corpus has defects, so there is a flood);
+* ``keystroke_p50_s`` / ``keystroke_p95_s``: ``didChange`` -> the
+  ``publishDiagnostics`` carrying that version. Push mode publishes only when
+  a document's diagnostics change, so the edits alternate between the clean
+  text and a defect (an emptied description, invalid YAML, an unknown status,
+  a dangling ``supersedes``, and supersession links to a real chain that do
+  not point back) -- every edit changes what is published;
+* ``save_p50_s`` / ``save_max_s``: ``didSave`` (after writing the file, as an
+  editor does) -> ``MEMORY.md`` on disk holds the new description;
+* ``cold_start_s`` / ``warm_restart_s``: process spawn -> scan ``end``, for the
+  first start and for a restart after ``shutdown``/``exit`` (no persistent
+  cache exists, so a restart re-reads everything);
+* ``peak_rss_mb``: ``VmHWM`` of the server process from ``/proc``.
+
+Usage::
+
+    python benchmarks/bench_server.py --entries 10000 [--edits 200] [--saves 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import corpus  # noqa: E402
+from common import (  # noqa: E402
+    PROJECT_PYTHON, REPO, RESULTS, WORK, clean_env, fmt_seconds, machine, percentile, table,
+    write_json,
+)
+
+QUIET_SECONDS = 1.0
+TIMEOUT = 600.0
+
+
+def uri_of(path: Path) -> str:
+    return path.resolve().as_uri()
+
+
+class Client:
+    """Just enough of an LSP client: requests, notifications, server requests answered."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.next_id = 0
+        self.pending: dict[int, asyncio.Future] = {}
+        self.diagnostics: list[tuple[float, str, int | None, int]] = []  # (t, uri, version, count)
+        self.waiters: list[tuple[Any, asyncio.Future]] = []
+        self.progress_begin: float | None = None
+        self.progress_end: float | None = None
+        self.last_message = time.perf_counter()
+        self.reader = asyncio.ensure_future(self._read_loop())
+
+    # -- wire ---------------------------------------------------------------
+
+    def _send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    async def request(self, method: str, params: Any) -> Any:
+        self.next_id += 1
+        future = asyncio.get_running_loop().create_future()
+        self.pending[self.next_id] = future
+        self._send({"id": self.next_id, "method": method, "params": params})
+        await self.proc.stdin.drain()  # type: ignore[union-attr]
+        return await asyncio.wait_for(future, TIMEOUT)
+
+    def notify(self, method: str, params: Any) -> float:
+        self._send({"method": method, "params": params})
+        return time.perf_counter()
+
+    async def _read_loop(self) -> None:
+        stdout = self.proc.stdout
+        assert stdout is not None
+        while True:
+            length = None
+            while True:
+                line = await stdout.readline()
+                if not line:
+                    return
+                line = line.strip()
+                if not line:
+                    break
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":", 1)[1])
+            if length is None:
+                continue
+            message = json.loads(await stdout.readexactly(length))
+            now = time.perf_counter()
+            self.last_message = now
+            self._dispatch(message, now)
+
+    def _dispatch(self, message: dict[str, Any], now: float) -> None:
+        method = message.get("method")
+        if method is None:  # a response
+            future = self.pending.pop(message.get("id"), None)
+            if future is not None and not future.done():
+                if "error" in message:
+                    future.set_exception(RuntimeError(str(message["error"])))
+                else:
+                    future.set_result(message.get("result"))
+            return
+        params = message.get("params") or {}
+        if "id" in message:  # a request from the server
+            result: Any = None
+            if method == "workspace/applyEdit":
+                result = {"applied": True}
+            elif method == "workspace/configuration":
+                result = [None for _ in params.get("items", [])]
+            self._send({"id": message["id"], "result": result})
+            return
+        if method == "textDocument/publishDiagnostics":
+            record = (now, params["uri"], params.get("version"), len(params.get("diagnostics", [])))
+            self.diagnostics.append(record)
+            for predicate, future in list(self.waiters):
+                if not future.done() and predicate(record):
+                    future.set_result(record)
+        elif method == "$/progress":
+            kind = (params.get("value") or {}).get("kind")
+            if kind == "begin" and self.progress_begin is None:
+                self.progress_begin = now
+                self._wake("begin")
+            elif kind == "end" and self.progress_end is None:
+                self.progress_end = now
+                self._wake("end")
+
+    def _wake(self, event: str) -> None:
+        for predicate, future in list(self.waiters):
+            if not future.done() and predicate(event):
+                future.set_result(time.perf_counter())
+
+    async def wait_for(self, predicate: Any, timeout: float = TIMEOUT) -> Any:
+        future = asyncio.get_running_loop().create_future()
+        self.waiters.append((predicate, future))
+        try:
+            return await asyncio.wait_for(future, timeout)
+        finally:
+            self.waiters.remove((predicate, future))
+
+    async def wait_progress(self, kind: str) -> float:
+        stamp = self.progress_begin if kind == "begin" else self.progress_end
+        if stamp is not None:
+            return stamp
+        await self.wait_for(lambda event: event == kind)
+        return self.progress_begin if kind == "begin" else self.progress_end  # type: ignore[return-value]
+
+    async def quiet(self, seconds: float = QUIET_SECONDS, limit: float = TIMEOUT) -> None:
+        deadline = time.perf_counter() + limit
+        while time.perf_counter() < deadline:
+            idle = time.perf_counter() - self.last_message
+            if idle >= seconds:
+                return
+            await asyncio.sleep(seconds - idle)
+
+    async def stop(self) -> None:
+        try:
+            await asyncio.wait_for(self.request("shutdown", None), 30)
+            self.notify("exit", None)
+            await self.proc.stdin.drain()  # type: ignore[union-attr]
+            await asyncio.wait_for(self.proc.wait(), 30)
+        except (asyncio.TimeoutError, RuntimeError, ConnectionError):
+            self.proc.kill()
+            await self.proc.wait()
+        self.reader.cancel()
+
+
+CAPABILITIES = {
+    "textDocument": {
+        "synchronization": {"didSave": True, "willSave": False, "dynamicRegistration": False},
+        "publishDiagnostics": {"relatedInformation": True, "versionSupport": True,
+                               "tagSupport": {"valueSet": [1, 2]}},
+    },
+    "workspace": {
+        "didChangeWatchedFiles": {"dynamicRegistration": True},
+        "applyEdit": True,
+        "workspaceEdit": {"documentChanges": True},
+        "configuration": False,
+        "workspaceFolders": True,
+    },
+    "window": {"workDoneProgress": True},
+    "general": {"positionEncodings": ["utf-16"]},
+}
+
+
+async def start(folder: Path, home: Path, log) -> tuple[Client, float]:
+    spawned = time.perf_counter()
+    proc = await asyncio.create_subprocess_exec(
+        str(PROJECT_PYTHON), "-m", "lsp", cwd=str(REPO),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=log,
+        env=clean_env(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
+                      MEMLS_MEMORY_DIRS="", GPTME_MEMORY_DIRS=""),
+        limit=1 << 24,
+    )
+    client = Client(proc)
+    await client.request("initialize", {
+        "processId": os.getpid(),
+        "rootUri": uri_of(folder),
+        "workspaceFolders": [{"uri": uri_of(folder), "name": folder.name}],
+        "capabilities": CAPABILITIES,
+        "initializationOptions": {"settings": {}},
+    })
+    return client, spawned
+
+
+def peak_rss_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def edit_variants(base: str, probe: str, chain: list[str]) -> list[str]:
+    """Texts that each differ from ``base`` in what the checks report."""
+    close = base.index("\n---\n")
+    head, tail = base[:close], base[close:]
+    variants = [
+        head.replace("description: ", "description: [unclosed, ", 1) + tail,
+        head + "\nstatus: archived" + tail,
+        head + "\nsupersedes:\n- ghost-entry-of-the-benchmark" + tail,
+    ]
+    if chain:
+        variants.append(head + f"\nsupersedes:\n- {chain[0]}" + tail)
+        variants.append(head + f"\nstatus: superseded\nsuperseded_by: {chain[-1]}" + tail)
+    lines = head.split("\n")
+    variants.append("\n".join(line if not line.startswith("description:") else 'description: ""'
+                              for line in lines) + tail)
+    return variants
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    n = args.entries
+    source = args.work / "corpus" / f"legacy-{n}-s{args.seed}"
+    manifest = corpus.ensure(source, n, args.seed, defects=args.defects)
+    folder = args.work / f"server-{n}"
+    root = folder / "memory"
+    home = args.work / f"server-home-{n}"
+    for d in (folder, home):
+        if d.exists():
+            shutil.rmtree(d)
+    home.mkdir(parents=True)
+    shutil.copytree(source, root)
+    probe = root / f"{manifest['probe_name']}.md"
+    probe_uri = uri_of(probe)
+    index = root / "MEMORY.md"
+    base = probe.read_text(encoding="utf-8")
+    out: dict[str, Any] = {"entries": n}
+
+    with open(args.work / f"server-{n}.log", "wb") as log:
+        client, spawned = await start(folder, home, log)
+        initialized = client.notify("initialized", {})
+        await client.proc.stdin.drain()  # type: ignore[union-attr]
+        await asyncio.wait_for(client.wait_progress("begin"), TIMEOUT)
+        # Push mode never publishes an empty list for a document never published,
+        # so the document is opened with a problem (an emptied description).
+        variants = edit_variants(base, manifest["probe_name"], manifest.get("chain_names", []))
+        opened = client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": probe_uri, "languageId": "markdown", "version": 1, "text": variants[-1]}})
+        first = await client.wait_for(lambda r: isinstance(r, tuple) and r[1] == probe_uri)
+        out["first_diagnostics_s"] = first[0] - opened
+        end = await client.wait_progress("end")
+        out["first_diagnostics_before_scan_end"] = first[0] < end
+        out["initial_scan_s"] = end - initialized
+        out["cold_start_s"] = end - spawned
+        # The full check after the scan is silent until it publishes: wait for its
+        # first publish, then for the flood to end.
+        await client.wait_for(lambda r: isinstance(r, tuple) and r[0] > end and r[1] != probe_uri)
+        await client.quiet()
+        out["initial_diagnostics_s"] = max(r[0] for r in client.diagnostics) - initialized
+        out["initial_publishes"] = len(client.diagnostics)
+
+        # Keystrokes: alternate the clean text and one defect, waiting for each publish.
+        latencies, link_latencies = [], []
+        version = 1
+        for i in range(args.edits):
+            version += 1
+            kind = (i // 2) % len(variants)
+            text = base if i % 2 else variants[kind]
+            v = version
+            waiter = asyncio.ensure_future(client.wait_for(
+                lambda r, v=v: isinstance(r, tuple) and r[1] == probe_uri and r[2] == v, 30))
+            await asyncio.sleep(0)
+            sent = client.notify("textDocument/didChange", {
+                "textDocument": {"uri": probe_uri, "version": v},
+                "contentChanges": [{"text": text}]})
+            record = await waiter
+            latencies.append(record[0] - sent)
+            if "supersede" in text[: text.index("\n---\n")] and i % 2 == 0:
+                link_latencies.append(record[0] - sent)
+        out["keystroke_edits"] = len(latencies)
+        out["keystroke_p50_s"] = percentile(latencies, 50)
+        out["keystroke_p95_s"] = percentile(latencies, 95)
+        out["keystroke_max_s"] = max(latencies)
+        if link_latencies:
+            out["keystroke_link_p95_s"] = percentile(link_latencies, 95)
+        await client.quiet(0.3)
+
+        # Saves: the editor writes the file, then sends didSave; MEMORY.md must follow.
+        saves = []
+        for k in range(args.saves):
+            description = f"Benchmark save {k}: the deploy script needs a restart"
+            text = "\n".join(f'description: "{description}"' if line.startswith("description:")
+                             else line for line in base.split("\n"))
+            version += 1
+            client.notify("textDocument/didChange", {
+                "textDocument": {"uri": probe_uri, "version": version},
+                "contentChanges": [{"text": text}]})
+            probe.write_text(text, encoding="utf-8")
+            sent = client.notify("textDocument/didSave", {
+                "textDocument": {"uri": probe_uri}, "text": text})
+            await client.proc.stdin.drain()  # type: ignore[union-attr]
+            deadline = sent + 30
+            while True:
+                try:
+                    st = os.stat(index)
+                    if st.st_mtime_ns and description in index.read_text(encoding="utf-8"):
+                        saves.append(time.perf_counter() - sent)
+                        break
+                except (OSError, UnicodeDecodeError):
+                    pass
+                if time.perf_counter() > deadline:
+                    raise RuntimeError(f"MEMORY.md never showed save {k}")
+                await asyncio.sleep(0.002)
+        if saves:
+            out["save_p50_s"] = percentile(saves, 50)
+            out["save_max_s"] = max(saves)
+            out["saves"] = len(saves)
+        out["peak_rss_mb"] = peak_rss_mb(client.proc.pid)
+        await client.stop()
+
+        # Restart: no persistent cache exists, so this is the whole scan again.
+        client, spawned = await start(folder, home, log)
+        initialized = client.notify("initialized", {})
+        end = await asyncio.wait_for(client.wait_progress("end"), TIMEOUT)
+        out["warm_restart_s"] = end - spawned
+        out["warm_restart_scan_s"] = end - initialized
+        await client.quiet()
+        out["peak_rss_after_restart_mb"] = peak_rss_mb(client.proc.pid)
+        await client.stop()
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.rmtree(home, ignore_errors=True)
+    return out
+
+
+LABELS = {
+    "first_diagnostics_s": "first diagnostics, document opened during the scan",
+    "initial_scan_s": "initial scan (initialized -> progress end)",
+    "initial_diagnostics_s": "initial diagnostics published (initialized -> last)",
+    "keystroke_p50_s": "keystroke -> publishDiagnostics p50",
+    "keystroke_p95_s": "keystroke -> publishDiagnostics p95",
+    "keystroke_link_p95_s": "  supersession-link edits p95",
+    "save_p50_s": "save -> MEMORY.md written p50",
+    "save_max_s": "save -> MEMORY.md written max",
+    "cold_start_s": "first start (spawn -> scan end)",
+    "warm_restart_s": "restart (spawn -> scan end, no cache)",
+    "peak_rss_mb": "peak RSS (VmHWM)",
+}
+
+
+def render_table(results: list[dict[str, Any]]) -> str:
+    headers = ["figure", *(f"{r['entries']} entries" for r in results)]
+    rows = []
+    for key, label in LABELS.items():
+        cells = []
+        for r in results:
+            value = r.get(key)
+            if value is None:
+                cells.append("-")
+            elif key.endswith("_mb"):
+                cells.append(f"{value:.0f} MB")
+            else:
+                cells.append(fmt_seconds(value))
+        rows.append([label, *cells])
+    return table(headers, rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--entries", default="10000", help="comma-separated corpus sizes")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--defects", type=float, default=0.02)
+    parser.add_argument("--edits", type=int, default=200)
+    parser.add_argument("--saves", type=int, default=10)
+    parser.add_argument("--work", type=Path, default=WORK)
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    results = []
+    for n in [int(s) for s in args.entries.split(",") if s.strip()]:
+        print(f"[server {n}] ...", file=sys.stderr, flush=True)
+        results.append(asyncio.run(run(argparse.Namespace(**{**vars(args), "entries": n}))))
+    text = render_table(results)
+    print(text)
+    write_json(args.results / "server.json", {
+        "machine": machine(),
+        "command": "python benchmarks/bench_server.py " + " ".join(argv or sys.argv[1:]),
+        "results": results, "table": text})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

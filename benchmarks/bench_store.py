@@ -1,0 +1,238 @@
+"""Store benchmarks: memls against gptme 0.35.1 and against the floor, per corpus size.
+
+For each size the same generated corpus (see ``corpus.py``) is measured by
+three driver processes (``driver.py``): memls in the project venv, gptme in
+its own venv, and the floor (read every file; libyaml-parse every
+frontmatter). Then the two CLIs are timed as whole processes. Ratios are
+gptme/memls: above 1 means memls is faster.
+
+gptme's ``recall()`` re-reads every file on each call, so at large sizes only
+the first ``--api-queries`` queries go through the full API (both tools);
+the warm scorers run all 20.
+
+Usage::
+
+    python benchmarks/bench_store.py --sizes 1000,10000,50000 [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import corpus  # noqa: E402
+from common import (  # noqa: E402
+    PROJECT_PYTHON, RESULTS, WORK, clean_env, fmt_ratio, fmt_seconds, gptme_python, machine,
+    table, write_json,
+)
+
+DRIVER = Path(__file__).resolve().parent / "driver.py"
+
+
+def _driver(python: Path, impl: str, root: Path, spec: dict[str, Any]) -> dict[str, Any]:
+    proc = subprocess.run(
+        [str(python), str(DRIVER), impl, "--root", str(root), "--spec", json.dumps(spec)],
+        capture_output=True, text=True, env=clean_env(),
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"{impl} driver failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _cli(argv: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    return time.perf_counter() - start
+
+
+def cli_timings(root: Path, gptme_py: Path) -> dict[str, float]:
+    """Whole-process wall time of each CLI command (start-up and imports included)."""
+    memls = str(PROJECT_PYTHON.parent / "memls")
+    gptme_util = str(gptme_py.parent / "gptme-util")
+    menv = clean_env(MEMLS_MEMORY_DIRS=str(root))
+    genv = clean_env(GPTME_MEMORY_DIRS=str(root))
+    out = {}
+    for command in ("audit", "list", "index"):
+        out[f"memls_{command}"] = _cli([memls, command], menv)
+        out[f"gptme_{command}"] = _cli([gptme_util, "memory", command], genv)
+    out["memls_check"] = _cli([memls, "check", str(root)], menv)
+    out["memls_version"] = _cli([memls, "--help"], menv)  # start-up alone
+    out["gptme_version"] = _cli([gptme_util, "memory", "--help"], genv)
+    return out
+
+
+def bench_size(n: int, args: argparse.Namespace, gptme_py: Path) -> dict[str, Any]:
+    legacy = args.work / "corpus" / f"legacy-{n}-s{args.seed}"
+    managed = args.work / "corpus" / f"managed-{n}-s{args.seed}"
+    started = time.perf_counter()
+    manifest = corpus.ensure(legacy, n, args.seed, defects=args.defects)
+    corpus.ensure(managed, n, args.seed, defects=args.defects, managed=True)
+    generated = time.perf_counter() - started
+    big = n > 10_000
+    api_queries = args.api_queries
+    if api_queries is None:
+        api_queries = 3 if n >= 10_000 else len(corpus.QUERIES)
+    spec = {
+        "repeats": 1 if big else args.repeats,
+        "queries": list(corpus.QUERIES),
+        "api_queries": api_queries,
+        "gptme_queries": api_queries,
+        "get_name": manifest["probe_name"],
+        "managed_root": str(managed),
+    }
+    if n == args.save_size or (args.save_size not in args.sizes and n == max(args.sizes)):
+        spec.update(save_root=str(legacy), saves=args.saves,
+                    save_copy=str(args.work / f"save-copy-{n}"))
+    print(f"[{n}] corpus ready ({generated:.1f} s); floor ...", file=sys.stderr, flush=True)
+    floor = _driver(PROJECT_PYTHON, "floor", legacy, spec)
+    print(f"[{n}] memls ...", file=sys.stderr, flush=True)
+    memls = _driver(PROJECT_PYTHON, "memls", legacy, {**spec, "save_copy": spec.get("save_copy", "") + "-memls"})
+    print(f"[{n}] gptme ...", file=sys.stderr, flush=True)
+    gptme = _driver(gptme_py, "gptme", legacy, {**spec, "save_copy": spec.get("save_copy", "") + "-gptme"})
+    cli = {} if args.no_cli else cli_timings(legacy, gptme_py)
+    return {"entries": n, "files": sum(1 for p in legacy.iterdir() if p.suffix == ".md"),
+            "spec": {k: v for k, v in spec.items() if k != "queries"},
+            "floor": floor, "memls": memls, "gptme": gptme, "cli": cli,
+            "figures": figures(memls, gptme, floor, cli)}
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a and b else None
+
+
+def figures(m: dict, g: dict, f: dict, cli: dict) -> dict[str, dict[str, Any]]:
+    """The flat figures: name -> {memls, gptme, ratio} (seconds)."""
+    out: dict[str, dict[str, Any]] = {}
+
+    def add(name: str, memls: float | None, gptme: float | None = None, **extra: Any) -> None:
+        out[name] = {"memls": memls, "gptme": gptme, "ratio": _ratio(gptme, memls), **extra}
+
+    add("load_check", m["load_check"]["median_s"], g["audit"]["median_s"],
+        note="memls Workspace.load + check_workspace vs gptme audit")
+    add("load", m["load"]["median_s"])
+    add("check_only", m["check_only"]["median_s"])
+    add("audit", m["audit"]["median_s"], g["audit"]["median_s"])
+    add("list", m["list"]["median_s"], g["list"]["median_s"])
+    add("render_root_index", m["render_root_index"]["median_s"], g["render_root_index"]["median_s"])
+    if "render_managed" in m and "render_managed" in g:
+        add("render_managed", m["render_managed"]["median_s"], g["render_managed"]["median_s"])
+    add("render_model", m["render_model"]["median_s"], g["render_root_index"]["median_s"],
+        note="warm model render vs gptme render_root_index")
+    add("bm25_build", m["bm25_build"]["median_s"])
+    add("recall_bm25", m["recall_bm25"]["median_s"], g["recall_overlap_api"]["median_s"],
+        p95=m["recall_bm25"]["p95_s"], note="warm BM25 search vs gptme recall() per query")
+    add("recall_overlap", m["recall_overlap"]["median_s"], g["recall_overlap"]["median_s"],
+        note="warm overlap scorer vs gptme's scorer over preloaded entries")
+    add("recall_api", m["recall_api"]["median_s"], g["recall_overlap_api"]["median_s"],
+        note="recall(store, q): both re-read the root per query")
+    add("get", m["get"]["median_s"], g["get"]["median_s"])
+    add("get_model", m["get_model"]["median_s"], g["get"]["median_s"],
+        note="warm model lookup vs gptme get")
+    if "save" in m and "save" in g:
+        add("save_total", m["save"]["total_s"], g["save"]["total_s"], calls=m["save"]["calls"])
+        add("save_each", m["save"]["median_s"], g["save"]["median_s"])
+    add("floor_read_bytes", f["read_bytes"]["median_s"])
+    add("floor_yaml_parse", f["yaml_parse"]["median_s"])
+    for command in ("audit", "list", "index"):
+        if f"memls_{command}" in cli:
+            add(f"cli_{command}", cli[f"memls_{command}"], cli[f"gptme_{command}"])
+    if "memls_check" in cli:
+        add("cli_check", cli["memls_check"])
+        add("cli_startup", cli["memls_version"], cli["gptme_version"])
+    return out
+
+
+LABELS = {
+    "load_check": "cold load + full check (memls) vs audit (gptme)",
+    "load": "  of which: load (read + parse)",
+    "check_only": "  of which: check, warm model",
+    "audit": "audit",
+    "list": "list (entries())",
+    "render_root_index": "render MEMORY.md (render_root_index)",
+    "render_managed": "render MEMORY.md, managed root",
+    "render_model": "render MEMORY.md from the warm model",
+    "bm25_build": "BM25 index build (once)",
+    "recall_bm25": "recall per query: memls BM25 warm vs gptme recall()",
+    "recall_overlap": "recall per query: overlap scorer, warm",
+    "recall_api": "recall per query: recall(store, q)",
+    "get": "get/show one entry",
+    "get_model": "get from the warm model",
+    "save_total": "save of 100 new entries (total)",
+    "save_each": "save, per entry",
+    "floor_read_bytes": "floor: read every file",
+    "floor_yaml_parse": "floor: libyaml-parse every frontmatter",
+    "cli_audit": "CLI audit (process)",
+    "cli_list": "CLI list (process)",
+    "cli_index": "CLI index (process)",
+    "cli_check": "CLI memls check (process)",
+    "cli_startup": "CLI start-up (--help)",
+}
+
+
+def render_table(results: list[dict[str, Any]]) -> str:
+    headers = ["figure"]
+    for r in results:
+        headers += [f"memls {r['entries']}", f"gptme {r['entries']}", f"ratio {r['entries']}"]
+    rows = []
+    for key, label in LABELS.items():
+        if not any(key in r["figures"] for r in results):
+            continue
+        label = label.replace("100", str(next((r["figures"][key].get("calls") for r in results
+                                                if key in r["figures"] and r["figures"][key].get("calls")), 100)))
+        row = [label]
+        for r in results:
+            fig = r["figures"].get(key)
+            if fig is None:
+                row += ["-", "-", "-"]
+            else:
+                row += [fmt_seconds(fig["memls"]), fmt_seconds(fig["gptme"]), fmt_ratio(fig["ratio"])]
+        rows.append(row)
+    return table(headers, rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000,50000")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--defects", type=float, default=0.02)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--api-queries", type=int,
+                        help="queries sent through recall(store, q), which re-reads the root "
+                             "each time (default: all 20 below 10k entries, 3 from 10k)")
+    parser.add_argument("--saves", type=int, default=100)
+    parser.add_argument("--save-size", type=int, default=10_000, help="corpus size saved into")
+    parser.add_argument("--gptme-python", type=Path,
+                        help="an interpreter with gptme 0.35.1 (default: its own venv, created)")
+    parser.add_argument("--no-cli", action="store_true", help="skip the whole-process CLI timings")
+    parser.add_argument("--work", type=Path, default=WORK)
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    gptme_py = args.gptme_python or gptme_python(args.work)
+    results = [bench_size(n, args, gptme_py) for n in args.sizes]
+    growth = {}
+    by_size = {r["entries"]: r for r in results}
+    if 10_000 in by_size and 50_000 in by_size:
+        for key, fig in by_size[50_000]["figures"].items():
+            base = by_size[10_000]["figures"].get(key)
+            if base and fig["memls"] and base["memls"]:
+                growth[key] = fig["memls"] / base["memls"]
+    text = render_table(results)
+    print(text)
+    if growth:
+        print("\n50k/10k growth (memls): " + ", ".join(f"{k} {v:.2f}" for k, v in growth.items()))
+    out = {"machine": machine(), "command": "python benchmarks/bench_store.py " + " ".join(argv or sys.argv[1:]),
+           "results": results, "growth_50k_10k": growth, "table": text}
+    write_json(args.results / "store.json", out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

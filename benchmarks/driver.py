@@ -1,0 +1,263 @@
+"""Time store operations inside one Python process and print JSON.
+
+Run by ``bench_store.py`` once per implementation, each with its own
+interpreter: ``memls`` and ``floor`` with the project's venv, ``gptme`` with
+the venv that holds gptme 0.35.1 (and nothing of memls). Timing inside the
+process leaves interpreter start-up and imports out of every figure, so the
+ratios compare the operations themselves; ``bench_store.py`` times the CLIs
+as whole processes separately.
+
+Every figure is in seconds. A figure measured ``repeats`` times reports the
+median (``*_s``) and all samples (``samples``).
+
+Usage::
+
+    python driver.py IMPL --root DIR --spec JSON
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def timed(fn: Callable[[], Any], repeats: int) -> tuple[dict[str, Any], Any]:
+    samples = []
+    result = None
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        result = fn()
+        samples.append(time.perf_counter() - start)
+    return {"median_s": statistics.median(samples), "samples": samples}, result
+
+
+def per_call(fn: Callable[[str], Any], args: list[str]) -> dict[str, Any]:
+    """Each call timed on its own: median, p95, mean and max per call."""
+    samples = []
+    for arg in args:
+        start = time.perf_counter()
+        fn(arg)
+        samples.append(time.perf_counter() - start)
+    ordered = sorted(samples)
+    return {
+        "median_s": statistics.median(samples),
+        "p95_s": ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))],
+        "mean_s": statistics.fmean(samples),
+        "max_s": ordered[-1],
+        "calls": len(samples),
+    }
+
+
+def save_args(i: int) -> tuple[str, str, str, dict[str, Any]]:
+    """The i-th benchmark entry to save (the same for both implementations)."""
+    name = f"bench-saved-entry-{i:04d}"
+    description = f"Benchmark entry {i}: the deploy script needs a restart after migrations"
+    body = (f"Saved by the benchmark ({i}). The postgres replica lags during the nightly "
+            "deploy; restart the ci runner afterwards.\n\n- check the lag\n- restart\n")
+    return name, description, body, {"type": "project", "keywords": ["deploy", "bench"]}
+
+
+# -- memls --------------------------------------------------------------------
+
+
+def run_memls(root: Path, spec: dict[str, Any]) -> dict[str, Any]:
+    sys.path.insert(0, str(REPO))
+    from store.checks import CheckContext, check_workspace
+    from store.index import index_entries, render_index
+    from store.model import Workspace
+    from store.recall import Bm25Index, recall, recall_entries
+    from store.roots import MemoryRoot
+    from store.store import MemoryStore
+
+    repeats = spec["repeats"]
+    roots = [MemoryRoot("explicit", root)]
+    out: dict[str, Any] = {}
+
+    def load() -> Workspace:
+        return Workspace.load(roots)
+
+    out["load"], ws = timed(load, repeats)
+
+    def load_and_check() -> dict:
+        w = Workspace.load(roots)
+        return check_workspace(CheckContext(w))
+
+    out["load_check"], problems = timed(load_and_check, repeats)
+    out["problems"] = sum(len(p) for p in problems.values())
+    out["check_only"], _ = timed(lambda: check_workspace(CheckContext(ws)), repeats)
+
+    store = MemoryStore(roots)
+    out["audit"], issues = timed(store.audit, repeats)
+    out["audit_issues"] = len(issues)
+    out["list"], entries = timed(store.entries, repeats)
+    out["entries"] = len(entries)
+    out["render_root_index"], text = timed(store.render_root_index, repeats)
+    out["index_bytes"] = len(text.encode("utf-8"))
+    if spec.get("managed_root"):
+        managed = MemoryStore([MemoryRoot("explicit", Path(spec["managed_root"]))])
+        out["render_managed"], _ = timed(managed.render_root_index, repeats)
+
+    state = ws.roots[0]
+
+    def render_model() -> str:
+        return render_index(index_entries([d.entry for d in state.entry_documents()], managed=False))
+
+    out["render_model"], model_text = timed(render_model, repeats)
+    out["render_model_equal"] = model_text == text
+
+    queries = spec["queries"]
+    living = [e for e in entries if e.is_living]
+    out["bm25_build"], index = timed(lambda: Bm25Index.build(living), repeats)
+    out["recall_bm25"] = per_call(lambda q: index.search(q, 3), queries)
+    out["recall_overlap"] = per_call(
+        lambda q: recall_entries(entries, q, limit=3, backend="overlap"), queries)
+    out["recall_api"] = per_call(lambda q: recall(store, q, backend="bm25"),
+                                 queries[: spec["api_queries"]])
+
+    name = spec["get_name"]
+    out["get"], got = timed(lambda: store.get(name), repeats)
+    out["get_found"] = got is not None
+    lookups = 1000
+    start = time.perf_counter()
+    for _ in range(lookups):
+        found = ws.entries_named(name)
+    out["get_model_found"] = bool(found)
+    out["get_model"] = {"median_s": (time.perf_counter() - start) / lookups, "samples": []}
+
+    if spec.get("save_root"):
+        out["save"] = _saves(spec, lambda copy: MemoryStore([MemoryRoot("explicit", copy)]))
+    return out
+
+
+# -- gptme --------------------------------------------------------------------
+
+
+def run_gptme(root: Path, spec: dict[str, Any]) -> dict[str, Any]:
+    from gptme.memory.recall import recall
+    from gptme.memory.roots import MemoryRoot
+    from gptme.memory.store import MemoryStore
+
+    repeats = spec["repeats"]
+    store = MemoryStore([MemoryRoot("explicit", root)])
+    out: dict[str, Any] = {}
+    out["audit"], issues = timed(store.audit, repeats)
+    out["audit_issues"] = len(issues)
+    out["list"], entries = timed(store.entries, repeats)
+    out["entries"] = len(entries)
+    out["render_root_index"], text = timed(store.render_root_index, repeats)
+    out["index_bytes"] = len(text.encode("utf-8"))
+    if spec.get("managed_root"):
+        managed = MemoryStore([MemoryRoot("explicit", Path(spec["managed_root"]))])
+        out["render_managed"], _ = timed(managed.render_root_index, repeats)
+
+    queries = spec["queries"]
+    gq = queries[: spec["gptme_queries"]]
+    out["recall_overlap_api"] = per_call(lambda q: recall(store, q, backend="overlap"), gq)
+    living = [e for e in entries if e.is_living]
+    # gptme.memory re-exports ``recall`` over its module name; take the module itself.
+    scorer = sys.modules["gptme.memory.recall"]._recall_overlap
+    out["recall_overlap"] = per_call(lambda q: scorer(living, q, 3), queries)
+
+    name = spec["get_name"]
+    out["get"], got = timed(lambda: store.get(name), repeats)
+    out["get_found"] = got is not None
+    if spec.get("save_root"):
+        out["save"] = _saves(spec, lambda copy: MemoryStore([MemoryRoot("explicit", copy)]))
+    return out
+
+
+def _saves(spec: dict[str, Any], make_store: Callable[[Path], Any]) -> dict[str, Any]:
+    """``saves`` new entries into a fresh copy of the save root, each timed."""
+    copy = Path(spec["save_copy"])
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(spec["save_root"], copy)
+    store = make_store(copy)
+    samples = []
+    try:
+        for i in range(spec["saves"]):
+            name, description, body, extra = save_args(i)
+            start = time.perf_counter()
+            store.save(name, description, body, type=extra["type"], keywords=extra["keywords"])
+            samples.append(time.perf_counter() - start)
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+    return {"total_s": sum(samples), "median_s": statistics.median(samples),
+            "max_s": max(samples), "calls": len(samples)}
+
+
+# -- the floor ----------------------------------------------------------------
+
+
+def run_floor(root: Path, spec: dict[str, Any]) -> dict[str, Any]:
+    import yaml
+
+    repeats = spec["repeats"]
+
+    def paths() -> list[str]:
+        return sorted(e.path for e in os.scandir(root) if e.name.endswith(".md") and e.is_file())
+
+    def read_all() -> int:
+        total = 0
+        for p in paths():
+            with open(p, "rb") as f:
+                total += len(f.read())
+        return total
+
+    def parse_all() -> int:
+        parsed = 0
+        for p in paths():
+            with open(p, "rb") as f:
+                text = f.read().decode("utf-8", "replace")
+            if not text.startswith("---\n"):
+                continue
+            end = text.find("\n---\n", 4)
+            if end < 0:
+                continue
+            try:
+                yaml.load(text[4:end + 1], Loader=yaml.CSafeLoader)
+                parsed += 1
+            except yaml.YAMLError:
+                pass
+        return parsed
+
+    out: dict[str, Any] = {"libyaml": bool(getattr(yaml, "__with_libyaml__", False))}
+    out["read_bytes"], out["bytes"] = timed(read_all, repeats)
+    out["yaml_parse"], out["parsed"] = timed(parse_all, repeats)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("impl", choices=("memls", "gptme", "floor"))
+    parser.add_argument("--root", type=Path, required=True)
+    parser.add_argument("--spec", required=True, help="JSON: repeats, queries, get_name, ...")
+    parser.add_argument("--profile", help="cProfile this run into the given file (pstats)")
+    args = parser.parse_args()
+    spec = json.loads(args.spec)
+    run = {"memls": run_memls, "gptme": run_gptme, "floor": run_floor}[args.impl]
+    if args.profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        result = profiler.runcall(run, args.root, spec)
+        profiler.dump_stats(args.profile)
+    else:
+        result = run(args.root, spec)
+    json.dump(result, sys.stdout)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()

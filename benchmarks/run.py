@@ -1,0 +1,211 @@
+"""The whole benchmark suite: store and server figures, targets, growth, README.
+
+``make bench`` runs this. It runs ``bench_store.py`` (1k, 10k, 50k, memls
+against gptme 0.35.1 in its own venv, and the floor) and ``bench_server.py``
+(10k, and 50k unless ``--server-sizes`` says otherwise), then checks the
+figures against the targets of issue 6 at 10k entries, computes the 50k/10k
+growth of every figure, writes ``results/summary.json`` and replaces the
+results section of ``benchmarks/README.md``.
+
+``--smoke`` is the small version ``make test`` runs: 1k entries, a few
+queries, edits and saves, gptme from the project venv, results into
+``--results``, README untouched.
+
+``--report-only`` rebuilds the summary and README from the JSON already in
+``--results`` (after running the two scripts by hand).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_server  # noqa: E402
+import bench_store  # noqa: E402
+from common import (  # noqa: E402
+    BENCH_DIR, PROJECT_PYTHON, RESULTS, WORK, fmt_ratio, fmt_seconds, machine, table, write_json,
+)
+
+README_START = "<!-- bench:start -->"
+README_END = "<!-- bench:end -->"
+TARGET_SIZE = 10_000
+MAX_GROWTH = 5.5
+MIN_RATIO = 20.0
+# Store operations that must be >= 20x faster than gptme's equivalent.
+RATIO_FIGURES = ("load_check", "audit", "list", "render_root_index", "recall_bm25", "get",
+                 "save_total")
+
+
+def targets(store: dict[str, Any], server: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each target of the issue with the measured figure and PASS/MISS."""
+    sizes = {r["entries"]: r for r in store.get("results", [])}
+    size = TARGET_SIZE if TARGET_SIZE in sizes else max(sizes, default=0)
+    figs = sizes[size]["figures"] if size else {}
+    srv = {r["entries"]: r for r in server.get("results", [])}
+    srv_size = TARGET_SIZE if TARGET_SIZE in srv else max(srv, default=0)
+    s = srv.get(srv_size, {})
+    out = []
+
+    def add(name: str, value: float | None, limit: float, *, at_least: bool = False,
+            unit: str = "s", n: int = size) -> None:
+        if value is None:
+            status = "n/a"
+        else:
+            status = "PASS" if (value >= limit if at_least else value <= limit) else "MISS"
+        out.append({"target": name, "entries": n, "value": value, "limit": limit,
+                    "unit": unit, "status": status})
+
+    for key in RATIO_FIGURES:
+        fig = figs.get(key)
+        add(f"{key}: gptme/memls >= {MIN_RATIO:.0f}x", fig["ratio"] if fig else None,
+            MIN_RATIO, at_least=True, unit="x")
+    add("cold load + full check <= 0.5 s", figs.get("load_check", {}).get("memls"), 0.5)
+    add("recall <= 30 ms per query warm (BM25 p95)", figs.get("recall_bm25", {}).get("p95"), 0.030)
+    add("keystroke -> diagnostics p95 <= 20 ms", s.get("keystroke_p95_s"), 0.020, n=srv_size)
+    add("save -> MEMORY.md <= 100 ms (max of the saves)", s.get("save_max_s"), 0.100, n=srv_size)
+    add("warm restart <= 0.15 s (no cache exists: full restart)", s.get("warm_restart_s"), 0.15,
+        n=srv_size)
+    add("server peak RSS <= 200 MB", s.get("peak_rss_mb"), 200.0, unit="MB", n=srv_size)
+    judged = {f"store.{k}" for k in bench_store.LABELS if not k.startswith("floor_")
+              and k != "save_total"} | {f"server.{k}" for k in bench_server.LABELS}
+    for key, ratio in growth(store, server).items():
+        if key not in judged:  # the floor, maxima, and counts that differ by size
+            continue
+        add(f"50k/10k growth of {key} <= {MAX_GROWTH}", ratio, MAX_GROWTH, unit="x", n=50_000)
+    return out
+
+
+def growth(store: dict[str, Any], server: dict[str, Any]) -> dict[str, float]:
+    """50k/10k of every memls figure (store and server) measured at both sizes."""
+    out: dict[str, float] = {}
+    sizes = {r["entries"]: r for r in store.get("results", [])}
+    if 10_000 in sizes and 50_000 in sizes:
+        for key, fig in sizes[50_000]["figures"].items():
+            base = sizes[10_000]["figures"].get(key)
+            if base and fig.get("memls") and base.get("memls"):
+                out[f"store.{key}"] = fig["memls"] / base["memls"]
+    srv = {r["entries"]: r for r in server.get("results", [])}
+    if 10_000 in srv and 50_000 in srv:
+        for key, value in srv[50_000].items():
+            base = srv[10_000].get(key)
+            if key.endswith(("_s", "_mb")) and isinstance(value, (int, float)) and base:
+                out[f"server.{key}"] = value / base
+    return out
+
+
+def render_targets(rows: list[dict[str, Any]]) -> str:
+    def value(r: dict[str, Any]) -> str:
+        if r["value"] is None:
+            return "-"
+        if r["unit"] == "x":
+            return fmt_ratio(r["value"])
+        if r["unit"] == "MB":
+            return f"{r['value']:.0f} MB"
+        return fmt_seconds(r["value"])
+
+    return table(["target", "entries", "measured", "status"],
+                 [[r["target"], str(r["entries"]), value(r), r["status"]] for r in rows])
+
+
+def report(results: Path, readme: Path | None, command: str) -> dict[str, Any]:
+    store = _load(results / "store.json")
+    server = _load(results / "server.json")
+    rows = targets(store, server)
+    summary = {"machine": store.get("machine") or machine(), "command": command,
+               "targets": rows, "growth_50k_10k": growth(store, server),
+               "misses": [r["target"] for r in rows if r["status"] == "MISS"]}
+    write_json(results / "summary.json", summary)
+    runs = "\n".join(f"- `{c.strip()}`" for part in (store, server)
+                     for c in part.get("command", "").split(" ; ") if c.strip())
+    text = "\n\n".join(filter(None, [
+        "Measured by:\n\n" + runs if runs else "",
+        "### Store (memls vs gptme 0.35.1, same corpus, same run)\n\n" + store.get("table", "(not run)"),
+        "### Language server (stdio client)\n\n" + server.get("table", "(not run)"),
+        "### Targets (issue 6)\n\n" + render_targets(rows),
+    ]))
+    print("\n" + render_targets(rows))
+    if readme is not None:
+        _update_readme(readme, summary, text)
+    return summary
+
+
+def merge(sources: list[Path], results: Path) -> None:
+    """Combine runs made size by size into one store.json and one server.json."""
+    for name, script in (("store.json", bench_store), ("server.json", bench_server)):
+        parts = [_load(src / name) for src in sources]
+        parts = [p for p in parts if p]
+        if not parts:
+            continue
+        rows = sorted((r for p in parts for r in p["results"]), key=lambda r: r["entries"])
+        write_json(results / name, {
+            "machine": parts[0]["machine"],
+            "command": " ; ".join(p["command"] for p in parts),
+            "results": rows, "table": script.render_table(rows),
+        })
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _update_readme(readme: Path, summary: dict[str, Any], text: str) -> None:
+    m = summary["machine"]
+    block = (
+        f"{README_START}\n"
+        f"Machine: {m.get('nproc')} cores, {m.get('cpu')}, Python {m.get('python')} "
+        f"({m.get('platform', '')}).\n\nCommand: `{summary['command']}`\n\n{text}\n"
+        f"{README_END}"
+    )
+    current = readme.read_text(encoding="utf-8") if readme.exists() else ""
+    if README_START in current and README_END in current:
+        head, rest = current.split(README_START, 1)
+        tail = rest.split(README_END, 1)[1]
+        readme.write_text(head + block + tail, encoding="utf-8")
+    else:
+        readme.write_text(current.rstrip("\n") + "\n\n## Latest results\n\n" + block + "\n",
+                          encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000,50000")
+    parser.add_argument("--server-sizes", default="10000,50000",
+                        help="drop 50000 to skip the (slow) 50k server run")
+    parser.add_argument("--smoke", action="store_true", help="the small version make test runs")
+    parser.add_argument("--report-only", action="store_true")
+    parser.add_argument("--merge", type=Path, action="append", default=[],
+                        help="with --report-only: merge store.json/server.json of these result "
+                             "dirs (runs split by size) into --results first")
+    parser.add_argument("--work", type=Path, default=WORK)
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    command = "python benchmarks/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    common = ["--work", str(args.work), "--results", str(args.results)]
+    if args.smoke:
+        store_args = ["--sizes", "1000", "--repeats", "1", "--saves", "3", "--api-queries", "1",
+                      "--gptme-python", str(PROJECT_PYTHON), *common]
+        server_args = ["--entries", "1000", "--edits", "6", "--saves", "2", *common]
+    else:
+        store_args = ["--sizes", args.sizes, *common]
+        server_args = ["--entries", args.server_sizes, *common]
+    if not args.report_only:
+        bench_store.main(store_args)
+        if args.server_sizes.strip() or args.smoke:
+            bench_server.main(server_args)
+    if args.merge:
+        merge(args.merge, args.results)
+    readme = None if args.smoke else BENCH_DIR / "README.md"
+    report(args.results, readme, command)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
