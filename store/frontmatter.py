@@ -148,7 +148,7 @@ def split_frontmatter(text: str) -> Frontmatter | None:
 
 
 def load_yaml(
-    yaml_text: str, first_line: int = 0
+    yaml_text: str, first_line: int = 0, *, fast: bool = True
 ) -> tuple[Any, YamlProblem | None, dict[str, KeySpans]]:
     """Safe-load ``yaml_text`` once: ``(data, problem, top-level key spans)``.
 
@@ -157,7 +157,18 @@ def load_yaml(
     ``RecursionError``), becomes a :class:`YamlProblem`. Safe loading refuses
     every ``!!python/...`` tag, so nothing in the text is ever executed.
     ``first_line`` is the document line of the text's first line.
+
+    The flat frontmatter agents write is read by :mod:`store.fastyaml`, which
+    gives exactly this function's result or declines; ``fast=False`` always
+    takes the full libyaml path (the property tests compare the two).
     """
+    if fast:
+        # Imported here because the fast path builds this module's span types.
+        from .fastyaml import parse_flat_mapping
+
+        flat = parse_flat_mapping(yaml_text, first_line)
+        if flat is not None:
+            return flat[0], None, flat[1]
     locator = _Locator(yaml_text, first_line)
     loader = None
     try:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .cache import ParseCache, now_ns, paused_gc, stamp_of
 from .entry import MemoryEntry
 from .index import INDEX_FILENAME, POLICY_FILENAME
 from .names import is_index_filename, slugify
@@ -102,6 +103,8 @@ class RootState:
     index_revision: int = 0
     memo: dict[str, Any] = field(default_factory=dict)
     _index_keys: dict[Path, tuple] = field(default_factory=dict)
+    # The persistent parse cache while a bulk load runs (see ``Workspace.save_caches``).
+    parse_cache: ParseCache | None = field(default=None, repr=False, compare=False)
 
     @property
     def path(self) -> Path:
@@ -196,10 +199,19 @@ class Workspace:
     def load(cls, roots: Sequence[MemoryRoot]) -> Workspace:
         """Read and parse every document of every root, each file once."""
         ws = cls(roots)
-        for state in ws.roots:
-            for path in ws.scan(state):
-                ws.load_document(path)
+        with paused_gc():
+            for state in ws.roots:
+                for path in ws.scan(state):
+                    ws.load_document(path)
+            ws.save_caches()
         return ws
+
+    def save_caches(self) -> None:
+        """End a bulk load: write back each root's parse cache (if it changed) and drop it."""
+        for state in self.roots:
+            if state.parse_cache is not None:
+                state.parse_cache.save()
+                state.parse_cache = None
 
     def add_root(self, root: MemoryRoot) -> RootState:
         """Add a root (farthest layer) with no documents yet; idempotent."""
@@ -228,14 +240,20 @@ class Workspace:
         return sorted(out)
 
     def load_document(self, path: Path) -> None:
-        """Read one file into the model without computing what it affects (bulk loads)."""
+        """Read one file into the model without computing what it affects (bulk loads).
+
+        Entry documents come from the root's persistent parse cache when the
+        file is unchanged; the cache stays open until :meth:`save_caches`.
+        """
         state = self.root_of(path)
         kind = document_kind(path.name)
         if state is None or kind is None:
             return
         path = state.path / path.name
+        if state.parse_cache is None:
+            state.parse_cache = ParseCache.open(state.path)
         state.unregister(path)
-        state.register(_read_document(state, path, kind))
+        state.register(_read_document(state, path, kind, state.parse_cache))
 
     # -- lookups ------------------------------------------------------------
 
@@ -408,7 +426,26 @@ def _make_document(
                     read_error=read_error, too_large=too_large, version=version)
 
 
-def _read_document(state: RootState, path: Path, kind: DocumentKind) -> Document:
+def _read_document(
+    state: RootState, path: Path, kind: DocumentKind, cache: ParseCache | None = None
+) -> Document:
+    """One file from disk; with a ``cache``, a parsed document of an unchanged file is reused.
+
+    The ``stat`` comes before the read, so a change between the two makes
+    the remembered identity stale (a re-parse next time), never the parse.
+    """
+    parsed_kind = kind in ("entry", "reserved")
+    stamp = None
+    observed_ns = now_ns()
+    if cache is not None and parsed_kind:
+        try:
+            stamp = stamp_of(os.stat(path))
+        except OSError:
+            stamp = None
+        if stamp is not None:
+            cached = cache.lookup(path.name, str(path), state.scope, stamp)
+            if cached is not None:
+                return Document(path=path, root=state, kind=kind, text=cached.text, parsed=cached)
     try:
         data = read_capped(path)
     except OSError as exc:
@@ -421,7 +458,10 @@ def _read_document(state: RootState, path: Path, kind: DocumentKind) -> Document
         return _make_document(
             state, path, kind, text="", read_error=f"not UTF-8 text (byte {exc.start})"
         )
-    return _make_document(state, path, kind, text=text)
+    doc = _make_document(state, path, kind, text=text)
+    if cache is not None and stamp is not None and doc.parsed is not None:
+        cache.remember(path.name, str(path), state.scope, stamp, doc.parsed, observed_ns)
+    return doc
 
 
 def _insert_sorted(paths: list[Path], path: Path) -> None:

@@ -14,10 +14,12 @@ as Emacs's ``.#note.md`` live there; gptme's own policy refuses to select them).
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .cache import ParseCache, Stamp, is_settled, now_ns, paused_gc, stamp_of
 from .entry import MemoryEntry
 from .frontmatter import normalize_text
 from .names import is_index_filename
@@ -40,18 +42,33 @@ def is_entry_filename(filename: str) -> bool:
 
 def entry_paths(root_dir: Path) -> list[Path]:
     """Entry candidates of one root in sorted path order (the shadowing order)."""
+    return [root_dir / name for name, _ in entry_stats(root_dir)]
+
+
+def entry_stats(root_dir: Path) -> list[tuple[str, os.stat_result]]:
+    """Entry candidates of one root with their ``stat``, sorted by file name.
+
+    Sorting names equals sorting the paths (one directory), without building
+    and comparing 10k ``Path`` objects; the stat is the one that tells a regular
+    file and keys the parse cache.
+    """
     try:
         names = os.listdir(root_dir)
     except (FileNotFoundError, NotADirectoryError):
         return []
-    paths = []
+    base = os.fspath(root_dir)
+    out = []
     for name in names:
         if not is_entry_filename(name):
             continue
-        path = root_dir / name
-        if path.is_file():
-            paths.append(path)
-    return sorted(paths)
+        try:
+            st = os.stat(os.path.join(base, name))
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            out.append((name, st))
+    out.sort(key=lambda item: item[0])
+    return out
 
 
 def decode_document(data: bytes) -> str:
@@ -65,6 +82,11 @@ class RootRead:
 
     documents: list[ParsedDocument] = field(default_factory=list)
     errors: list[tuple[Path, str]] = field(default_factory=list)
+    # The file identity each document was parsed from (staged ones have none),
+    # and when the files were looked at: a later read may reuse a document
+    # whose file still has that identity (see ``read_root``'s ``base``).
+    stamps: dict[Path, Stamp] = field(default_factory=dict)
+    observed_ns: int = 0
 
     @property
     def entries(self) -> list[MemoryEntry]:
@@ -76,37 +98,91 @@ def read_root(
     root_dir: Path,
     scope: str | None,
     overlay: Mapping[Path, bytes | None] | None = None,
+    *,
+    base: RootRead | None = None,
+    cache: bool = True,
 ) -> RootRead:
     """Parse every entry file of one root.
 
     ``overlay`` maps paths to staged bytes (``None`` = deleted) and stands in
     for the disk, so a writer can ask "what would the readers see after this
     commit?" through exactly this function.
+
+    The file set is always listed and every file ``stat``-ed afresh; only the
+    parsing is saved. A document comes from ``overlay``, else from ``base``
+    (an earlier read of this root, e.g. a write's read at its start) or the
+    persistent parse cache (:mod:`store.cache`) when the file's identity is
+    unchanged and settled, else from parsing the file. ``cache=False`` (or
+    ``MEMLS_NO_CACHE=1``) parses every file not in ``base``.
     """
-    overlay = overlay or {}
-    paths = set(entry_paths(root_dir))
+    with paused_gc():
+        return _read_root(root_dir, scope, overlay or {}, base, cache)
+
+
+def _read_root(
+    root_dir: Path,
+    scope: str | None,
+    overlay: Mapping[Path, bytes | None],
+    base: RootRead | None,
+    cache: bool,
+) -> RootRead:
+    observed_ns = now_ns()
+    listed = entry_stats(root_dir)
+    staged: dict[str, bytes | None] = {}
     for path, data in overlay.items():
-        if path.parent != root_dir or not is_entry_filename(path.name):
-            continue
-        if data is None:
-            paths.discard(path)
+        if path.parent == root_dir and is_entry_filename(path.name):
+            staged[path.name] = data
+    names = [(name, st) for name, st in listed if name not in staged]
+    names.extend((name, None) for name, data in staged.items() if data is not None)
+    names.sort(key=lambda item: item[0])
+
+    parse_cache = (
+        ParseCache.open(root_dir) if cache and base is None else ParseCache.disabled(root_dir)
+    )
+    base_docs = {d.path: d for d in base.documents} if base is not None else {}
+    base_stamps = base.stamps if base is not None else {}
+    base_observed = base.observed_ns if base is not None else 0
+    prefix = os.path.join(os.fspath(root_dir), "")
+    result = RootRead(observed_ns=observed_ns)
+    for name, st in names:
+        path = root_dir / name
+        if st is None:
+            doc, error = parse_bytes(path, staged[name], scope)
         else:
-            paths.add(path)
-    result = RootRead()
-    for path in sorted(paths):
-        try:
-            data = overlay[path] if path in overlay else read_capped(path)
-        except OSError as exc:
-            result.errors.append((path, _one_line(exc)))
-            continue
-        doc, error = parse_bytes(path, data, scope)
+            stamp = stamp_of(st)
+            doc = _reused(base_docs.get(path), base_stamps.get(path), stamp, base_observed, scope)
+            if doc is None:
+                doc = parse_cache.lookup(name, prefix + name, scope, stamp)
+            error = None
+            if doc is None:
+                try:
+                    data = read_capped(path)
+                except OSError as exc:
+                    result.errors.append((path, _one_line(exc)))
+                    continue
+                doc, error = parse_bytes(path, data, scope)
+                if doc is not None:
+                    parse_cache.remember(name, prefix + name, scope, stamp, doc, observed_ns)
+            if doc is not None:
+                result.stamps[path] = stamp
         if doc is None:
             result.errors.append((path, error or "not a memory entry"))
             continue
         if doc.entry is None:
             result.errors.append((path, doc.not_entry or "not a memory entry"))
         result.documents.append(doc)
+    parse_cache.save()
     return result
+
+
+def _reused(
+    doc: ParsedDocument | None, was: Stamp | None, stamp: Stamp, observed_ns: int,
+    scope: str | None,
+) -> ParsedDocument | None:
+    """An earlier read's document, if its file is provably the same bytes."""
+    if doc is None or was != stamp or doc.scope != scope or not is_settled(stamp, observed_ns):
+        return None
+    return doc
 
 
 def parse_bytes(

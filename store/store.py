@@ -631,7 +631,17 @@ class _RootTransaction:
         """This root's entries as the staged overlay would show them, file order."""
         if not self.staged:
             return self._read.entries
-        return read_root(self.root.path, self.root.scope, overlay=self.staged).entries
+        return self._read_staged().entries
+
+    def _read_staged(self) -> RootRead:
+        """The root as the readers would see it after this commit.
+
+        Only staged files are parsed; every other file is reused from the read
+        at the start of the transaction when its identity on disk is unchanged
+        (and read again otherwise), while the file set is listed afresh, so the
+        round trip still judges every document of the root.
+        """
+        return read_root(self.root.path, self.root.scope, overlay=self.staged, base=self._read)
 
     def by_name(self, name: str) -> MemoryEntry | None:
         for e in self.entries():
@@ -715,7 +725,7 @@ class _RootTransaction:
 
     def _render(self) -> str:
         entries = index_entries(
-            read_root(self.root.path, self.root.scope, overlay=self.staged).entries,
+            self._read_staged().entries,
             managed=self.policy is not None,
         )
         if self.policy is None:
@@ -793,7 +803,7 @@ class _RootTransaction:
         """
         if not self.staged:
             return
-        after = read_root(self.root.path, self.root.scope, overlay=self.staged)
+        after = self._read_staged()
         visible = {e.name: e.path for e in shadow_by_name(after.entries)}
         for entry in expect_visible:
             if visible.get(entry.name) != entry.path:

@@ -8,7 +8,7 @@ import store.cli as cli_module
 from store.cli import error_message
 from store.errors import LockTimeoutError, MemoryFrontmatterError
 
-from cli_helpers import assert_one_line_error
+from .cli_helpers import assert_one_line_error
 
 
 def test_error_message_unwraps_key_error_quotes():

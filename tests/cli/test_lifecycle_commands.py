@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from cli_helpers import assert_one_line_error, save_entry
+from .cli_helpers import assert_one_line_error, save_entry
 
 
 def shown(run, name: str) -> dict:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import assert_one_line_error, save_entry
+from .cli_helpers import assert_one_line_error, save_entry
 
 GUARDRAIL_BODY = "Anthropic model requests are blocked by the OpenRouter guardrail."
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import assert_one_line_error, save_entry
+from .cli_helpers import assert_one_line_error, save_entry
 
 RESERVED_NAMES = ["memory", "MEMORY", "memory archive", "Memory notes", "memory-foo", "!!!"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli_helpers import assert_one_line_error, save_entry
+from .cli_helpers import assert_one_line_error, save_entry
 
 
 def write_file(path: Path, text: str) -> None:

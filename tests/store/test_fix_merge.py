@@ -10,7 +10,7 @@ from store.fix_merge import combinable_safe_fixes, overlap
 from store.frontmatter import Span
 from store.model import Workspace
 from store.roots import MemoryRoot
-from store_test_helpers import entry_file
+from .store_test_helpers import entry_file
 
 
 def test_overlapping_spans_and_inserts_inside_an_edit_collide_touching_ones_do_not():

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from store_test_helpers import entry_file, store_for, write_policy
+from .store_test_helpers import entry_file, store_for, write_policy
 
 from store.formatting import formatted_entry, formatted_index, render_root_view
 from store.model import Workspace

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from store_test_helpers import entry_file, index_text, snapshot, store_for, write_policy
+from .store_test_helpers import entry_file, index_text, snapshot, store_for, write_policy
 
 from store.errors import ReservedNameError
 

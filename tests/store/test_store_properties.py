@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_test_helpers import snapshot, store_for
+from .store_test_helpers import snapshot, store_for
 
 from store.entry import CLAUDE_CODE_TYPES
 from store.index import parse_index_lines

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from store_test_helpers import entry_file, index_text, snapshot, store_for, write_policy
+from .store_test_helpers import entry_file, index_text, snapshot, store_for, write_policy
 
 from store import MemoryFrontmatterError, MemoryParseError, MemoryRoot, MemoryStore
 from store.errors import ReservedNameError, RoundTripError

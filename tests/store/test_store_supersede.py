@@ -6,7 +6,7 @@ import json
 import os
 
 import pytest
-from store_test_helpers import entry_file, index_text, snapshot, store_for, write_policy
+from .store_test_helpers import entry_file, index_text, snapshot, store_for, write_policy
 
 from store import MemoryFrontmatterError, MemoryRoot, MemoryStore
 

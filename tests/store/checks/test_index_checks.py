@@ -15,20 +15,7 @@ from store.store import MemoryStore
 
 
 
-def _load_check_helpers():
-    # The shared builders live in this directory's conftest; several test
-    # directories have a ``conftest`` module, so it is loaded by path.
-    import importlib.util
-
-    location = Path(__file__).with_name("conftest.py")
-    spec = importlib.util.spec_from_file_location("index_check_helpers", location)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_helpers = _load_check_helpers()
-Checked, entry_text = _helpers.Checked, _helpers.entry_text
+from .conftest import Checked, entry_text
 
 HEADER = "# Persistent Memory"
 INDEX_CODES = {

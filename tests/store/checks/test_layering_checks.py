@@ -11,20 +11,7 @@ from store.frontmatter import Span
 from store.roots import MemoryRoot
 
 
-def _load_check_helpers():
-    # The shared builders live in this directory's conftest; several test
-    # directories have a ``conftest`` module, so it is loaded by path.
-    import importlib.util
-
-    location = Path(__file__).with_name("conftest.py")
-    spec = importlib.util.spec_from_file_location("layering_check_helpers", location)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_helpers = _load_check_helpers()
-Checked, entry_text, write_root = _helpers.Checked, _helpers.entry_text, _helpers.write_root
+from .conftest import Checked, entry_text, write_root
 
 TODAY = date(2026, 11, 30)
 # entry_text puts ``extra`` lines from line 5 on; ``recheck: `` is 9 columns.

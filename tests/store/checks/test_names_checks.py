@@ -8,7 +8,6 @@ the entry is visible to the readers.
 
 from __future__ import annotations
 
-import importlib.util
 from collections import Counter
 from pathlib import Path
 
@@ -20,16 +19,7 @@ from store.roots import MemoryRoot
 from store.store import MemoryStore
 
 
-def _load_check_helpers():
-    # Loaded by path under its own name: several test directories have a ``conftest``.
-    location = Path(__file__).with_name("conftest.py")
-    module_spec = importlib.util.spec_from_file_location("names_check_helpers", location)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module
-
-
-entry_text = _load_check_helpers().entry_text
+from .conftest import entry_text
 
 
 def only(checked, code, path=None):

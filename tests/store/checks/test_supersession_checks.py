@@ -23,20 +23,7 @@ from store.settings import Settings
 from store.store import MemoryStore
 
 
-def _load_check_helpers():
-    # The directory's conftest holds the shared builders; it is loaded by path under its own
-    # name, because several test directories have a module called ``conftest``.
-    import importlib.util
-
-    location = Path(__file__).with_name("conftest.py")
-    spec = importlib.util.spec_from_file_location("supersession_check_helpers", location)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_helpers = _load_check_helpers()
-Checked, entry_text, write_root = _helpers.Checked, _helpers.entry_text, _helpers.write_root
+from .conftest import Checked, entry_text, write_root
 
 # entry_text puts `name:` on line 1 (value from column 6) and ``extra`` from line 5 on.
 EXTRA = 5

@@ -1,0 +1,225 @@
+"""The persistent parse cache: exact, never stale, never trusted when foreign."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import time
+from pathlib import Path
+
+import pytest
+
+from store import cache as cache_module
+from store.cache import RACY_WINDOW_NS, ParseCache, cache_file, stamp_of
+from store.model import Workspace
+from store.parse import parse_document
+from store.reader import read_root
+from store.roots import MemoryRoot
+
+OLD = 1_600_000_000  # a settled mtime (2020), far outside the racy window
+
+
+def write_entry(root: Path, name: str, description: str, *, settled: bool = True) -> Path:
+    path = root / f"{name}.md"
+    path.write_text(f"---\nname: {name}\ndescription: {description}\ntype: project\n---\n\nbody of {name}\n")
+    if settled:
+        os.utime(path, (OLD, OLD))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def looked_at_later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reads happen an hour after the writes, so every file has settled.
+
+    Writing a file (or ``os.utime``) sets its ctime to now, which the racy
+    rule rightly distrusts; tests that are about the racy rule undo this.
+    """
+    later = lambda: time.time_ns() + 3600 * 10**9  # noqa: E731
+    monkeypatch.setattr("store.reader.now_ns", later)
+    monkeypatch.setattr("store.model.now_ns", later)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = tmp_path / "memory"
+    root.mkdir()
+    for i in range(5):
+        write_entry(root, f"note-{i}", f"description {i}")
+    return root
+
+
+def cached_names(root: Path) -> set[str]:
+    return set(ParseCache.open(root).entries)
+
+
+def test_cold_then_warm_read_give_identical_documents(root: Path) -> None:
+    cold = read_root(root, "project")
+    assert cached_names(root) == {f"note-{i}.md" for i in range(5)}
+    warm = read_root(root, "project")
+    assert warm.documents == cold.documents
+    assert warm.errors == cold.errors
+
+
+def test_cached_document_equals_a_fresh_parse_of_the_same_bytes(root: Path) -> None:
+    read_root(root, "project")
+    for doc in read_root(root, "project").documents:
+        assert doc == parse_document(doc.path.read_text(), path=doc.path, scope="project")
+
+
+def test_workspace_cold_and_warm_load_give_identical_models(root: Path) -> None:
+    mr = MemoryRoot(path=root, scope="project")
+    cold = Workspace.load([mr])
+    assert cached_names(root)
+    warm = Workspace.load([mr])
+    def view(ws: Workspace) -> dict:
+        return {d.path: (d.kind, d.text, d.parsed) for d in ws.documents()}
+    assert view(warm) == view(cold)
+
+
+def test_workspace_load_serves_documents_from_a_read_roots_cache(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    read_root(root, "project")
+    parsed: list[str] = []
+    real = cache_module.ParseCache.lookup
+    monkeypatch.setattr("store.model.parse_document", lambda *a, **k: parsed.append("x"))
+    Workspace.load([MemoryRoot(path=root, scope="project")])
+    assert parsed == []  # every entry came from the cache
+    assert real is cache_module.ParseCache.lookup
+
+
+def test_changed_file_is_parsed_again(root: Path) -> None:
+    read_root(root, "project")
+    path = write_entry(root, "note-1", "a rewritten and longer description")
+    os.utime(path, (OLD + 10, OLD + 10))
+    entry = {e.name: e for e in read_root(root, "project").entries}["note-1"]
+    assert entry.description == "a rewritten and longer description"
+
+
+def test_same_size_same_mtime_rewrite_is_not_served_stale(root: Path) -> None:
+    read_root(root, "project")
+    path = write_entry(root, "note-2", "DESCRIPTION 2")  # same size as "description 2"
+    os.utime(path, (OLD, OLD))  # mtime put back: only ctime and content differ
+    entry = {e.name: e for e in read_root(root, "project").entries}["note-2"]
+    assert entry.description == "DESCRIPTION 2"
+
+
+def test_file_changed_within_the_racy_window_is_not_remembered(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("store.reader.now_ns", time.time_ns)
+    write_entry(root, "fresh", "just written", settled=False)
+    read_root(root, "project")
+    assert "fresh.md" not in cached_names(root)
+    assert {e.name for e in read_root(root, "project").entries} >= {"fresh", "note-0"}
+
+
+def test_entry_observed_inside_racy_window_is_refused_and_outside_is_kept(root: Path) -> None:
+    path = root / "note-0.md"
+    stamp = stamp_of(os.stat(path))
+    doc = parse_document(path.read_text(), path=path, scope="project")
+    racy = ParseCache(root, cache_file(root))
+    racy.remember(path.name, str(path), "project", stamp, doc, observed_ns=stamp[2] + RACY_WINDOW_NS // 2)
+    assert racy.lookup(path.name, str(path), "project", stamp) is None
+    settled = ParseCache(root, cache_file(root))
+    settled.remember(path.name, str(path), "project", stamp, doc, observed_ns=stamp[2] + 2 * RACY_WINDOW_NS)
+    assert settled.lookup(path.name, str(path), "project", stamp) is doc
+
+
+def test_cache_for_another_scope_is_not_used(root: Path) -> None:
+    read_root(root, "project")
+    assert {e.scope for e in read_root(root, "user").entries} == {"user"}
+
+
+def test_cache_writable_by_others_is_ignored(root: Path) -> None:
+    read_root(root, "project")
+    os.chmod(cache_file(root), 0o666)
+    assert ParseCache.open(root).entries == {}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
+def test_cache_owned_by_another_user_is_ignored(root: Path) -> None:
+    read_root(root, "project")
+    nobody = pwd.getpwnam("nobody")
+    os.chown(cache_file(root), nobody.pw_uid, nobody.pw_gid)
+    assert ParseCache.open(root).entries == {}
+
+
+def test_corrupt_cache_is_ignored_and_replaced(root: Path) -> None:
+    read_root(root, "project")
+    location = cache_file(root)
+    location.write_bytes(location.read_bytes()[:200] + b"\x00garbage")
+    assert ParseCache.open(root).entries == {}
+    assert len(read_root(root, "project").entries) == 5
+    assert len(cached_names(root)) == 5  # rewritten whole
+
+
+def test_cache_of_another_version_is_ignored(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    read_root(root, "project")
+    monkeypatch.setattr(cache_module, "_memls_version", lambda: "0.0.0-other")
+    assert ParseCache.open(root).entries == {}
+
+
+def test_cache_of_another_engine_source_is_ignored(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    read_root(root, "project")
+    monkeypatch.setattr(cache_module, "_engine_fingerprint", lambda: "edited")
+    assert ParseCache.open(root).entries == {}
+
+
+def test_no_cache_variable_turns_the_cache_off(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMLS_NO_CACHE", "1")
+    read_root(root, "project")
+    Workspace.load([MemoryRoot(path=root, scope="project")])
+    assert not cache_file(root).exists()
+
+
+def test_cache_is_written_outside_the_root_privately(root: Path) -> None:
+    before = sorted(p.name for p in root.iterdir())
+    read_root(root, "project")
+    Workspace.load([MemoryRoot(path=root, scope="project")])
+    assert sorted(p.name for p in root.iterdir()) == before
+    location = cache_file(root)
+    assert Path(os.environ["MEMLS_CACHE_DIR"]) == location.parent
+    assert location.stat().st_mode & 0o777 == 0o600
+    assert location.parent.stat().st_mode & 0o777 == 0o700
+
+
+def test_unchanged_read_does_not_rewrite_the_cache(root: Path) -> None:
+    read_root(root, "project")
+    location = cache_file(root)
+    inode = location.stat().st_ino
+    read_root(root, "project")
+    assert location.stat().st_ino == inode
+
+
+def test_deleted_file_is_not_read_from_the_cache(root: Path) -> None:
+    read_root(root, "project")
+    (root / "note-3.md").unlink()
+    assert "note-3" not in {e.name for e in read_root(root, "project").entries}
+    assert "note-3.md" not in cached_names(root)
+
+
+def test_round_trip_with_base_reparses_changed_unstaged_files(root: Path) -> None:
+    before = read_root(root, "project")
+    write_entry(root, "note-4", "changed behind the writer's back")
+    os.utime(root / "note-4.md", (OLD + 20, OLD + 20))
+    staged = {root / "new.md": b"---\nname: new\ndescription: d\n---\n"}
+    after = read_root(root, "project", overlay=staged, base=before)
+    by_name = {e.name: e for e in after.entries}
+    assert by_name["note-4"].description == "changed behind the writer's back"
+    assert "new" in by_name
+    assert by_name["note-0"] is next(e for e in before.entries if e.name == "note-0")
+
+
+def test_few_changes_in_a_large_cache_are_reparsed_without_rewriting_it(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read_root(root, "project")
+    monkeypatch.setattr(cache_module, "REWRITE_FRACTION", 2)  # 5 entries: rewrite from 2 changes
+    inode = cache_file(root).stat().st_ino
+    write_entry(root, "note-0", "changed once")
+    os.utime(root / "note-0.md", (OLD + 30, OLD + 30))
+    assert {e.name: e for e in read_root(root, "project").entries}["note-0"].description == "changed once"
+    assert cache_file(root).stat().st_ino == inode
+    write_entry(root, "note-1", "changed too")
+    os.utime(root / "note-1.md", (OLD + 30, OLD + 30))
+    read_root(root, "project")
+    assert cache_file(root).stat().st_ino != inode
