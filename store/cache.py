@@ -192,6 +192,11 @@ def paused_gc() -> Iterator[None]:
     try:
         yield
     finally:
+        # The objects just built are long-lived (a model, a read): moving them
+        # out of the collector's generations keeps later passes from walking
+        # them again and again. They are acyclic, so reference counting still
+        # frees them when they are dropped.
+        gc.freeze()
         if was_enabled:
             gc.enable()
 
