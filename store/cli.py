@@ -136,6 +136,16 @@ def entry_line(entry: MemoryEntry) -> str:
     )
 
 
+def print_entries(store: MemoryStore, entries: list[MemoryEntry], as_json: bool) -> None:
+    """``list``/``search`` output: JSON, or one line per entry; then the skipped note."""
+    if as_json:
+        echo_json([e.to_dict() for e in entries])
+    else:
+        for entry in entries:
+            click.echo(entry_line(entry))
+    report_skipped(store)
+
+
 def report_skipped(store: MemoryStore) -> None:
     """The files the last read skipped, as a count on stderr (stdout stays data)."""
     if store.errors:
@@ -292,13 +302,7 @@ def list_command(
 ) -> None:
     """List entries across all roots (nearest root wins on name collision)."""
     store = open_store()
-    entries = store.entries(type=type_, status=status, scope=scope)
-    if as_json:
-        echo_json([e.to_dict() for e in entries])
-    else:
-        for entry in entries:
-            click.echo(entry_line(entry))
-    report_skipped(store)
+    print_entries(store, store.entries(type=type_, status=status, scope=scope), as_json)
 
 
 @cli.command("search")
@@ -331,12 +335,7 @@ def search_command(
             or (e.body and needle.search(e.body))
         )
     ]
-    if as_json:
-        echo_json([e.to_dict() for e in matched])
-    else:
-        for entry in matched:
-            click.echo(entry_line(entry))
-    report_skipped(store)
+    print_entries(store, matched, as_json)
 
 
 @cli.command("show")
