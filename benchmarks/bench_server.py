@@ -23,9 +23,11 @@ Figures (seconds unless said otherwise):
   not point back) -- every edit changes what is published;
 * ``save_p50_s`` / ``save_max_s``: ``didSave`` (after writing the file, as an
   editor does) -> ``MEMORY.md`` on disk holds the new description;
-* ``cold_start_s`` / ``warm_restart_s``: process spawn -> scan ``end``, for the
-  first start and for a restart after ``shutdown``/``exit`` (no persistent
-  cache exists, so a restart re-reads everything);
+* ``cold_start_s`` / ``restart_recache_s`` / ``warm_restart_s``: process spawn
+  -> scan ``end``, for the first start and two restarts after
+  ``shutdown``/``exit`` (the parse cache skips files changed in the last two
+  seconds, so the first restart re-parses the just-copied files; the second
+  restarts warm from the cache);
 * ``peak_rss_mb``: ``VmHWM`` of the server process from ``/proc``.
 
 Usage::
@@ -355,15 +357,19 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         out["peak_rss_mb"] = peak_rss_mb(client.proc.pid)
         await client.stop()
 
-        # Restart: no persistent cache exists, so this is the whole scan again.
-        client, spawned = await start(folder, home, log)
-        initialized = client.notify("initialized", {})
-        end = await asyncio.wait_for(client.wait_progress("end"), TIMEOUT)
-        out["warm_restart_s"] = end - spawned
-        out["warm_restart_scan_s"] = end - initialized
-        await client.quiet()
-        out["peak_rss_after_restart_mb"] = peak_rss_mb(client.proc.pid)
-        await client.stop()
+        # Restarts. The parse cache skips files changed in the last two seconds
+        # (they may change again unseen), and the corpus was copied just before
+        # the first start, so the first restart parses most files again and
+        # caches them; the second is the warm restart an editor sees.
+        for key in ("restart_recache_s", "warm_restart_s"):
+            client, spawned = await start(folder, home, log)
+            initialized = client.notify("initialized", {})
+            end = await asyncio.wait_for(client.wait_progress("end"), TIMEOUT)
+            out[key] = end - spawned
+            out[key.replace("_s", "_scan_s")] = end - initialized
+            await client.quiet()
+            out["peak_rss_after_restart_mb"] = peak_rss_mb(client.proc.pid)
+            await client.stop()
     shutil.rmtree(folder, ignore_errors=True)
     shutil.rmtree(home, ignore_errors=True)
     return out
@@ -379,7 +385,8 @@ LABELS = {
     "save_p50_s": "save -> MEMORY.md written p50",
     "save_max_s": "save -> MEMORY.md written max",
     "cold_start_s": "first start (spawn -> scan end)",
-    "warm_restart_s": "restart (spawn -> scan end, no cache)",
+    "restart_recache_s": "restart (spawn -> scan end), files just copied: re-parsed",
+    "warm_restart_s": "warm restart from the parse cache (spawn -> scan end)",
     "peak_rss_mb": "peak RSS (VmHWM)",
 }
 

@@ -21,6 +21,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from store.cache import paused_gc
 from store.model import document_kind
 
 from . import __version__
@@ -306,9 +307,12 @@ def _list_roots(state: ServerState) -> list[Path]:
 
 
 def _load_batch(state: ServerState, paths: list[Path]) -> None:
-    for path in paths:
-        if path not in state.buffers:
-            state.workspace.load_document(path)
+    # A bulk load builds many long-lived objects: keep the collector out of it
+    # (store.cache.paused_gc says why).
+    with paused_gc():
+        for path in paths:
+            if path not in state.buffers:
+                state.workspace.load_document(path)
 
 
 def _end_scan(state: ServerState) -> None:
