@@ -34,6 +34,26 @@ def entry(name: str, description: str = "d", extra: str = "", body: str = "", ty
     )
 
 
+
+def act_as_editor(lsp_client: LanguageClient) -> None:
+    """Answer the server's requests as an editor does, and record them.
+
+    ``client/registerCapability`` is accepted (kept in ``registrations``) and
+    ``workspace/applyEdit`` is applied (kept in ``applied_edits``).
+    """
+    lsp_client.registrations = []  # type: ignore[attr-defined]
+    lsp_client.applied_edits = []  # type: ignore[attr-defined]
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        lsp_client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
+
+    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        lsp_client.applied_edits.append(params)  # type: ignore[attr-defined]
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+
 @pytest_lsp.fixture(
     config=ClientServerConfig(
         server_command=[sys.executable, "-m", "lsp"],
@@ -43,19 +63,7 @@ def entry(name: str, description: str = "d", extra: str = "", body: str = "", ty
 )
 async def client(request, lsp_client: LanguageClient):
     lsp_client.memls_profile = request.param  # type: ignore[attr-defined]
-    lsp_client.registrations = []  # type: ignore[attr-defined]
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params: types.RegistrationParams) -> None:
-        # What an editor does: remember the registration and say yes.
-        lsp_client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
-
-    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
-    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
-        lsp_client.applied_edits.append(params)  # type: ignore[attr-defined]
-        return types.ApplyWorkspaceEditResult(applied=True)
-
-    lsp_client.applied_edits = []  # type: ignore[attr-defined]
+    act_as_editor(lsp_client)
     yield
     await lsp_client.shutdown_session()
 
@@ -229,17 +237,7 @@ def record_publishes(client: LanguageClient) -> PublishLog:
 async def pull_client(lsp_client: LanguageClient):
     """A client with VS Code's capabilities plus pull diagnostics (``vscode_with_pull``)."""
     lsp_client.memls_profile = "visual-studio-code+pull"  # type: ignore[attr-defined]
-    lsp_client.registrations = []  # type: ignore[attr-defined]
-    lsp_client.applied_edits = []  # type: ignore[attr-defined]
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params: types.RegistrationParams) -> None:
-        lsp_client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
-
-    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
-    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
-        lsp_client.applied_edits.append(params)  # type: ignore[attr-defined]
-        return types.ApplyWorkspaceEditResult(applied=True)
+    act_as_editor(lsp_client)
 
     yield
     await lsp_client.shutdown_session()
@@ -422,17 +420,7 @@ async def shared_client(request, lsp_client: LanguageClient, tmp_path_factory):
     """
     lsp_client.memls_profile = request.param  # type: ignore[attr-defined]
     lsp_client.memls_folder = tmp_path_factory.mktemp("shared") / "workspace"  # type: ignore[attr-defined]
-    lsp_client.registrations = []  # type: ignore[attr-defined]
-    lsp_client.applied_edits = []  # type: ignore[attr-defined]
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params: types.RegistrationParams) -> None:
-        lsp_client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
-
-    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
-    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
-        lsp_client.applied_edits.append(params)  # type: ignore[attr-defined]
-        return types.ApplyWorkspaceEditResult(applied=True)
+    act_as_editor(lsp_client)
 
     yield
     await lsp_client.shutdown_session()
