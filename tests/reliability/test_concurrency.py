@@ -26,6 +26,7 @@ from store import MemoryRoot, MemoryStore
 from store.index import parse_index_lines
 from store.parse import parse_document
 
+from ..lsp.conftest import apply_text_edits
 from .reliability_helpers import GPTME_UTIL, entry_text, memls, root_env, scaled, write_policy
 from .server_session import serve
 
@@ -49,8 +50,28 @@ def last_reported(log: Path) -> tuple[dict[str, str], set[str]]:
     return last, gone
 
 
+async def apply_quick_fix(client, uri: str, text: str, title_part: str) -> str | None:
+    """Ask for the document's quick fixes, take the one named ``title_part``, apply it."""
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=types.Position(line=0, character=0),
+                          end=types.Position(line=len(text.split("\n")), character=0)),
+        context=types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.QuickFix])))
+    for action in actions or []:
+        if not isinstance(action, types.CodeAction) or title_part not in action.title:
+            continue
+        if action.edit is None:  # clients that declare resolve support get the edit lazily
+            action = await client.code_action_resolve_async(action)
+        edits = list((action.edit.changes or {}).get(uri, []))
+        for change in action.edit.document_changes or []:
+            if isinstance(change, types.TextDocumentEdit) and change.text_document.uri == uri:
+                edits.extend(change.edits)
+        return apply_text_edits(text, edits)
+    return None
+
+
 async def drive_server(folder: Path, root: Path, writers: list[subprocess.Popen], log: Path) -> int:
-    """Edit-and-save, regenerate and create entries through a live server until the writers end."""
+    """Edit-and-save, quick-fix-and-save, regenerate and create entries through a live server."""
     operations = 0
     async with serve(folder) as client:
         step = 0
@@ -67,6 +88,23 @@ async def drive_server(folder: Path, root: Path, writers: list[subprocess.Popen]
             client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
             with log.open("a") as out:
                 out.write(json.dumps({"name": name, "description": description}) + "\n")
+            # A quick fix applied through the editor, then saved: an entry marked
+            # superseded with no successor gets "Set status to historical".
+            fixed_name = f"srv-fix-{step % 3}"
+            fixed_path = root / f"{fixed_name}.md"
+            fixed_description = f"server fixed {fixed_name} at step {step}"
+            broken = entry_text(fixed_name, fixed_description, extra="status: superseded\n")
+            fixed_uri = path_to_uri(fixed_path)
+            client.text_document_did_open(types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=fixed_uri, language_id="markdown", version=1, text=broken)))
+            fixed = await apply_quick_fix(client, fixed_uri, broken, "historical")
+            assert fixed is not None and "status: historical" in fixed
+            fixed_path.write_text(fixed, encoding="utf-8")
+            client.text_document_did_save(
+                types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(fixed_uri), fixed))
+            client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(fixed_uri)))
+            with log.open("a") as out:
+                out.write(json.dumps({"name": fixed_name, "description": fixed_description}) + "\n")
             await client.workspace_execute_command_async(
                 types.ExecuteCommandParams(command="memls.regenerateIndex", arguments=[str(root)]))
             new = f"srv-new-{step}"
@@ -75,7 +113,7 @@ async def drive_server(folder: Path, root: Path, writers: list[subprocess.Popen]
             assert created["name"] == new
             with log.open("a") as out:
                 out.write(json.dumps({"name": new, "description": f"created by the server at {step}"}) + "\n")
-            operations += 3
+            operations += 4
             step += 1
             await asyncio.sleep(0.05)
         # A last request after everything: the server still answers.
