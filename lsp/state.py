@@ -10,8 +10,7 @@ from the editor, and a watcher event for it is ignored until it is closed.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 from store.checks import CheckContext
 from store.model import Document, RootState, Workspace, document_kind
 from store.parse import parse_document
+from store.reader import disk_text
 from store.roots import MemoryRoot, editor_roots, is_memory_root
 from store.settings import Settings, load_settings
 
@@ -104,7 +104,7 @@ class ServerState:
         state = self.root_for(path)
         if state is None:
             return set()
-        self.buffers[path] = Buffer(text=text, version=version, saved_text=_disk_text(path))
+        self.buffers[path] = Buffer(text=text, version=version, saved_text=disk_text(path))
         affected = self._load_new_root(state)
         return affected | self.workspace.update(path, text, version=version)
 
@@ -174,7 +174,7 @@ class ServerState:
         doc = self.workspace.document(path)
         if doc is not None:
             return Positions(doc.text, self.client.position_encoding)
-        return Positions(_disk_text(path) or "", self.client.position_encoding)
+        return Positions(disk_text(path) or "", self.client.position_encoding)
 
     def version(self, path: Path) -> int | None:
         buffer = self.buffers.get(path)
@@ -212,22 +212,3 @@ class ServerState:
             "open_documents": len(self.buffers),
             "scanning": self.scanning,
         }
-
-
-def _disk_text(path: Path) -> str | None:
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def discover_folders(folder_paths: Sequence[Path]) -> list[Path]:
-    return [p for p in folder_paths if p.is_dir()] or [Path(os.getcwd())]

@@ -76,6 +76,14 @@ def decode_document(data: bytes) -> str:
     return normalize_text(data.decode("utf-8"))
 
 
+def disk_text(path: Path) -> str | None:
+    """A file's text as the parsers see it; None when absent, unreadable or not UTF-8."""
+    try:
+        return decode_document(path.read_bytes())
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 @dataclass
 class RootRead:
     """The parsed documents of one root and the files that are not entries."""

@@ -46,6 +46,7 @@ from store.entry import MemoryEntry
 from store.index import INDEX_FILENAME
 from store.model import RootState
 from store.names import check_name
+from store.reader import disk_text
 from store.recall import Bm25Index
 from store.roots import default_write_root
 from store.store import MemoryStore
@@ -138,13 +139,6 @@ class BufferSync:
     label: str
 
 
-def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_bytes().decode("utf-8").replace("\r\n", "\n")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
 def _refuse_dirty(state: ServerState, paths: list[Path]) -> None:
     dirty = [p.name for p in paths
              if (b := state.buffers.get(p)) is not None and b.text != b.saved_text]
@@ -188,7 +182,7 @@ def write_through_store(
         if buffer is None:
             affected |= state.workspace.update_from_disk(path)
             continue
-        text = _read_text(path)
+        text = disk_text(path)
         if text is None or text == buffer.text:
             continue
         if state.client.apply_edit:
@@ -218,10 +212,10 @@ def _regenerate_index(state: ServerState, target: str | None) -> tuple[dict, Ind
         changed = text != buffer.text
         return {**result, "changed": changed, "buffer": True}, (
             IndexUpdate(index_path, text, written=False) if changed else None)
-    before = _read_text(index_path)
+    before = disk_text(index_path)
     store.write_index(root.scope)
     state.workspace.update_from_disk(index_path)
-    return {**result, "changed": _read_text(index_path) != before, "buffer": False}, None
+    return {**result, "changed": disk_text(index_path) != before, "buffer": False}, None
 
 
 def _supersede(state: ServerState, old: str, new: str, target: str | None):
