@@ -177,6 +177,18 @@ def hook_json(event: str, context: str) -> str:
     )
 
 
+def piped_stdin() -> str | None:
+    """What was piped in on stdin; None for a terminal or no stdin at all.
+
+    A process started with its stdin closed (some hook runners and CI do)
+    has no ``sys.stdin``; that is "nothing piped", not an error.
+    """
+    stream = sys.stdin
+    if stream is None or stream.closed or stream.isatty():
+        return None
+    return stream.read()
+
+
 def read_prompt(prompt: str | None) -> str:
     """The recall query: the text given, or stdin for ``-`` or when piped.
 
@@ -185,11 +197,12 @@ def read_prompt(prompt: str | None) -> str:
     a mistake, not a request to wait for input.
     """
     if prompt == "-":
-        return recall_prompt_text(sys.stdin.read())
+        return recall_prompt_text(piped_stdin() or "")
     if prompt is not None:
         return prompt
-    if not sys.stdin.isatty():
-        return sys.stdin.read()
+    piped = piped_stdin()
+    if piped is not None:
+        return piped
     raise click.UsageError("provide QUERY or --prompt - to read stdin")
 
 
@@ -198,7 +211,7 @@ def read_match_input(prompt: str | None, pre_tool: bool) -> tuple[str, str]:
     default_event = PRE_TOOL_USE if pre_tool else USER_PROMPT_SUBMIT
     if prompt != "-":
         return read_prompt(prompt), default_event
-    return hook_event_text(sys.stdin.read(), default_event=default_event)
+    return hook_event_text(piped_stdin() or "", default_event=default_event)
 
 
 def parse_metadata_option(metadata: str | None) -> dict[str, Any] | None:
@@ -224,9 +237,7 @@ def read_body(body_file: str | None) -> str:
     """The entry body: ``--body-file``, else piped stdin, else empty."""
     if body_file:
         return Path(body_file).read_text(encoding="utf-8")
-    if not sys.stdin.isatty():
-        return sys.stdin.read()
-    return ""
+    return piped_stdin() or ""
 
 
 def written_entry(path: Path, scope: str) -> MemoryEntry:

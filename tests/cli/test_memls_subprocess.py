@@ -48,3 +48,16 @@ def test_console_script_unknown_scope_error_has_no_traceback_or_quotes(tmp_path)
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert result.stderr.startswith("Error: no memory root")
+
+
+def test_console_script_saves_with_stdin_closed_as_hook_runners_and_ci_start_it(tmp_path):
+    memory_dir = tmp_path / "memory"
+    env = {k: v for k, v in os.environ.items() if k != "GPTME_MEMORY_DIRS"}
+    env["MEMLS_MEMORY_DIRS"] = str(memory_dir)
+    result = subprocess.run(
+        [str(MEMLS), "save", "no-stdin", "Saved with fd 0 closed."],
+        stdin=subprocess.DEVNULL, preexec_fn=lambda: os.close(0),
+        capture_output=True, text=True, env=env, timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (memory_dir / "no-stdin.md").read_text(encoding="utf-8").endswith('description: "Saved with fd 0 closed."\nmetadata:\n  type: general\n---\n\n')
