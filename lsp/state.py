@@ -17,7 +17,6 @@ from typing import Any
 
 from store.checks import CheckContext
 from store.model import Document, RootState, Workspace, document_kind
-from store.parse import parse_document
 from store.reader import disk_text
 from store.roots import MemoryRoot, editor_roots, is_memory_root
 from store.settings import Settings, load_settings
@@ -179,24 +178,6 @@ class ServerState:
     def version(self, path: Path) -> int | None:
         buffer = self.buffers.get(path)
         return buffer.version if buffer is not None else None
-
-    def saved_entries(self, state: RootState) -> tuple[list, list]:
-        """Entries of one root as saved on disk: (before the latest save, now).
-
-        Open documents count with their saved text, not their unsaved edits;
-        the caller replaces one document's "before" with its previous save.
-        """
-        entries = []
-        for doc in state.entry_documents():
-            buffer = self.buffers.get(doc.path)
-            if buffer is not None and buffer.saved_text is not None and buffer.saved_text != buffer.text:
-                parsed = parse_document(buffer.saved_text, path=doc.path, scope=state.scope)
-                if parsed.entry is not None:
-                    entries.append(parsed.entry)
-                continue
-            assert doc.entry is not None
-            entries.append(doc.entry)
-        return entries, entries
 
     def open_paths(self) -> Iterable[Path]:
         return list(self.buffers)

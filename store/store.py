@@ -39,7 +39,6 @@ Deliberate differences from gptme, each closing a way to lose or hide data:
 
 from __future__ import annotations
 
-import re
 import stat
 import unicodedata
 from collections.abc import Iterable
@@ -67,6 +66,7 @@ from .index import (
 from .names import check_name, slugify
 from .reader import RootRead, parse_bytes, read_root, shadow_by_name
 from .roots import MemoryRoot, default_write_root, resolve_roots
+from .text import fold_line_breaks
 
 AUDIT_CODES = (
     "invalid-yaml",
@@ -465,7 +465,6 @@ def update_index_line(memory_dir: Path, entry: MemoryEntry) -> None:
 
 # Every line break YAML and ``str.splitlines`` know, NEL included: a field
 # that keeps one would split its MEMORY.md line for some reader.
-_LINE_BREAK = re.compile(r"[ \t]*(?:\r\n|[\r\n\x85\u2028\u2029])[ \t]*")
 
 
 def single_line(value: str, field_name: str) -> str:
@@ -479,7 +478,7 @@ def single_line(value: str, field_name: str) -> str:
     """
     if not isinstance(value, str):
         raise ValueError(f"{field_name} must be a string")
-    folded = _LINE_BREAK.sub(" ", value).strip()
+    folded = fold_line_breaks(value)
     for ch in folded:
         if ch == "\t":
             continue

@@ -45,3 +45,18 @@ def one_line(text: str) -> str:
     """
     joined = _WHITESPACE_WITH_NEWLINE.sub(" ", text.strip())
     return strip_controls(joined, multiline=False)
+
+
+# The breaks that split a line for some reader of a memory: LF and CR for
+# everyone, NEL and the Unicode line/paragraph separators for YAML and for
+# editors. A description or title holding one would break its MEMORY.md line.
+_LINE_BREAK = re.compile(r"[ \t]*(?:\r\n|[\r\n\x85\u2028\u2029])[ \t]*")
+
+
+def has_line_break(text: str) -> bool:
+    return _LINE_BREAK.search(text) is not None
+
+
+def fold_line_breaks(text: str) -> str:
+    """``text`` on one line: every break (and the blanks around it) becomes one space."""
+    return _LINE_BREAK.sub(" ", text).strip()

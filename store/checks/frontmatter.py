@@ -31,6 +31,7 @@ from ..frontmatter import Frontmatter, Span
 from ..model import Document
 from ..names import is_reserved_name, slugify
 from ..reader import MAX_DOCUMENT_BYTES
+from ..text import fold_line_breaks, has_line_break
 from ..rename_plan import plan_move_file, plan_rename
 from .spans import first_line as _first_line
 from .spans import anchor as _name_or_first
@@ -53,7 +54,6 @@ CODES = (
 )
 
 _REFUSED_TAG = "could not determine a constructor for the tag"
-_LINE_BREAK = re.compile(r"[ \t]*(?:\r\n|\r|\n)[ \t]*")
 _MAX_SHOWN = 40
 
 
@@ -83,9 +83,9 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
     if problem.code == "unsafe-index-text":
         key = problem.data["field"]
         value = parsed.frontmatter.data.get(key)
-        if not isinstance(value, str) or not _LINE_BREAK.search(value):
+        if not isinstance(value, str) or not has_line_break(value):
             return []
-        folded = _fold(value)
+        folded = fold_line_breaks(value)
         return [Fix(f"Join {key} into one line", (set_scalar(parsed, key, folded),), safe=True)]
     if problem.code == "name-filename-mismatch":
         return _mismatch_fixes(ctx, doc)
@@ -250,7 +250,7 @@ def _check_index_text(ctx: CheckContext, doc: Document, fm: Frontmatter) -> Iter
             continue
         reasons = []
         shown = value.strip() if key == "description" else value  # readers strip descriptions only
-        if key != "name" and _LINE_BREAK.search(shown):
+        if key != "name" and has_line_break(shown):
             reasons.append("a line break")
         if key == link_field and "]" in value:
             reasons.append("']' (it ends the link text early)")
@@ -406,7 +406,3 @@ def _show(value: Any) -> str:
         return "null"
     text = str(value)
     return text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN] + "…"
-
-
-def _fold(value: str) -> str:
-    return _LINE_BREAK.sub(" ", value).strip()

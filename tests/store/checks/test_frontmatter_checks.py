@@ -394,3 +394,13 @@ def test_file_over_the_read_limit_is_reported_not_parsed(check_root):
     assert problem.data["audit"] == ("big.md", "larger than 1048576 bytes; not read")
     assert audit_code_of(problem) == "invalid-entry"
     assert not checked.problems("invalid-entry")
+
+
+def test_unsafe_index_text_sees_every_break_that_save_folds(check_root):
+    # U+2028 is a line break for YAML and editors; `save` folds it, so the check flags it.
+    text = '---\nname: sep\ndescription: "one\\u2028two"\nmetadata:\n  type: project\n---\n'
+    checked = check_root({"sep.md": text})
+    assert [p.code for p in checked.problems("unsafe-index-text")] == ["unsafe-index-text"]
+    from store.store import single_line
+
+    assert single_line("one\u2028two", "description") == "one two"
