@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .checks import CheckContext, audit_code_of, check_workspace
+from .check_cache import check_roots
+from .checks import audit_code_of
 from .diagnostics import Problem
-from .model import Workspace
+from .model import document_kind
 from .roots import MemoryRoot
 from .settings import Settings
 
@@ -24,18 +25,21 @@ if TYPE_CHECKING:
 
 # Pass 1 of gptme's audit looks at each file; pass 2 at each entry's links.
 FILE_CODES = ("invalid-yaml", "invalid-entry", "duplicate-name")
+# Within one file's links, gptme looks at ``superseded_by`` before ``supersedes``.
+LINK_ORDER = {"superseded_by": 0, "supersedes": 1}
 
 
 def audit_root(root: MemoryRoot) -> list[AuditIssue]:
-    """Audit issues of one root (default severities: audit has no settings)."""
+    """Audit issues of one root (default severities: audit has no settings).
+
+    The results come from :func:`store.check_cache.check_roots`, so an audit
+    of an unchanged root replays the last check instead of loading the model.
+    """
     from .store import AuditIssue
 
-    workspace = Workspace.load([root])
-    results = check_workspace(CheckContext(workspace, Settings()))
     rows: list[tuple[tuple, AuditIssue]] = []
-    for path, problems in results.items():
-        doc = workspace.document(path)
-        if doc is None or doc.kind != "entry":
+    for path, problems in check_roots([root], Settings()).results.items():
+        if document_kind(path.name) != "entry":
             continue  # gptme's audit skips index files, reserved ones included
         for problem in problems:
             code = audit_code_of(problem)
@@ -43,26 +47,14 @@ def audit_root(root: MemoryRoot) -> list[AuditIssue]:
             if code is None or rolled is None:
                 continue
             entry, detail = rolled
-            rows.append((_order(workspace, problem, code), AuditIssue(code, entry, detail)))
+            rows.append((_order(problem, code), AuditIssue(code, entry, detail)))
     rows.sort(key=lambda row: row[0])
     return [issue for _, issue in rows]
 
 
-def _order(workspace: Workspace, problem: Problem, code: str) -> tuple:
+def _order(problem: Problem, code: str) -> tuple:
+    """gptme's order: files first, then links (``superseded_by`` before ``supersedes``)."""
     file_pass = 0 if code in FILE_CODES else 1
-    field_rank = 2
-    doc = workspace.document(problem.path)
-    if doc is not None and doc.parsed is not None and doc.parsed.frontmatter is not None:
-        keys = doc.parsed.frontmatter.keys
-        for rank, key in enumerate(("superseded_by", "supersedes")):
-            spans = keys.get(key)
-            if spans is not None and _within(problem.span, spans.value):
-                field_rank = rank
-                break
+    field_rank = LINK_ORDER.get(problem.data.get("link"), len(LINK_ORDER))
     span = problem.span
     return (file_pass, str(problem.path), field_rank, span.start_line, span.start_col)
-
-
-def _within(inner, outer) -> bool:
-    return (outer.start_line, outer.start_col) <= (inner.start_line, inner.start_col) and (
-        inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)

@@ -710,8 +710,9 @@ def check_command(paths: tuple[str, ...], output_format: str, fix: bool) -> None
     summary. Exit 0 when no problem at error severity remains, 1 otherwise.
     """
     # The catalogue is imported here: the other subcommands start without it.
-    from .checks import CheckContext, check_workspace, fixes_for
-    from .fix_all import fix_all, reload
+    from .check_cache import check_roots
+    from .checks import CheckContext, fixes_for
+    from .fix_all import fix_all
     from .model import Workspace
     from .settings import load_settings
 
@@ -719,31 +720,32 @@ def check_command(paths: tuple[str, ...], output_format: str, fix: bool) -> None
     settings = load_settings(resolve_workspace())
     for warning in settings.warnings:
         click.echo(f"Warning: {one_line(warning)}", err=True)
-    ctx = CheckContext(Workspace.load(roots), settings)
     if fix:
-        report = fix_all(ctx)
+        report = fix_all(CheckContext(Workspace.load(roots), settings))
         for problem, applied in report.applied:
             click.echo(f"Fixed {display_path(problem.path)}: {problem.code}: {one_line(applied.title)}",
                        err=output_format != "text")
         for problem, why in report.failed:
             click.echo(f"Could not fix {display_path(problem.path)}: {problem.code}: {why}", err=True)
-        ctx = reload(ctx)
-    results = check_workspace(ctx)
+    # Unchanged roots replay their last check (store.check_cache); after
+    # --fix the written files make it a full check of what is on disk now.
+    run = check_roots(roots, settings)
     problems = sort_problems(
-        p for path, found in results.items() if only is None or path in only for p in found
+        p for path, found in run.results.items() if only is None or path in only for p in found
     )
     if output_format == "json":
-        click.echo(format_json(problems, [fixes_for(ctx, p) for p in problems]))
+        workspace = run.workspace
+        if workspace is None and problems:  # fixes need the model
+            workspace = Workspace.load(roots)
+        ctx = CheckContext(workspace, settings) if workspace is not None else None
+        click.echo(format_json(problems, [fixes_for(ctx, p) for p in problems] if ctx else []))
     elif output_format == "github":
         for line in format_github(problems):
             click.echo(line)
     else:
         for line in format_text(problems):
             click.echo(line)
-        documents = len(only) if only is not None else sum(
-            1 for d in ctx.workspace.documents() if d.kind in ("entry", "reserved")
-        )
-        click.echo(summary_line(problems, documents))
+        click.echo(summary_line(problems, len(only) if only is not None else run.documents))
     if any(p.severity == "error" for p in problems):
         sys.exit(1)
 

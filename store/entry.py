@@ -141,6 +141,31 @@ class MemoryEntry:
         }
 
 
+# An entry's fields minus where it lives (``path``, ``scope``), as a plain tuple:
+# what the entries cache stores, because a tuple of built-in values unpickles
+# several times faster than the dataclass and its ``Path``.
+EntryRecord = tuple
+
+
+def entry_record(entry: MemoryEntry) -> EntryRecord:
+    """The entry's fields except ``path`` and ``scope``, in declaration order."""
+    return (
+        entry.name, entry.description, entry.type, entry.body, entry.title, entry.status,
+        entry.supersedes, entry.superseded_by, entry.provenance, entry.confidence,
+        entry.keywords, entry.recheck, entry.metadata, entry.extra, entry.type_placement,
+    )
+
+
+def entry_from_record(record: EntryRecord, path: Path | None, scope: str | None) -> MemoryEntry:
+    """The inverse of :func:`entry_record`, with the entry's place attached."""
+    (name, description, type_, body, title, status, supersedes, superseded_by, provenance,
+     confidence, keywords, recheck, metadata, extra, type_placement) = record
+    return MemoryEntry(
+        name, description, type_, body, title, status, supersedes, superseded_by,
+        provenance, confidence, keywords, recheck, metadata, path, scope, extra, type_placement,
+    )
+
+
 def quote_scalar(value: str) -> str:
     """gptme's double-quoting: escape ``\\`` and ``"`` and nothing else."""
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -251,7 +251,7 @@ class Workspace:
             return
         path = state.path / path.name
         if state.parse_cache is None:
-            state.parse_cache = ParseCache.open(state.path)
+            state.parse_cache = ParseCache.open(state.path, "documents")
         state.unregister(path)
         state.register(_read_document(state, path, kind, state.parse_cache))
 

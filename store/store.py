@@ -8,8 +8,8 @@ semantics) and adds the lifecycle operations gptme lacks: ``rename``,
    anything touches disk;
 2. take the root lock, read the root, compute every file the change touches;
 3. re-read the staged bytes through the same reader as list/show/recall/index
-   (:func:`store.reader.read_root` with an overlay) and refuse if the entry
-   would not be found there;
+   (:meth:`store.reader.RootRead.overlaid`) and refuse if the entry would not
+   be found there, or if another entry would be hidden;
 4. commit all files at once (staged, fsynced, renamed, rolled back on failure).
 
 Deliberate differences from gptme, each closing a way to lose or hide data:
@@ -64,7 +64,7 @@ from .index import (
     upsert_index_line,
 )
 from .names import check_name, slugify
-from .reader import RootRead, parse_bytes, read_root, shadow_by_name
+from .reader import ENTRY_SUFFIX, FileRead, RootRead, parse_bytes, read_root, shadow_by_name
 from .roots import MemoryRoot, default_write_root, resolve_roots
 from .text import fold_line_breaks
 
@@ -149,12 +149,26 @@ class MemoryStore:
         )
 
     def get(self, name: str, scope: str | None = None) -> MemoryEntry | None:
-        """First entry whose name or file stem equals ``name`` or its slug."""
+        """First entry (in name order) whose name or file stem equals ``name`` or its slug.
+
+        Only the entry found is built: the rest of the root is looked at
+        through its file records (names and file names).
+        """
         wanted = {name, slugify(name)}
-        for e in self.entries(scope=scope):
-            if e.name in wanted or (e.path is not None and e.path.stem in wanted):
-                return e
-        return None
+        roots = self.roots if scope is None else [r for r in self.roots if r.scope == scope]
+        visible: dict[str, tuple[RootRead, FileRead]] = {}
+        for read in self._read(roots):
+            for f in read.files:
+                if f.name is not None and f.name not in visible:
+                    visible[f.name] = (read, f)
+        matches = [
+            found for entry_name, found in visible.items()
+            if entry_name in wanted or found[1].filename[: -len(ENTRY_SUFFIX)] in wanted
+        ]
+        if not matches:
+            return None
+        read, found = min(matches, key=lambda m: m[1].name)
+        return read.entry_of(found)
 
     # -- index -------------------------------------------------------------
 
@@ -628,19 +642,17 @@ class _RootTransaction:
 
     def entries(self) -> list[MemoryEntry]:
         """This root's entries as the staged overlay would show them, file order."""
-        if not self.staged:
-            return self._read.entries
         return self._read_staged().entries
 
     def _read_staged(self) -> RootRead:
         """The root as the readers would see it after this commit.
 
-        Only staged files are parsed; every other file is reused from the read
-        at the start of the transaction when its identity on disk is unchanged
-        (and read again otherwise), while the file set is listed afresh, so the
-        round trip still judges every document of the root.
+        The read taken under the lock at the start, with only the staged files
+        parsed anew. Every writer that takes the lock is excluded until the
+        commit; a hand edit made meanwhile could race a second listing just
+        as well, so none is taken.
         """
-        return read_root(self.root.path, self.root.scope, overlay=self.staged, base=self._read)
+        return self._read.overlaid(self.staged)
 
     def by_name(self, name: str) -> MemoryEntry | None:
         for e in self.entries():
@@ -802,29 +814,29 @@ class _RootTransaction:
         """
         if not self.staged:
             return
-        after = self._read_staged()
-        visible = {e.name: e.path for e in shadow_by_name(after.entries)}
+        visible = self._read_staged().visible_files()
         for entry in expect_visible:
-            if visible.get(entry.name) != entry.path:
-                other = visible.get(entry.name)
+            assert entry.path is not None
+            other = visible.get(entry.name)
+            if other != entry.path.name or entry.path.parent != self.root.path:
                 why = (
-                    f"{other.name} already holds that name" if other is not None
+                    f"{other} already holds that name" if other is not None
                     else "the readers would skip its file"
                 )
                 raise RoundTripError(
                     f"refusing to write '{entry.name}' to {entry.path}: {why}"
                 )
         still_visible = set(visible.values())
-        for before in shadow_by_name(self._read.entries):
-            if self.staged.get(before.path, b"") is None or before.path in still_visible:
+        deleted = {path.name for path, data in self.staged.items() if data is None}
+        for name, filename in self._read.visible_files().items():
+            if filename in deleted or filename in still_visible:
                 continue
-            assert before.path is not None
-            hidden_by = visible.get(before.name)
+            hidden_by = visible.get(name)
             why = (
-                f"{hidden_by.name} would take its name '{before.name}'"
+                f"{hidden_by} would take its name '{name}'"
                 if hidden_by is not None else "it would no longer be read"
             )
-            raise RoundTripError(f"refusing this change: {before.path.name} would be hidden ({why})")
+            raise RoundTripError(f"refusing this change: {filename} would be hidden ({why})")
         changes = [
             FileDelete(path) if data is None
             else FileWrite(path, data, create_only=path in self.create_only,

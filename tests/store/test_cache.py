@@ -48,42 +48,57 @@ def root(tmp_path: Path) -> Path:
     return root
 
 
-def cached_names(root: Path) -> set[str]:
-    return set(ParseCache.open(root).entries)
+def cached_names(root: Path, kind: str = "entries") -> set[str]:
+    return set(ParseCache.open(root, kind).entries)
 
 
-def test_cold_then_warm_read_give_identical_documents(root: Path) -> None:
+def test_cold_then_warm_read_give_identical_files(root: Path) -> None:
+    (root / "no-frontmatter.md").write_text("just prose\n")
+    os.utime(root / "no-frontmatter.md", (OLD, OLD))
     cold = read_root(root, "project")
-    assert cached_names(root) == {f"note-{i}.md" for i in range(5)}
+    assert cached_names(root) == {f"note-{i}.md" for i in range(5)} | {"no-frontmatter.md"}
     warm = read_root(root, "project")
-    assert warm.documents == cold.documents
-    assert warm.errors == cold.errors
+    assert warm.files == cold.files
+    assert warm.entries == cold.entries
+    assert warm.errors == cold.errors == [(root / "no-frontmatter.md", f"no frontmatter: {root / 'no-frontmatter.md'}")]
 
 
-def test_cached_document_equals_a_fresh_parse_of_the_same_bytes(root: Path) -> None:
+def test_cached_entry_equals_a_fresh_parse_of_the_same_bytes(root: Path) -> None:
     read_root(root, "project")
-    for doc in read_root(root, "project").documents:
-        assert doc == parse_document(doc.path.read_text(), path=doc.path, scope="project")
+    for entry in read_root(root, "project").entries:
+        assert entry == parse_document(entry.path.read_text(), path=entry.path, scope="project").entry
+
+
+def test_cache_kind_must_be_known(root: Path) -> None:
+    with pytest.raises(ValueError, match="unknown cache kind"):
+        cache_file(root, "everything")
 
 
 def test_workspace_cold_and_warm_load_give_identical_models(root: Path) -> None:
     mr = MemoryRoot(path=root, scope="project")
     cold = Workspace.load([mr])
-    assert cached_names(root)
+    assert cached_names(root, "documents")
     warm = Workspace.load([mr])
     def view(ws: Workspace) -> dict:
         return {d.path: (d.kind, d.text, d.parsed) for d in ws.documents()}
     assert view(warm) == view(cold)
 
 
-def test_workspace_load_serves_documents_from_a_read_roots_cache(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    read_root(root, "project")
+def test_workspace_load_serves_documents_from_the_previous_loads_cache(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    Workspace.load([MemoryRoot(path=root, scope="project")])
+    assert cached_names(root, "documents") == {f"note-{i}.md" for i in range(5)}
     parsed: list[str] = []
-    real = cache_module.ParseCache.lookup
     monkeypatch.setattr("store.model.parse_document", lambda *a, **k: parsed.append("x"))
     Workspace.load([MemoryRoot(path=root, scope="project")])
     assert parsed == []  # every entry came from the cache
-    assert real is cache_module.ParseCache.lookup
+
+
+def test_store_reads_and_the_model_keep_separate_caches(root: Path) -> None:
+    read_root(root, "project")
+    assert not cache_file(root, "documents").exists()
+    Workspace.load([MemoryRoot(path=root, scope="project")])
+    assert cache_file(root, "documents") != cache_file(root, "entries")
+    assert cache_file(root, "documents").exists()
 
 
 def test_changed_file_is_parsed_again(root: Path) -> None:
@@ -116,10 +131,10 @@ def test_entry_observed_inside_racy_window_is_refused_and_outside_is_kept(root: 
     path = root / "note-0.md"
     stamp = stamp_of(os.stat(path))
     doc = parse_document(path.read_text(), path=path, scope="project")
-    racy = ParseCache(root, cache_file(root))
+    racy = ParseCache(root, cache_file(root, "documents"))
     racy.remember(path.name, str(path), "project", stamp, doc, observed_ns=stamp[2] + RACY_WINDOW_NS // 2)
     assert racy.lookup(path.name, str(path), "project", stamp) is None
-    settled = ParseCache(root, cache_file(root))
+    settled = ParseCache(root, cache_file(root, "documents"))
     settled.remember(path.name, str(path), "project", stamp, doc, observed_ns=stamp[2] + 2 * RACY_WINDOW_NS)
     assert settled.lookup(path.name, str(path), "project", stamp) is doc
 
@@ -131,23 +146,23 @@ def test_cache_for_another_scope_is_not_used(root: Path) -> None:
 
 def test_cache_writable_by_others_is_ignored(root: Path) -> None:
     read_root(root, "project")
-    os.chmod(cache_file(root), 0o666)
-    assert ParseCache.open(root).entries == {}
+    os.chmod(cache_file(root, "entries"), 0o666)
+    assert ParseCache.open(root, "entries").entries == {}
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
 def test_cache_owned_by_another_user_is_ignored(root: Path) -> None:
     read_root(root, "project")
     nobody = pwd.getpwnam("nobody")
-    os.chown(cache_file(root), nobody.pw_uid, nobody.pw_gid)
-    assert ParseCache.open(root).entries == {}
+    os.chown(cache_file(root, "entries"), nobody.pw_uid, nobody.pw_gid)
+    assert ParseCache.open(root, "entries").entries == {}
 
 
 def test_corrupt_cache_is_ignored_and_replaced(root: Path) -> None:
     read_root(root, "project")
-    location = cache_file(root)
+    location = cache_file(root, "entries")
     location.write_bytes(location.read_bytes()[:200] + b"\x00garbage")
-    assert ParseCache.open(root).entries == {}
+    assert ParseCache.open(root, "entries").entries == {}
     assert len(read_root(root, "project").entries) == 5
     assert len(cached_names(root)) == 5  # rewritten whole
 
@@ -155,20 +170,21 @@ def test_corrupt_cache_is_ignored_and_replaced(root: Path) -> None:
 def test_cache_of_another_version_is_ignored(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     read_root(root, "project")
     monkeypatch.setattr(cache_module, "_memls_version", lambda: "0.0.0-other")
-    assert ParseCache.open(root).entries == {}
+    assert ParseCache.open(root, "entries").entries == {}
 
 
 def test_cache_of_another_engine_source_is_ignored(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     read_root(root, "project")
     monkeypatch.setattr(cache_module, "_engine_fingerprint", lambda: "edited")
-    assert ParseCache.open(root).entries == {}
+    assert ParseCache.open(root, "entries").entries == {}
 
 
 def test_no_cache_variable_turns_the_cache_off(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMLS_NO_CACHE", "1")
     read_root(root, "project")
     Workspace.load([MemoryRoot(path=root, scope="project")])
-    assert not cache_file(root).exists()
+    assert not cache_file(root, "entries").exists()
+    assert not cache_file(root, "documents").exists()
 
 
 def test_cache_is_written_outside_the_root_privately(root: Path) -> None:
@@ -176,15 +192,16 @@ def test_cache_is_written_outside_the_root_privately(root: Path) -> None:
     read_root(root, "project")
     Workspace.load([MemoryRoot(path=root, scope="project")])
     assert sorted(p.name for p in root.iterdir()) == before
-    location = cache_file(root)
-    assert Path(os.environ["MEMLS_CACHE_DIR"]) == location.parent
-    assert location.stat().st_mode & 0o777 == 0o600
-    assert location.parent.stat().st_mode & 0o777 == 0o700
+    for kind in ("entries", "documents"):
+        location = cache_file(root, kind)
+        assert Path(os.environ["MEMLS_CACHE_DIR"]) == location.parent
+        assert location.stat().st_mode & 0o777 == 0o600
+        assert location.parent.stat().st_mode & 0o777 == 0o700
 
 
 def test_unchanged_read_does_not_rewrite_the_cache(root: Path) -> None:
     read_root(root, "project")
-    location = cache_file(root)
+    location = cache_file(root, "entries")
     inode = location.stat().st_ino
     read_root(root, "project")
     assert location.stat().st_ino == inode
@@ -197,16 +214,20 @@ def test_deleted_file_is_not_read_from_the_cache(root: Path) -> None:
     assert "note-3.md" not in cached_names(root)
 
 
-def test_round_trip_with_base_reparses_changed_unstaged_files(root: Path) -> None:
+def test_overlaid_read_parses_only_the_staged_files(root: Path) -> None:
     before = read_root(root, "project")
-    write_entry(root, "note-4", "changed behind the writer's back")
-    os.utime(root / "note-4.md", (OLD + 20, OLD + 20))
-    staged = {root / "new.md": b"---\nname: new\ndescription: d\n---\n"}
-    after = read_root(root, "project", overlay=staged, base=before)
-    by_name = {e.name: e for e in after.entries}
-    assert by_name["note-4"].description == "changed behind the writer's back"
-    assert "new" in by_name
-    assert by_name["note-0"] is next(e for e in before.entries if e.name == "note-0")
+    staged = {
+        root / "new.md": b"---\nname: new\ndescription: d\n---\n",
+        root / "note-4.md": None,
+        root / "note-1.md": b"---\nname: renamed-inside\ndescription: d\n---\n",
+    }
+    after = before.overlaid(staged)
+    assert [f.filename for f in after.files] == ["new.md", "note-0.md", "note-1.md", "note-2.md", "note-3.md"]
+    assert after.visible_files()["renamed-inside"] == "note-1.md"
+    assert "note-4" not in after.visible_files()
+    kept = {f.filename: f for f in before.files}
+    assert all(f is kept[f.filename] for f in after.files if f.filename in ("note-0.md", "note-2.md"))
+    assert before.overlaid({}) is before
 
 
 def test_few_changes_in_a_large_cache_are_reparsed_without_rewriting_it(
@@ -214,12 +235,12 @@ def test_few_changes_in_a_large_cache_are_reparsed_without_rewriting_it(
 ) -> None:
     read_root(root, "project")
     monkeypatch.setattr(cache_module, "REWRITE_FRACTION", 2)  # 5 entries: rewrite from 2 changes
-    inode = cache_file(root).stat().st_ino
+    inode = cache_file(root, "entries").stat().st_ino
     write_entry(root, "note-0", "changed once")
     os.utime(root / "note-0.md", (OLD + 30, OLD + 30))
     assert {e.name: e for e in read_root(root, "project").entries}["note-0"].description == "changed once"
-    assert cache_file(root).stat().st_ino == inode
+    assert cache_file(root, "entries").stat().st_ino == inode
     write_entry(root, "note-1", "changed too")
     os.utime(root / "note-1.md", (OLD + 30, OLD + 30))
     read_root(root, "project")
-    assert cache_file(root).stat().st_ino != inode
+    assert cache_file(root, "entries").stat().st_ino != inode

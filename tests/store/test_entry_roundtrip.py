@@ -187,3 +187,21 @@ def test_unknown_keys_and_top_level_type_survive_a_rewrite_in_order():
     entry = entry_from_text(text, strict=True)
     assert entry.extra == {"owner": "me", "links": ["https://example.com"]}
     assert entry.to_markdown() == text
+
+
+def test_entry_record_keeps_every_field_but_the_place() -> None:
+    from dataclasses import fields
+
+    from store.entry import entry_from_record, entry_record
+
+    entry = MemoryEntry(
+        name="n", description="d", type="project", body="b", title="T", status="superseded",
+        supersedes=["a"], superseded_by="z", provenance={"by": "x"}, confidence=0.5,
+        keywords=["k"], recheck="2027-01-01", metadata={"m": 1}, path=Path("/r/n.md"),
+        scope="user", extra={"x-key": [1]}, type_placement="top",
+    )
+    defaults = MemoryEntry(name="other")
+    # Every field is set to a non-default value above, so a field the record forgot fails here.
+    assert all(getattr(entry, f.name) != getattr(defaults, f.name) for f in fields(MemoryEntry))
+    assert len(entry_record(entry)) == len(fields(MemoryEntry)) - 2
+    assert entry_from_record(entry_record(entry), entry.path, entry.scope) == entry

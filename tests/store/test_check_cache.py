@@ -1,0 +1,116 @@
+"""The check results cache: replayed only while every file a check reads is unchanged."""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from store.check_cache import check_roots
+from store.checks import CheckContext, check_workspace
+from store.model import Workspace
+from store.roots import MemoryRoot
+from store.settings import Settings
+
+OLD = 1_600_000_000  # a settled mtime (2020)
+TODAY = date(2026, 11, 30)
+
+
+@pytest.fixture(autouse=True)
+def looked_at_later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checks happen an hour after the writes, so every file has settled."""
+    later = lambda: time.time_ns() + 3600 * 10**9  # noqa: E731
+    monkeypatch.setattr("store.check_cache.now_ns", later)
+    monkeypatch.setattr("store.reader.now_ns", later)
+    monkeypatch.setattr("store.model.now_ns", later)
+
+
+def write(root: Path, filename: str, text: str) -> Path:
+    path = root / filename
+    path.write_text(text)
+    os.utime(path, (OLD, OLD))
+    return path
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> MemoryRoot:
+    directory = tmp_path / "memory"
+    directory.mkdir()
+    write(directory, "old.md", "---\nname: old\ndescription: d\nstatus: superseded\nsuperseded_by: new\n---\n")
+    write(directory, "new.md", "---\nname: new\ndescription: d\n---\n")
+    write(directory, "broken.md", "---\nname: broken\ndescription: d\nsupersedes: [gone]\n---\n")
+    return MemoryRoot("project", directory)
+
+
+def fresh(root: MemoryRoot, settings: Settings = Settings()) -> dict:
+    results = check_workspace(CheckContext(Workspace.load([root]), settings, TODAY))
+    return {path: problems for path, problems in results.items() if problems}
+
+
+def test_first_run_checks_and_second_run_replays_the_same_problems(root: MemoryRoot, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = check_roots([root], Settings(), today=TODAY)
+    assert first.workspace is not None
+    assert first.results == fresh(root)
+    assert first.documents == 3
+    monkeypatch.setattr("store.check_cache.Workspace.load", lambda *a: pytest.fail("model loaded"))
+    second = check_roots([root], Settings(), today=TODAY)
+    assert second.workspace is None
+    assert second.results == first.results
+    assert second.documents == 3
+
+
+@pytest.mark.parametrize("change", ["edit", "add", "delete", "index"])
+def test_any_changed_file_is_a_full_check(root: MemoryRoot, change: str) -> None:
+    check_roots([root], Settings(), today=TODAY)
+    directory = root.path
+    if change == "edit":
+        path = write(directory, "broken.md", "---\nname: broken\ndescription: d\n---\n")
+        os.utime(path, (OLD + 5, OLD + 5))
+    elif change == "add":
+        write(directory, "gone.md", "---\nname: gone\ndescription: d\n---\n")
+    elif change == "delete":
+        (directory / "new.md").unlink()
+    else:
+        write(directory, "MEMORY.md", "# Persistent Memory\n")
+    run = check_roots([root], Settings(), today=TODAY)
+    assert run.workspace is not None
+    assert run.results == fresh(root)
+
+
+def test_other_severities_are_not_served_the_results_of_the_defaults(root: MemoryRoot) -> None:
+    check_roots([root], Settings(), today=TODAY)
+    quiet = Settings(severity={"missing-supersedes-target": "off"})
+    run = check_roots([root], quiet, today=TODAY)
+    assert run.workspace is not None
+    assert all(p.code != "missing-supersedes-target" for ps in run.results.values() for p in ps)
+
+
+def test_another_day_is_a_full_check(root: MemoryRoot) -> None:
+    check_roots([root], Settings(), today=TODAY)
+    assert check_roots([root], Settings(), today=date(2026, 12, 1)).workspace is not None
+
+
+def test_files_inside_the_racy_window_are_not_remembered(root: MemoryRoot, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("store.check_cache.now_ns", time.time_ns)
+    (root.path / "new.md").touch()  # changed just now
+    check_roots([root], Settings(), today=TODAY)
+    assert check_roots([root], Settings(), today=TODAY).workspace is not None
+
+
+def test_no_cache_variable_always_checks(root: MemoryRoot, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMLS_NO_CACHE", "1")
+    check_roots([root], Settings(), today=TODAY)
+    assert check_roots([root], Settings(), today=TODAY).workspace is not None
+    assert not list(Path(os.environ["MEMLS_CACHE_DIR"]).glob("*.results"))
+
+
+def test_a_corrupt_results_file_is_a_full_check(root: MemoryRoot) -> None:
+    check_roots([root], Settings(), today=TODAY)
+    (location,) = Path(os.environ["MEMLS_CACHE_DIR"]).glob("*.results")
+    location.write_bytes(location.read_bytes()[:40] + b"\x00garbage")
+    run = check_roots([root], Settings(), today=TODAY)
+    assert run.workspace is not None
+    assert run.results == fresh(root)
