@@ -28,6 +28,12 @@ Figures (seconds unless said otherwise):
   ``shutdown``/``exit`` (the parse cache skips files changed in the last two
   seconds, so the first restart re-parses the just-copied files; the second
   restarts warm from the cache);
+* ``warm_restart_initialize_s`` / ``warm_restart_scan_s``: the warm restart
+  split at ``initialize``: interpreter, imports and handshake, then memls's
+  own scan;
+* ``floor_pygls_initialize_s``: spawn -> ``initialize`` result of an empty
+  pygls 2 server (Python start-up and the pygls/lsprotocol imports): what any
+  restart of a pygls server costs before it does anything;
 * ``peak_rss_mb``: ``VmHWM`` of the server process from ``/proc``.
 
 Usage::
@@ -74,6 +80,7 @@ class Client:
         self.waiters: list[tuple[Any, asyncio.Future]] = []
         self.progress_begin: float | None = None
         self.progress_end: float | None = None
+        self.initialized_at: float | None = None
         self.last_message = time.perf_counter()
         self.reader = asyncio.ensure_future(self._read_loop())
 
@@ -209,10 +216,21 @@ CAPABILITIES = {
 }
 
 
-async def start(folder: Path, home: Path, log) -> tuple[Client, float]:
+# The least any pygls 2 server costs: an empty one, spawned and initialized.
+BARE_PYGLS_SERVER = (
+    "from pygls.lsp.server import LanguageServer; LanguageServer('floor', '0').start_io()"
+)
+
+
+async def start(folder: Path, home: Path, log, *, command: tuple[str, ...] = ("-m", "lsp"),
+                ) -> tuple[Client, float]:
+    """Spawn a server and send ``initialize``; returns the client and the spawn time.
+
+    ``client.initialized_at`` is when the ``initialize`` result arrived.
+    """
     spawned = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(
-        str(PROJECT_PYTHON), "-m", "lsp", cwd=str(REPO),
+        str(PROJECT_PYTHON), *command, cwd=str(REPO),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=log,
         env=clean_env(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
                       MEMLS_MEMORY_DIRS="", GPTME_MEMORY_DIRS=""),
@@ -226,7 +244,18 @@ async def start(folder: Path, home: Path, log) -> tuple[Client, float]:
         "capabilities": CAPABILITIES,
         "initializationOptions": {"settings": {}},
     })
+    client.initialized_at = time.perf_counter()
     return client, spawned
+
+
+async def bare_pygls_start(folder: Path, home: Path, log, runs: int = 3) -> float:
+    """Median spawn -> ``initialize`` result of an empty pygls server (the floor)."""
+    samples = []
+    for _ in range(runs):
+        client, spawned = await start(folder, home, log, command=("-c", BARE_PYGLS_SERVER))
+        samples.append(client.initialized_at - spawned)
+        await client.stop()
+    return percentile(samples, 50)
 
 
 def peak_rss_mb(pid: int) -> float | None:
@@ -367,9 +396,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             end = await asyncio.wait_for(client.wait_progress("end"), TIMEOUT)
             out[key] = end - spawned
             out[key.replace("_s", "_scan_s")] = end - initialized
+            out[key.replace("_s", "_initialize_s")] = client.initialized_at - spawned
             await client.quiet()
             out["peak_rss_after_restart_mb"] = peak_rss_mb(client.proc.pid)
             await client.stop()
+        out["floor_pygls_initialize_s"] = await bare_pygls_start(folder, home, log)
     shutil.rmtree(folder, ignore_errors=True)
     shutil.rmtree(home, ignore_errors=True)
     return out
@@ -387,6 +418,9 @@ LABELS = {
     "cold_start_s": "first start (spawn -> scan end)",
     "restart_recache_s": "restart (spawn -> scan end), files just copied: re-parsed",
     "warm_restart_s": "warm restart from the parse cache (spawn -> scan end)",
+    "warm_restart_initialize_s": "  of which: spawn -> initialize result",
+    "warm_restart_scan_s": "  of which: initialized -> scan end",
+    "floor_pygls_initialize_s": "floor: empty pygls 2 server, spawn -> initialize result",
     "peak_rss_mb": "peak RSS (VmHWM)",
 }
 

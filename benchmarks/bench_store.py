@@ -118,7 +118,12 @@ def figures(m: dict, g: dict, f: dict, cli: dict) -> dict[str, dict[str, Any]]:
         note="memls Workspace.load + check_workspace vs gptme audit")
     add("load", m["load"]["median_s"])
     add("check_only", m["check_only"]["median_s"])
+    if "load_check_uncached" in m:
+        add("load_check_uncached", m["load_check_uncached"]["median_s"], g["audit"]["median_s"])
     add("audit", m["audit"]["median_s"], g["audit"]["median_s"])
+    if "audit_after_change" in m:
+        add("audit_after_change", m["audit_after_change"]["median_s"], g["audit"]["median_s"])
+        add("check_replayed", m["check_replayed"]["median_s"])
     add("list", m["list"]["median_s"], g["list"]["median_s"])
     add("render_root_index", m["render_root_index"]["median_s"], g["render_root_index"]["median_s"])
     if "render_managed" in m and "render_managed" in g:
@@ -138,6 +143,8 @@ def figures(m: dict, g: dict, f: dict, cli: dict) -> dict[str, dict[str, Any]]:
     if "save" in m and "save" in g:
         add("save_total", m["save"]["total_s"], g["save"]["total_s"], calls=m["save"]["calls"])
         add("save_each", m["save"]["median_s"], g["save"]["median_s"])
+    if "stat_all" in f:
+        add("floor_stat_all", f["stat_all"]["median_s"])
     add("floor_read_bytes", f["read_bytes"]["median_s"])
     add("floor_yaml_parse", f["yaml_parse"]["median_s"])
     for command in ("audit", "list", "index"):
@@ -153,7 +160,10 @@ LABELS = {
     "load_check": "cold load + full check (memls) vs audit (gptme)",
     "load": "  of which: load (read + parse)",
     "check_only": "  of which: check, warm model",
-    "audit": "audit",
+    "load_check_uncached": "load + full check, no cache (first run ever)",
+    "audit": "audit, unchanged root (replayed check)",
+    "audit_after_change": "audit, one file changed (full check)",
+    "check_replayed": "check_roots, unchanged root (replayed check)",
     "list": "list (entries())",
     "render_root_index": "render MEMORY.md (render_root_index)",
     "render_managed": "render MEMORY.md, managed root",
@@ -164,8 +174,9 @@ LABELS = {
     "recall_api": "recall per query: recall(store, q)",
     "get": "get/show one entry",
     "get_model": "get from the warm model",
-    "save_total": "save of 100 new entries (total)",
+    "save_total": "save of the new entries (total; 100 in `make bench`)",
     "save_each": "save, per entry",
+    "floor_stat_all": "floor: list and stat every file",
     "floor_read_bytes": "floor: read every file",
     "floor_yaml_parse": "floor: libyaml-parse every frontmatter",
     "cli_audit": "CLI audit (process)",

@@ -37,8 +37,8 @@ TARGET_SIZE = 10_000
 MAX_GROWTH = 5.5
 MIN_RATIO = 20.0
 # Store operations that must be >= 20x faster than gptme's equivalent.
-RATIO_FIGURES = ("load_check", "audit", "list", "render_root_index", "recall_bm25", "get",
-                 "save_total")
+RATIO_FIGURES = ("load_check", "audit", "audit_after_change", "list", "render_root_index",
+                 "recall_bm25", "get", "save_total")
 
 
 def targets(store: dict[str, Any], server: dict[str, Any]) -> list[dict[str, Any]]:
@@ -68,7 +68,9 @@ def targets(store: dict[str, Any], server: dict[str, Any]) -> list[dict[str, Any
     add("recall <= 30 ms per query warm (BM25 p95)", figs.get("recall_bm25", {}).get("p95"), 0.030)
     add("keystroke -> diagnostics p95 <= 20 ms", s.get("keystroke_p95_s"), 0.020, n=srv_size)
     add("save -> MEMORY.md <= 100 ms (max of the saves)", s.get("save_max_s"), 0.100, n=srv_size)
-    add("warm restart <= 0.15 s (from the parse cache)", s.get("warm_restart_s"), 0.15,
+    add("warm restart <= 0.15 s (initialized -> scan end)", s.get("warm_restart_scan_s"), 0.15,
+        n=srv_size)
+    add("warm restart <= 0.15 s (spawn -> scan end)", s.get("warm_restart_s"), 0.15,
         n=srv_size)
     add("server peak RSS <= 200 MB", s.get("peak_rss_mb"), 200.0, unit="MB", n=srv_size)
     judged = {f"store.{k}" for k in bench_store.LABELS if not k.startswith("floor_")

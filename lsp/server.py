@@ -233,13 +233,13 @@ async def _initial_scan(ls: MemlsServer) -> None:
     try:
         if watcher is not None:  # before listing: a write during the scan is then seen
             await ls.engine.run(watcher.prime)
-        paths = await ls.engine.run(_list_roots, state)
-        total = len(paths)
+        listed = await ls.engine.run(_list_roots, state)
+        total = len(listed)
         if progress:
             ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
                 title="memls: indexing memories", message=f"0/{total}", percentage=0, cancellable=False))
         for start in range(0, total, SCAN_BATCH):
-            batch = paths[start:start + SCAN_BATCH]
+            batch = listed[start:start + SCAN_BATCH]
             await ls.engine.run(_load_batch, state, batch)
             state.scanned_files = min(total, start + SCAN_BATCH)
             if progress:
@@ -299,20 +299,21 @@ def _configure_and_load_new_roots(state: ServerState, settings: dict) -> None:
                 state.workspace.load_document(path)
 
 
-def _list_roots(state: ServerState) -> list[Path]:
-    paths: list[Path] = []
+def _list_roots(state: ServerState) -> list[tuple[Path, os.stat_result]]:
+    """Every document of every root with its ``stat``, root by root in file order."""
+    listed: list[tuple[Path, os.stat_result]] = []
     for root_state in state.workspace.roots:
-        paths.extend(state.workspace.scan(root_state))
-    return sorted(set(paths))
+        listed.extend(state.workspace.listing(root_state))
+    return listed
 
 
-def _load_batch(state: ServerState, paths: list[Path]) -> None:
+def _load_batch(state: ServerState, listed: list[tuple[Path, os.stat_result]]) -> None:
     # A bulk load builds many long-lived objects: keep the collector out of it
     # (store.cache.paused_gc says why).
     with paused_gc():
-        for path in paths:
+        for path, st in listed:
             if path not in state.buffers:
-                state.workspace.load_document(path)
+                state.workspace.load_document(path, st)
 
 
 def _end_scan(state: ServerState) -> None:

@@ -81,11 +81,13 @@ def check_paths(ctx: CheckContext, paths: Iterable[Path]) -> dict[Path, list[Pro
 
 def check_workspace(ctx: CheckContext) -> dict[Path, list[Problem]]:
     """Problems of every document of every root (and of absent indexes)."""
-    paths: set[Path] = set()
+    results: dict[Path, list[Problem]] = {}
     for state in ctx.workspace.roots:
-        paths.update(state.documents)
-        paths.add(state.index_path)
-    return {p: probs for p, probs in check_paths(ctx, sorted(paths)).items()}
+        for path, doc in state.documents.items():
+            results[path] = check_document(ctx, doc)
+        if state.index_path not in state.documents:
+            results[state.index_path] = index.check_absent(ctx, state.index_path)
+    return results
 
 
 def fixes_for(ctx: CheckContext, problem: Problem) -> list[Fix]:

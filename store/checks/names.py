@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..diagnostics import Fix, Location, Problem, Related
 from ..model import Document
-from ..names import is_reserved_name, slugify
+from ..names import is_index_filename, is_reserved_name
 from ..rename_plan import plan_move_file, plan_rename, suggest_free_name
 from .spans import anchor as name_span
 
@@ -41,19 +41,19 @@ def check(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
         return
     if doc.kind != "entry":
         return
-    if is_reserved_name(entry.name):
+    if is_index_filename(doc.slug):
         yield ctx.problem(
             "reserved-name", doc, name_span(doc),
-            f"name '{entry.name}' is reserved: its file would be {slugify(entry.name)}.md, which every "
+            f"name '{entry.name}' is reserved: its file would be {doc.slug}.md, which every "
             "reader skips; rename the entry to a name not starting with 'memory'",
         )
     state = doc.root
+    slug = doc.slug
     others = [
-        state.documents[p] for p in state.by_slug.get(slugify(entry.name), ())
+        state.documents[p] for p in state.by_slug.get(slug, ())
         if p != doc.path and state.documents[p].name != entry.name
     ]
     if others:
-        slug = slugify(entry.name)
         names = ", ".join(f"'{o.name}' ({o.path.name})" for o in others)
         yield ctx.problem(
             "slug-collision", doc, name_span(doc),
