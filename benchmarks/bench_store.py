@@ -93,9 +93,14 @@ def bench_size(n: int, args: argparse.Namespace, gptme_py: Path) -> dict[str, An
     print(f"[{n}] corpus ready ({generated:.1f} s); floor ...", file=sys.stderr, flush=True)
     floor = _driver(PROJECT_PYTHON, "floor", legacy, spec)
     print(f"[{n}] memls ...", file=sys.stderr, flush=True)
-    memls = _driver(PROJECT_PYTHON, "memls", legacy, {**spec, "save_copy": spec.get("save_copy", "") + "-memls"})
+    memls = _driver(PROJECT_PYTHON, "memls", legacy, spec)
     print(f"[{n}] gptme ...", file=sys.stderr, flush=True)
-    gptme = _driver(gptme_py, "gptme", legacy, {**spec, "save_copy": spec.get("save_copy", "") + "-gptme"})
+    gptme = _driver(gptme_py, "gptme", legacy, spec)
+    if "save_root" in spec:  # each tool's saves in a process of their own
+        print(f"[{n}] saves ...", file=sys.stderr, flush=True)
+        for impl, python, out in (("memls", PROJECT_PYTHON, memls), ("gptme", gptme_py, gptme)):
+            out.update(_driver(python, impl, legacy, {
+                **spec, "phase": "save", "save_copy": spec["save_copy"] + f"-{impl}"}))
     cli = {} if args.no_cli else cli_timings(legacy, gptme_py)
     return {"entries": n, "files": sum(1 for p in legacy.iterdir() if p.suffix == ".md"),
             "spec": {k: v for k, v in spec.items() if k != "queries"},

@@ -20,17 +20,18 @@ sys.path.insert(0, str(BENCH))
 import corpus  # noqa: E402
 
 STORE_FIGURES = (
-    "load_check", "load", "check_only", "audit", "list", "render_root_index", "render_managed",
+    "load_check", "load", "check_only", "load_check_uncached", "audit", "audit_after_change",
+    "check_replayed", "list", "render_root_index", "render_managed",
     "render_model", "bm25_build", "recall_bm25", "recall_overlap", "recall_api", "get",
-    "get_model", "save_total", "save_each", "floor_read_bytes", "floor_yaml_parse",
+    "get_model", "save_total", "save_each", "floor_stat_all", "floor_read_bytes", "floor_yaml_parse",
     "cli_audit", "cli_list", "cli_index", "cli_check", "cli_startup",
 )
-GPTME_FIGURES = ("load_check", "audit", "list", "render_root_index", "render_managed",
+GPTME_FIGURES = ("load_check", "audit", "audit_after_change", "list", "render_root_index", "render_managed",
                  "recall_bm25", "recall_overlap", "recall_api", "get", "save_total", "cli_audit")
 SERVER_FIGURES = (
     "first_diagnostics_s", "initial_scan_s", "initial_diagnostics_s", "keystroke_p50_s",
     "keystroke_p95_s", "save_p50_s", "save_max_s", "cold_start_s", "warm_restart_s",
-    "peak_rss_mb",
+    "warm_restart_initialize_s", "warm_restart_scan_s", "floor_pygls_initialize_s", "peak_rss_mb",
 )
 
 
@@ -57,6 +58,11 @@ def test_store_smoke_reports_every_memls_figure_as_a_positive_time(smoke: Path) 
     missing = [k for k in STORE_FIGURES if k not in figures]
     assert not missing
     assert all(figures[k]["memls"] > 0 for k in STORE_FIGURES)
+
+
+def test_store_smoke_replayed_check_really_was_replayed(smoke: Path) -> None:
+    memls = _json(smoke, "store.json")["results"][0]["memls"]
+    assert memls["check_replayed_is_replay"] is True
 
 
 @pytest.mark.timeout(300)
