@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -50,7 +49,8 @@ from .cache import (
     store_private,
 )
 from .diagnostics import Problem
-from .model import Workspace, document_kind
+from .model import Workspace, is_document_filename
+from .reader import stat_directory
 from .roots import MemoryRoot
 from .settings import Settings
 
@@ -105,24 +105,10 @@ def roots_fingerprint(roots: Sequence[MemoryRoot]) -> Fingerprint:
 
 def _document_stamps(root_dir: Path) -> tuple[tuple[str, Stamp], ...]:
     try:
-        fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        listed = stat_directory(root_dir, is_document_filename)
     except OSError:
         return ()
-    out = []
-    try:
-        for name in os.listdir(fd):
-            if document_kind(name) is None:
-                continue
-            try:
-                st = os.stat(name, dir_fd=fd)
-            except OSError:
-                continue
-            if stat.S_ISREG(st.st_mode):
-                out.append((name, stamp_of(st)))
-    finally:
-        os.close(fd)
-    out.sort()
-    return tuple(out)
+    return tuple((name, stamp_of(st)) for name, st in listed)
 
 
 def _settled(fingerprint: Fingerprint, observed_ns: int) -> bool:

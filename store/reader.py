@@ -49,12 +49,20 @@ def entry_paths(root_dir: Path) -> list[Path]:
 
 
 def entry_stats(root_dir: Path) -> list[tuple[str, os.stat_result]]:
-    """Entry candidates of one root with their ``stat``, sorted by file name.
+    """Entry candidates of one root with their ``stat``, sorted by file name."""
+    return stat_directory(root_dir, is_entry_filename)
 
-    Sorting names equals sorting the paths (one directory), without building
-    and comparing 10k ``Path`` objects; the stat is the one that tells a regular
-    file and keys the parse cache. Stat-ing relative to the open directory
-    spares the kernel a path walk per file (10k files: 25 ms against 37 ms).
+
+def stat_directory(
+    root_dir: Path, accept: Callable[[str], bool]
+) -> list[tuple[str, os.stat_result]]:
+    """The regular files of one directory whose names ``accept`` takes, with their ``stat``.
+
+    Sorted by file name, which equals sorting the paths (one directory)
+    without building and comparing 10k ``Path`` objects. Stat-ing relative to
+    the open directory spares the kernel a path walk per file (10k files:
+    25 ms against 37 ms). A missing root has no files; other errors (a root
+    that cannot be listed) propagate.
     """
     try:
         fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -63,7 +71,7 @@ def entry_stats(root_dir: Path) -> list[tuple[str, os.stat_result]]:
     out = []
     try:
         for name in os.listdir(fd):
-            if not is_entry_filename(name):
+            if not accept(name):
                 continue
             try:
                 st = os.stat(name, dir_fd=fd)
