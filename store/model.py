@@ -223,9 +223,12 @@ class Workspace:
         ws = cls(roots)
         with paused_gc():
             for state in ws.roots:
+                cache = ParseCache.open(state.path, "documents")
                 for path, st in ws.listing(state):
-                    ws.load_document(path, st)
-            ws.save_caches()
+                    kind = document_kind(path.name)
+                    assert kind is not None  # the listing holds documents only
+                    state.register(_read_document(state, path, kind, cache, st))
+                cache.save()
         return ws
 
     def save_caches(self) -> None:

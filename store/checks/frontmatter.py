@@ -193,9 +193,12 @@ def _check_fields(
         yield ctx.problem(code, doc, span, message, data=_audit_data(audit if i == 0 else None))
 
 
+_KNOWN = frozenset(KNOWN_KEYS)
+
+
 def _check_keys(ctx: CheckContext, doc: Document, fm: Frontmatter) -> Iterator[Problem | None]:
     for key, spans in fm.keys.items():
-        if key not in KNOWN_KEYS:
+        if key not in _KNOWN:
             yield ctx.problem(
                 "unknown-key", doc, spans.key,
                 f"unknown key '{key}': memls keeps it on rewrite but no reader uses it; check the spelling",
