@@ -21,7 +21,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from store.cache import paused_gc
+from store.cache import ParseCache, paused_gc
 from store.model import document_kind
 
 from . import __version__
@@ -318,7 +318,18 @@ def _load_batch(state: ServerState, listed: list[tuple[Path, os.stat_result]]) -
 
 def _end_scan(state: ServerState) -> None:
     state.scanning = False
-    state.workspace.save_caches()  # the next start reuses these parses
+    # The next start reuses these parses. Writing them pickles every parse
+    # (about 0.3 s at 10k entries, 3 s at 50k), so it happens on a thread of
+    # its own instead of holding up the end of the scan and the first check;
+    # it is not a daemon, so an exit waits for the file rather than tearing it.
+    caches = state.workspace.detach_caches()
+    if caches:
+        threading.Thread(target=_save_caches, args=(caches,), name="memls-cache-writer").start()
+
+
+def _save_caches(caches: list[ParseCache]) -> None:
+    for cache in caches:
+        cache.save()
 
 
 def _watch_parent(pid: int) -> None:

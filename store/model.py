@@ -233,10 +233,20 @@ class Workspace:
 
     def save_caches(self) -> None:
         """End a bulk load: write back each root's parse cache (if it changed) and drop it."""
+        for cache in self.detach_caches():
+            cache.save()
+
+    def detach_caches(self) -> list[ParseCache]:
+        """End a bulk load without writing: the open parse caches, for the caller to save.
+
+        Writing a cache pickles every parse it holds (seconds at 50k entries);
+        a long-lived caller can do that off its critical path. A detached
+        cache shares only parses, which nothing changes after they are made.
+        """
+        caches = [s.parse_cache for s in self.roots if s.parse_cache is not None]
         for state in self.roots:
-            if state.parse_cache is not None:
-                state.parse_cache.save()
-                state.parse_cache = None
+            state.parse_cache = None
+        return caches
 
     def add_root(self, root: MemoryRoot) -> RootState:
         """Add a root (farthest layer) with no documents yet; idempotent."""

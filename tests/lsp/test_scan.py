@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .conftest import entry, initialize_in, vscode_with_pull
+from .conftest import entry, initialize_in, unit_state, vscode_with_pull
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
@@ -53,3 +53,30 @@ async def test_request_during_the_scan_is_answered(pull_client, tmp_path):
     assert "invalid-yaml" in {d.code for d in report.items}
     await session.diagnostics("broken-old.md", lambda d: "asymmetric-supersession" in session.codes(d),
                               timeout=60)
+
+
+def test_end_of_scan_writes_the_parse_cache_on_a_thread_of_its_own(tmp_path, monkeypatch):
+    import os
+    import threading
+    import time
+
+    from lsp.server import _end_scan
+    from store.cache import ParseCache, cache_file
+
+    # Files written an hour before they are looked at: settled, so remembered.
+    monkeypatch.setattr("store.model.now_ns", lambda: time.time_ns() + 3600 * 10**9)
+    state = unit_state(tmp_path, {f"n{i}.md": entry(f"n{i}") for i in range(3)})
+    root = tmp_path / "memory"
+    state.scanning = True
+    writers: list[threading.Thread] = []
+    real_start = threading.Thread.start
+    monkeypatch.setattr(threading.Thread, "start",
+                        lambda self: (writers.append(self), real_start(self))[-1])
+    _end_scan(state)
+    assert not state.scanning
+    assert [w.name for w in writers] == ["memls-cache-writer"]
+    assert not writers[0].daemon  # an exit waits for the file instead of tearing it
+    writers[0].join(10)
+    assert set(ParseCache.open(root, "documents").entries) == {"n0.md", "n1.md", "n2.md"}
+    assert os.stat(cache_file(root, "documents")).st_mode & 0o777 == 0o600
+    assert all(s.parse_cache is None for s in state.workspace.roots)
