@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -94,6 +95,7 @@ def bench_size(n: int, args: argparse.Namespace, gptme_py: Path) -> dict[str, An
     floor = _driver(PROJECT_PYTHON, "floor", legacy, spec)
     print(f"[{n}] memls ...", file=sys.stderr, flush=True)
     memls = _driver(PROJECT_PYTHON, "memls", legacy, spec)
+    memls.update(cold_runs(legacy, spec))
     print(f"[{n}] gptme ...", file=sys.stderr, flush=True)
     gptme = _driver(gptme_py, "gptme", legacy, spec)
     if "save_root" in spec:  # each tool's saves in a process of their own
@@ -106,6 +108,24 @@ def bench_size(n: int, args: argparse.Namespace, gptme_py: Path) -> dict[str, An
             "spec": {k: v for k, v in spec.items() if k != "queries"},
             "floor": floor, "memls": memls, "gptme": gptme, "cli": cli,
             "figures": figures(memls, gptme, floor, cli)}
+
+
+def cold_runs(root: Path, spec: dict[str, Any]) -> dict[str, Any]:
+    """Load + full check, each run in a fresh process: with the caches, and without."""
+    runs = [_driver(PROJECT_PYTHON, "memls", root, {**spec, "phase": "cold"})
+            for _ in range(spec["repeats"])]
+    first = _driver(PROJECT_PYTHON, "memls", root, {**spec, "phase": "cold", "uncached": True})
+
+    def figure(samples: list[float]) -> dict[str, Any]:
+        return {"median_s": statistics.median(samples), "samples": samples}
+
+    return {
+        "load_check": figure([r["load_check_s"] for r in runs]),
+        "load": figure([r["load_s"] for r in runs]),
+        "check_only": figure([r["check_s"] for r in runs]),
+        "load_check_uncached": figure([first["load_check_s"]]),
+        "problems": runs[0]["problems"],
+    }
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -162,10 +182,10 @@ def figures(m: dict, g: dict, f: dict, cli: dict) -> dict[str, dict[str, Any]]:
 
 
 LABELS = {
-    "load_check": "cold load + full check (memls) vs audit (gptme)",
-    "load": "  of which: load (read + parse)",
-    "check_only": "  of which: check, warm model",
-    "load_check_uncached": "load + full check, no cache (first run ever)",
+    "load_check": "cold load + full check, fresh process (memls) vs audit (gptme)",
+    "load": "  of which: load (from the parse cache)",
+    "check_only": "  of which: full check",
+    "load_check_uncached": "load + full check, no cache (a first run ever)",
     "audit": "audit, unchanged root (replayed check)",
     "audit_after_change": "audit, one file changed (full check)",
     "check_replayed": "check_roots, unchanged root (replayed check)",

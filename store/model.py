@@ -38,7 +38,6 @@ from .reader import (
     MAX_DOCUMENT_BYTES,
     child_path_maker,
     decode_document,
-    is_entry_filename,
     read_capped,
     stat_directory,
 )
@@ -59,9 +58,8 @@ def document_kind(filename: str) -> DocumentKind | None:
         return "policy"
     if filename.startswith(".") or not filename.endswith(".md"):
         return None
-    if is_index_filename(filename):
-        return "reserved"
-    return "entry" if is_entry_filename(filename) else None
+    # What is left is an entry (store.reader.is_entry_filename) unless reserved.
+    return "reserved" if is_index_filename(filename) else "entry"
 
 
 @dataclass

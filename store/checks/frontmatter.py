@@ -96,12 +96,11 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
 
 
 def _check_entry_file(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
-    first = _first_line(doc.text)
     name = doc.path.name
     if doc.too_large:
         detail = f"larger than {MAX_DOCUMENT_BYTES} bytes; not read"
         yield ctx.problem(
-            "file-too-large", doc, first,
+            "file-too-large", doc, _first_line(doc.text),
             f"{name} is larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB, so no reader loads it; "
             "split it or move it out of the memory root",
             data={"audit": (name, detail), "audit_code": "invalid-entry"},
@@ -109,7 +108,7 @@ def _check_entry_file(ctx: CheckContext, doc: Document) -> Iterator[Problem | No
         return
     if doc.read_error is not None:
         yield ctx.problem(
-            "invalid-entry", doc, first,
+            "invalid-entry", doc, _first_line(doc.text),
             f"{name} cannot be read ({doc.read_error}); save it as UTF-8 text or move it out of the memory root",
             data={"audit": (name, doc.read_error), "audit_code": "invalid-entry"},
         )
@@ -121,7 +120,7 @@ def _check_entry_file(ctx: CheckContext, doc: Document) -> Iterator[Problem | No
     fm = parsed.frontmatter
     if fm is None:
         yield ctx.problem(
-            "invalid-entry", doc, first,
+            "invalid-entry", doc, _first_line(doc.text),
             f"{name} has no frontmatter, so no reader sees it; start it with a '---' block holding "
             "'name:' and 'description:', or move it out of the memory root",
             data=_audit_data(audit),
@@ -129,7 +128,7 @@ def _check_entry_file(ctx: CheckContext, doc: Document) -> Iterator[Problem | No
         return
     if fm.error is None and (fm.data is None or fm.data == {}):
         yield ctx.problem(
-            "invalid-entry", doc, first,
+            "invalid-entry", doc, _first_line(doc.text),
             f"{name} has empty frontmatter, so no reader sees it; add 'name:' and 'description:'",
             data=_audit_data(audit),
         )

@@ -33,10 +33,14 @@ def line_span(text: str, line: int) -> Span:
     Found by scanning to the line rather than splitting the whole text: every
     entry check starts by computing its first line, 10k times in a full check.
     """
-    line = max(0, min(line, text.count("\n")))
+    line = max(0, line)
     start = 0
-    for _ in range(line):
-        start = text.index("\n", start) + 1
+    for at in range(line):
+        after = text.find("\n", start)
+        if after < 0:  # past the last line: clamp to it
+            line = at
+            break
+        start = after + 1
     end = text.find("\n", start)
     return Span(line, 0, line, (len(text) if end < 0 else end) - start)
 

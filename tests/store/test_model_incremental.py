@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -290,3 +291,14 @@ def _difference(got: Results, want: Results) -> str:
             lines.append(f"{path}: incremental {[(p.code, p.message) for p in a]}")
             lines.append(f"{' ' * len(str(path))}  scratch     {[(p.code, p.message) for p in b]}")
     return "\n".join(lines)
+
+
+@pytest.mark.parametrize("filename", [
+    "note.md", ".note.md", ".#note.md", "MEMORY.md", "memory.md", "Memory-archive.md", "MEMORYX.md",
+    ".memory-index.json", "note.txt", "note.MD", "md", ".md", "a.b.md", "日本語.md",
+])
+def test_document_kind_calls_entries_exactly_what_the_readers_read(filename: str) -> None:
+    from store.model import document_kind
+    from store.reader import is_entry_filename
+
+    assert (document_kind(filename) == "entry") == is_entry_filename(filename)
