@@ -46,7 +46,7 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,12 +114,16 @@ class ParseCache:
     root_dir: Path
     location: Path | None  # None: caching is off
     entries: dict[str, tuple[str, str | None, Stamp, Any]] = field(default_factory=dict)
+    # What a record is written as (a record may hold more in memory than on disk).
+    portable: Callable[[Any], Any] | None = field(default=None, repr=False, compare=False)
     seen: set[str] = field(default_factory=set)
     # Names whose entry was added, replaced or dropped since the cache was read.
     changed: set[str] = field(default_factory=set)
 
     @classmethod
-    def open(cls, root_dir: Path, kind: str) -> ParseCache:
+    def open(
+        cls, root_dir: Path, kind: str, *, portable: Callable[[Any], Any] | None = None
+    ) -> ParseCache:
         """The root's cache of ``kind`` as last saved; empty when absent, off, or not trusted."""
         if not cache_enabled():
             return cls(root_dir, None)
@@ -127,7 +131,7 @@ class ParseCache:
             location = cache_file(root_dir, kind)
         except (OSError, RuntimeError):
             return cls(root_dir, None)
-        return cls(root_dir, location, _load(location, root_dir))
+        return cls(root_dir, location, _load(location, root_dir), portable=portable)
 
     @classmethod
     def disabled(cls, root_dir: Path) -> ParseCache:
@@ -203,7 +207,11 @@ class ParseCache:
         self.changed = set()
         if not self.entries and not self.location.exists():
             return
-        store_private(self.location, resolved_path(self.root_dir), self.entries)
+        entries = self.entries
+        if self.portable is not None:
+            portable = self.portable
+            entries = {name: (*cached[:3], portable(cached[3])) for name, cached in entries.items()}
+        store_private(self.location, resolved_path(self.root_dir), entries)
 
 
 @contextmanager

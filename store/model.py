@@ -221,12 +221,7 @@ class Workspace:
         ws = cls(roots)
         with paused_gc():
             for state in ws.roots:
-                cache = ParseCache.open(state.path, "documents")
-                for path, st in ws.listing(state):
-                    kind = document_kind(path.name)
-                    assert kind is not None  # the listing holds documents only
-                    state.register(_read_document(state, path, kind, cache, st))
-                cache.save()
+                _load_root(state)
         return ws
 
     def save_caches(self) -> None:
@@ -290,7 +285,7 @@ class Workspace:
         if state is None or kind is None:
             return
         if state.parse_cache is None:
-            state.parse_cache = ParseCache.open(state.path, "documents")
+            state.parse_cache = open_documents_cache(state.path)
         state.unregister(path)
         state.register(_read_document(state, path, kind, state.parse_cache, st))
 
@@ -465,6 +460,46 @@ def _make_document(
                     read_error=read_error, too_large=too_large, version=version)
 
 
+def open_documents_cache(root_dir: Path) -> ParseCache:
+    """The root's cache of parsed documents, written without paths (see ``placed``)."""
+    return ParseCache.open(root_dir, "documents", portable=_portable)
+
+
+def _portable(parsed: ParsedDocument) -> ParsedDocument:
+    return parsed if parsed.path is None else parsed.placed(None)
+
+
+def _load_root(state: RootState) -> None:
+    """Every document of one root of a fresh workspace (``Workspace.load``).
+
+    The whole listing is looked up in the documents cache at once; a hit is
+    placed in the model as it is, so an unchanged 10k root costs a stat and
+    a dictionary lookup per file, and no parse.
+    """
+    try:
+        listed = stat_directory(state.path, is_document_filename)
+    except OSError:
+        listed = []
+    cache = open_documents_cache(state.path)
+    parsed = [(name, st) for name, st in listed if document_kind(name) in ("entry", "reserved")]
+    prefix = os.path.join(os.fspath(state.path), "")
+    hits = {name: record for name, _, record in cache.lookup_listing(parsed, prefix, state.scope)
+            if record is not None}
+    child = child_path_maker(state.path)
+    for name, st in listed:
+        path = child(name)
+        kind = document_kind(name)
+        assert kind is not None  # the listing holds documents only
+        record = hits.get(name)
+        if record is not None:
+            doc = Document(path=path, root=state, kind=kind, text=record.text,
+                           parsed=record.place(path))
+        else:
+            doc = _read_document(state, path, kind, cache, st)
+        state.register(doc)
+    cache.save()
+
+
 def _read_document(
     state: RootState, path: Path, kind: DocumentKind, cache: ParseCache | None = None,
     st: os.stat_result | None = None,
@@ -473,8 +508,7 @@ def _read_document(
 
     The ``stat`` comes before the read, so a change between the two makes
     the remembered identity stale (a re-parse next time), never the parse.
-    Cached parses are stored without their path (rebuilding 10k ``Path``
-    objects was a fifth of unpickling them) and placed here.
+    Cached parses are stored without their path and placed here.
     """
     parsed_kind = kind in ("entry", "reserved")
     stamp = None
@@ -488,7 +522,7 @@ def _read_document(
             cached = cache.lookup(path.name, str(path), state.scope, stamp)
             if cached is not None:
                 return Document(path=path, root=state, kind=kind, text=cached.text,
-                                parsed=cached.placed(path))
+                                parsed=cached.place(path))
     try:
         data = read_capped(path)
     except OSError as exc:
@@ -503,7 +537,7 @@ def _read_document(
         )
     doc = _make_document(state, path, kind, text=text)
     if cache is not None and stamp is not None and doc.parsed is not None:
-        cache.remember(path.name, str(path), state.scope, stamp, doc.parsed.placed(None), observed_ns)
+        cache.remember(path.name, str(path), state.scope, stamp, doc.parsed, observed_ns)
     return doc
 
 

@@ -66,12 +66,23 @@ class ParsedDocument:
     strict_not_entry: str | None = None
     strict_not_entry_after: int = 0
 
+    def place(self, path: Path | None) -> ParsedDocument:
+        """Set the path of this parse and its entry, in place; returns it.
+
+        Cached parses are stored without a path (see :meth:`placed`) and get
+        theirs when loaded; a parse is never otherwise changed once made.
+        """
+        self.path = path
+        if self.entry is not None:
+            self.entry.path = path
+        return self
+
     def placed(self, path: Path | None) -> ParsedDocument:
         """A copy of this parse as the document at ``path`` (entry included).
 
-        Cached parses are stored without a path. A shallow copy, made by hand
-        because ``dataclasses.replace`` re-runs ``__init__`` (about 10x the
-        cost, at 10k documents per load).
+        What the documents cache writes is ``placed(None)``: rebuilding 10k
+        ``Path`` objects was a fifth of unpickling them. A shallow copy, made
+        by hand because ``dataclasses.replace`` re-runs ``__init__``.
         """
         doc = object.__new__(ParsedDocument)
         doc.__dict__.update(self.__dict__)

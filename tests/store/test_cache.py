@@ -244,3 +244,14 @@ def test_few_changes_in_a_large_cache_are_reparsed_without_rewriting_it(
     os.utime(root / "note-1.md", (OLD + 30, OLD + 30))
     read_root(root, "project")
     assert cache_file(root, "entries").stat().st_ino != inode
+
+
+def test_documents_are_cached_without_paths_and_placed_when_loaded(root: Path) -> None:
+    mr = MemoryRoot(path=root, scope="project")
+    Workspace.load([mr])  # parses everything: the model's documents carry their paths
+    records = [cached[3] for cached in ParseCache.open(root, "documents").entries.values()]
+    assert len(records) == 5
+    assert all(r.path is None and r.entry.path is None for r in records)
+    warm = Workspace.load([mr])
+    docs = list(warm.documents())
+    assert docs and all(d.parsed.path == d.path == d.entry.path for d in docs)
