@@ -74,7 +74,7 @@ class DiagnosticsPublisher:
     def _compute(self, paths: set[Path]) -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
         state = self.server.state
         ctx = state.context()
-        results = check_paths(ctx, sorted(paths))
+        results = check_paths(ctx, sorted(paths, key=str))  # a stable order; str compares fast
         out = []
         for path, problems in results.items():
             if not state.is_memory_document(path) and not problems:
