@@ -309,8 +309,9 @@ def _list_roots(state: ServerState) -> list[tuple[Path, os.stat_result]]:
 
 def _load_batch(state: ServerState, listed: list[tuple[Path, os.stat_result]]) -> None:
     # A bulk load builds many long-lived objects: keep the collector out of it
-    # (store.cache.paused_gc says why).
-    with paused_gc():
+    # (store.cache.paused_gc says why). The model lives as long as this
+    # process, so it is also frozen out of later passes.
+    with paused_gc(freeze=True):
         for path, st in listed:
             if path not in state.buffers:
                 state.workspace.load_document(path, st)

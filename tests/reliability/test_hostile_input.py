@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import threading
+import sys
 from pathlib import Path
 
 import pytest
@@ -107,21 +107,38 @@ def test_python_object_tag_is_reported_as_invalid_yaml_and_never_executed(tmp_pa
     assert not marker.exists()
 
 
+# Linux reports a child's peak RSS as at least its parent's peak at the fork
+# (the high-water mark is copied with the address space), so a large test
+# process (a long fuzz run before this one) would be blamed on memls. A small
+# Python process in between forks memls and reports memls's own figure.
+_MEASURE = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+with open(os.environ["MEMLS_TEST_RSS_FILE"], "w") as f:
+    f.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status) & 0xFF)
+"""
+
+
 def run_bounded(root: Path, *args: str, timeout: float = 120) -> tuple[int, str, int]:
-    """Run memls; return (exit status, stdout, peak RSS in KiB of that child alone)."""
+    """Run memls; return (exit status, stdout, peak RSS in KiB of memls alone)."""
     out = root.parent / "out.txt"
+    rss_file = root.parent / "rss.txt"
     with out.open("w") as stdout:
-        proc = subprocess.Popen([MEMLS, *args], env=root_env(root), stdout=stdout,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    timer = threading.Timer(timeout, proc.kill)
-    timer.start()
+        proc = subprocess.Popen([sys.executable, "-c", _MEASURE, MEMLS, *args],
+                                env={**root_env(root), "MEMLS_TEST_RSS_FILE": str(rss_file)},
+                                stdout=stdout, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
     try:
-        _, status, usage = os.wait4(proc.pid, 0)
-    finally:
-        timer.cancel()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    assert proc.returncode >= 0, f"memls {' '.join(args)} was killed after {timeout}s"
-    return proc.returncode, out.read_text(), usage.ru_maxrss
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        proc.wait()
+        raise AssertionError(f"memls {' '.join(args)} was killed after {timeout}s") from None
+    return proc.returncode, out.read_text(), int(rss_file.read_text())
 
 
 def test_a_50_megabyte_file_is_reported_too_large_within_bounded_memory(tmp_path):

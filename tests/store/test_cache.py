@@ -255,3 +255,16 @@ def test_documents_are_cached_without_paths_and_placed_when_loaded(root: Path) -
     warm = Workspace.load([mr])
     docs = list(warm.documents())
     assert docs and all(d.parsed.path == d.path == d.entry.path for d in docs)
+
+
+def test_store_reads_never_freeze_the_host_process_objects(root: Path) -> None:
+    """A library must not call gc.freeze: frozen objects that later become cyclic garbage leak."""
+    import gc
+
+    from store.checks import CheckContext, check_workspace
+
+    before = gc.get_freeze_count()
+    read_root(root, "project")
+    check_workspace(CheckContext(Workspace.load([MemoryRoot(path=root, scope="project")])))
+    assert gc.get_freeze_count() == before
+    assert gc.isenabled()
