@@ -46,6 +46,9 @@ class MemlsServer(LanguageServer):
         self.diagnostics = DiagnosticsPublisher(self)
         self.watcher: PollingWatcher | None = None
         self.timings: dict[str, float] = {}
+        # Set by ``shutdown``: work still running (the first scan) stops
+        # instead of writing to a client that is going away.
+        self.stopping = False
 
     # -- helpers for features ------------------------------------------------------
 
@@ -123,6 +126,7 @@ def create_server() -> MemlsServer:
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: MemlsServer, params: Any) -> None:
+        ls.stopping = True
         if ls.watcher is not None:
             ls.watcher.stop()
 
@@ -239,6 +243,8 @@ async def _initial_scan(ls: MemlsServer) -> None:
             ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
                 title="memls: indexing memories", message=f"0/{total}", percentage=0, cancellable=False))
         for start in range(0, total, SCAN_BATCH):
+            if ls.stopping:
+                return
             batch = listed[start:start + SCAN_BATCH]
             await ls.engine.run(_load_batch, state, batch)
             state.scanned_files = min(total, start + SCAN_BATCH)
@@ -248,7 +254,7 @@ async def _initial_scan(ls: MemlsServer) -> None:
                     percentage=int(100 * state.scanned_files / max(total, 1))))
     finally:
         await ls.engine.run(_end_scan, state)
-        if progress:
+        if progress and not ls.stopping:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message=f"{await ls.engine.run(state.workspace.entry_count)} memories"))
     ls.timings["initial_scan_seconds"] = time.perf_counter() - started
