@@ -123,7 +123,7 @@ class RootState:
     index_revision: int = 0
     memo: dict[str, Any] = field(default_factory=dict)
     _index_keys: dict[Path, tuple] = field(default_factory=dict)
-    # The persistent parse cache while a bulk load runs (see ``Workspace.save_caches``).
+    # The persistent parse cache while a bulk load runs (see ``Workspace.detach_caches``).
     parse_cache: ParseCache | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -229,13 +229,8 @@ class Workspace:
                 _load_root(state)
         return ws
 
-    def save_caches(self) -> None:
-        """End a bulk load: write back each root's parse cache (if it changed) and drop it."""
-        for cache in self.detach_caches():
-            cache.save()
-
     def detach_caches(self) -> list[ParseCache]:
-        """End a bulk load without writing: the open parse caches, for the caller to save.
+        """End a bulk load (``load_document`` calls): the open parse caches, for the caller to save.
 
         Writing a cache pickles every parse it holds (seconds at 50k entries);
         a long-lived caller can do that off its critical path. A detached
@@ -279,7 +274,7 @@ class Workspace:
         """Read one file into the model without computing what it affects (bulk loads).
 
         Entry documents come from the root's persistent parse cache when the
-        file is unchanged; the cache stays open until :meth:`save_caches`.
+        file is unchanged; the cache stays open until :meth:`detach_caches`.
         ``st`` is the file's ``stat`` when the caller (a listing) has it.
         """
         kind = document_kind(path.name)

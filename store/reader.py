@@ -43,11 +43,6 @@ def is_entry_filename(filename: str) -> bool:
     )
 
 
-def entry_paths(root_dir: Path) -> list[Path]:
-    """Entry candidates of one root in sorted path order (the shadowing order)."""
-    return [root_dir / name for name, _ in entry_stats(root_dir)]
-
-
 def entry_stats(root_dir: Path) -> list[tuple[str, os.stat_result]]:
     """Entry candidates of one root with their ``stat``, sorted by file name."""
     return stat_directory(root_dir, is_entry_filename)
