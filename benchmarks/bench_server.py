@@ -57,7 +57,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpus  # noqa: E402
 from common import (  # noqa: E402
-    PROJECT_PYTHON, REPO, RESULTS, WORK, clean_env, fmt_seconds, machine, percentile, table,
+    PROJECT_PYTHON,
+    REPO,
+    RESULTS,
+    WORK,
+    clean_env,
+    fmt_seconds,
+    machine,
+    percentile,
+    table,
     write_json,
 )
 
@@ -222,7 +230,7 @@ BARE_PYGLS_SERVER = (
 )
 
 
-async def start(folder: Path, home: Path, log, *, command: tuple[str, ...] = ("-m", "lsp"),
+async def start(folder: Path, home: Path, log, *, command: tuple[str, ...] = ("-m", "memls.lsp"),
                 ) -> tuple[Client, float]:
     """Spawn a server and send ``initialize``; returns the client and the spawn time.
 

@@ -30,8 +30,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpus  # noqa: E402
 from common import (  # noqa: E402
-    PROJECT_PYTHON, RESULTS, WORK, clean_env, fmt_ratio, fmt_seconds, gptme_python, machine,
-    table, write_json,
+    PROJECT_PYTHON,
+    RESULTS,
+    WORK,
+    clean_env,
+    fmt_ratio,
+    fmt_seconds,
+    gptme_python,
+    machine,
+    table,
+    write_json,
 )
 
 DRIVER = Path(__file__).resolve().parent / "driver.py"

@@ -24,7 +24,7 @@ What a corpus holds, and why:
   descriptions, and index drift (missing lines, broken links, non-living
   entries listed).
 
-Entry files are serialized by :meth:`store.entry.MemoryEntry.to_markdown`,
+Entry files are serialized by :meth:`memls.store.entry.MemoryEntry.to_markdown`,
 which is byte-compatible with gptme's writer. A manifest
 (``.corpus-manifest.json``, a dot-file no reader treats as a memory) records
 the parameters, a few well-known entry names the benchmarks use, and the
@@ -49,8 +49,8 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from store.entry import MemoryEntry  # noqa: E402
-from store.index import INDEX_FILENAME, POLICY_FILENAME, IndexPolicy, render_index, render_policy_view  # noqa: E402
+from memls.store.entry import MemoryEntry  # noqa: E402
+from memls.store.index import INDEX_FILENAME, POLICY_FILENAME, IndexPolicy, render_index, render_policy_view  # noqa: E402
 
 MANIFEST = ".corpus-manifest.json"
 CORPUS_VERSION = 1

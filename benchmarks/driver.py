@@ -25,10 +25,10 @@ import shutil
 import statistics
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 SETTLE_SECONDS = 2.1  # store.cache.RACY_WINDOW_NS, and a little more
@@ -67,7 +67,7 @@ def settle(root: Path) -> None:
     """Wait until no file of ``root`` is inside memls's racy window.
 
     The caches never trust a file changed in the last two seconds
-    (``store.cache``); a corpus generated just now would otherwise be timed
+    (``memls.store.cache``); a corpus generated just now would otherwise be timed
     as if it were always being edited, which a real root is not.
     """
     newest = max((max(st.st_mtime_ns, st.st_ctime_ns)
@@ -103,14 +103,14 @@ def run_memls(root: Path, spec: dict[str, Any]) -> dict[str, Any]:
     """Store read paths first, in a process holding nothing else (as a CLI call
     would), then the model, the checks and recall."""
     sys.path.insert(0, str(REPO))
-    from store.check_cache import check_roots
-    from store.checks import CheckContext, check_workspace
-    from store.index import index_entries, render_index
-    from store.model import Workspace
-    from store.recall import Bm25Index, recall, recall_entries
-    from store.roots import MemoryRoot
-    from store.settings import Settings
-    from store.store import MemoryStore
+    from memls.store.check_cache import check_roots
+    from memls.store.checks import CheckContext, check_workspace
+    from memls.store.index import index_entries, render_index
+    from memls.store.model import Workspace
+    from memls.store.recall import Bm25Index, recall, recall_entries
+    from memls.store.roots import MemoryRoot
+    from memls.store.settings import Settings
+    from memls.store.store import MemoryStore
 
     repeats = spec["repeats"]
     roots = [MemoryRoot("explicit", root)]

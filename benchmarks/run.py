@@ -28,7 +28,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_server  # noqa: E402
 import bench_store  # noqa: E402
 from common import (  # noqa: E402
-    BENCH_DIR, PROJECT_PYTHON, RESULTS, WORK, fmt_ratio, fmt_seconds, machine, table, write_json,
+    BENCH_DIR,
+    PROJECT_PYTHON,
+    RESULTS,
+    WORK,
+    fmt_ratio,
+    fmt_seconds,
+    machine,
+    table,
+    write_json,
 )
 
 README_START = "<!-- bench:start -->"

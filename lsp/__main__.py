@@ -1,5 +1,5 @@
-"""``python -m lsp``: serve over stdio."""
+"""``python -m memls.lsp``: serve over stdio (the same as ``memls serve``)."""
 
-from .server import main
+from memls.lsp.server import main
 
 main()

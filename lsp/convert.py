@@ -16,9 +16,9 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from store.catalogue import spec
-from store.diagnostics import CreateFile, Problem, RenameFile, TextEdit
-from store.frontmatter import Span
+from memls.store.catalogue import spec
+from memls.store.diagnostics import CreateFile, Problem, RenameFile, TextEdit
+from memls.store.frontmatter import Span
 
 SOURCE = "memls"
 _SEVERITY = {

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from store.checks import check_paths
-from store.diagnostics import Problem
+from memls.store.checks import check_paths
+from memls.store.diagnostics import Problem
 
 from .convert import Positions, diagnostic, path_to_uri
 

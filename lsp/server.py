@@ -3,7 +3,7 @@
 This module owns the lifecycle (initialize, the first scan with progress,
 settings, shutdown, exit when the parent process dies) and document
 synchronisation. Each editor feature lives in its own module under
-:mod:`lsp.features` and registers its handlers here. Nothing in ``lsp/``
+:mod:`memls.lsp.features` and registers its handlers here. Nothing in ``lsp/``
 decides what is wrong with a memory; it asks :mod:`store`.
 """
 
@@ -21,8 +21,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from store.cache import ParseCache, paused_gc
-from store.model import document_kind
+from memls.store.cache import ParseCache, paused_gc
+from memls.store.model import document_kind
 
 from . import __version__
 from .convert import uri_to_path
@@ -377,6 +377,6 @@ def _is_zombie(pid: int) -> bool:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Serve over stdio (``memls serve`` / ``python -m lsp``)."""
+    """Serve over stdio (``memls serve`` / ``python -m memls serve``)."""
     logging.basicConfig(level=os.environ.get("MEMLS_LOG_LEVEL", "WARNING"), stream=sys.stderr)
     create_server().start_io()

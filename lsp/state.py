@@ -1,6 +1,6 @@
 """The server's view of the memory workspace: model, buffers, settings, roots.
 
-One :class:`ServerState` lives in the engine thread (see :mod:`lsp.engine`);
+One :class:`ServerState` lives in the engine thread (see :mod:`memls.lsp.engine`);
 every method here runs there, so the model never sees two writers. The
 protocol side hands it buffer texts and asks it questions.
 
@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from store.checks import CheckContext
-from store.model import Document, RootState, Workspace, document_kind
-from store.reader import disk_text
-from store.roots import MemoryRoot, editor_roots, is_memory_root
-from store.settings import Settings, load_settings
+from memls.store.checks import CheckContext
+from memls.store.model import Document, RootState, Workspace, document_kind
+from memls.store.reader import disk_text
+from memls.store.roots import MemoryRoot, editor_roots, is_memory_root
+from memls.store.settings import Settings, load_settings
 
 from .convert import Positions
 

@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from store.model import document_kind
+from memls.store.model import document_kind
 
 if TYPE_CHECKING:
     from .server import MemlsServer

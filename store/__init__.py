@@ -2,7 +2,7 @@
 
 Everything ``gptme.memory`` exports is exported here under the same name with
 the same signature, so code written against gptme works with
-``from store import ...``. memls's additions sit beside them.
+``from memls import ...`` (or ``from memls.store import ...``). memls's additions sit beside them.
 """
 
 from .entry import MemoryEntry

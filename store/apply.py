@@ -10,7 +10,6 @@ fix is refused.
 from __future__ import annotations
 
 import stat
-
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 

@@ -32,7 +32,7 @@ LINK_ORDER = {"superseded_by": 0, "supersedes": 1}
 def audit_root(root: MemoryRoot) -> list[AuditIssue]:
     """Audit issues of one root (default severities: audit has no settings).
 
-    The results come from :func:`store.check_cache.check_roots`, so an audit
+    The results come from :func:`memls.store.check_cache.check_roots`, so an audit
     of an unchanged root replays the last check instead of loading the model.
     """
     from .store import AuditIssue

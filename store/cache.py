@@ -55,6 +55,8 @@ from typing import Any
 CACHE_FORMAT = 2
 KINDS = ("entries", "documents")
 MAGIC = b"memls-parse-cache\n"
+RETIRED_SUFFIXES = (".parse-cache",)
+"""Cache files of earlier memls builds that nothing reads any more: deleted on the next write."""
 RACY_WINDOW_NS = 2_000_000_000
 """Files touched this recently are not trusted (covers 1 s and FAT's 2 s timestamps)."""
 
@@ -317,7 +319,7 @@ def store_private(location: Path, identity: str, payload: Any) -> None:
 def _store(location: Path, identity: str, payload: Any) -> None:
     """Write atomically (temp file + rename) into a private directory.
 
-    Not ``store.files.commit``: that keeps an existing file's mode and fsyncs
+    Not ``memls.store.files.commit``: that keeps an existing file's mode and fsyncs
     for durability, while a cache wants mode 0600 always and may be lost in a
     crash (a torn or missing cache is just a cold one).
     """
@@ -336,12 +338,23 @@ def _store(location: Path, identity: str, payload: Any) -> None:
             pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
         os.chmod(temp, 0o600)
         os.replace(temp, location)
+        _delete_retired(directory)
     except BaseException:
         try:
             os.unlink(temp)
         except OSError:
             pass
         raise
+
+
+def _delete_retired(directory: Path) -> None:
+    """Delete cache files in a layout no memls reads any more, so none are left behind."""
+    for name in os.listdir(directory):
+        if name.endswith(RETIRED_SUFFIXES):
+            try:
+                os.unlink(directory / name)
+            except OSError:
+                pass
 
 
 def _memls_version() -> str:

@@ -13,7 +13,7 @@ Why each part of the key is there:
 
 * **every document the model loads** (entries, reserved ``MEMORY*`` files,
   ``MEMORY.md``, ``.memory-index.json``) by name and identity
-  (:data:`store.cache.Stamp`), per root: a check reads across files
+  (:data:`memls.store.cache.Stamp`), per root: a check reads across files
   (supersession links, duplicate names, the index), so any added, removed or
   changed file may change any result;
 * **the roots** (resolved path, scope, layer order): layering checks compare
@@ -24,7 +24,7 @@ Why each part of the key is there:
   header), because the results are those of the code that computed them.
 
 Results are remembered only when every file has settled (the racy rule of
-:mod:`store.cache`); the cache lives beside the parse caches, private, and is
+:mod:`memls.store.cache`); the cache lives beside the parse caches, private, and is
 never an error: anything unreadable is a miss.
 """
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from .frontmatter import Span
 
@@ -59,7 +59,7 @@ class RenameFile:
     new: Path
 
 
-FileOperation = Union[TextEdit, CreateFile, RenameFile]
+FileOperation = TextEdit | CreateFile | RenameFile
 
 
 @dataclass(frozen=True)

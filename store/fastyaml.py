@@ -17,7 +17,7 @@ falls back. Plain scalars are typed with PyYAML's own implicit-resolver table,
 so a word like ``yes`` or ``1_000`` is never mistaken for a string.
 
 Spans are where libyaml's node marks put them, trimmed as
-:func:`store.frontmatter.load_yaml` trims them (0-based, end exclusive, columns
+:func:`memls.store.frontmatter.load_yaml` trims them (0-based, end exclusive, columns
 in code points).
 """
 

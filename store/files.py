@@ -32,7 +32,7 @@ from pathlib import Path
 
 from filelock import Timeout, UnixFileLock
 
-from store.errors import LockTimeoutError
+from memls.store.errors import LockTimeoutError
 
 LOCK_FILENAME = ".memory.lock"
 """Same name as gptme's lock file, so both tools serialise on one inode."""
@@ -149,7 +149,7 @@ def root_lock(
     except LockTimeoutError:
         raise
     except OSError as exc:
-        raise _described(exc, f"cannot take the lock {lock_path}")
+        raise _described(exc, f"cannot take the lock {lock_path}") from exc
     try:
         yield
     finally:
@@ -324,7 +324,7 @@ def _snapshot(change: Change) -> _Original:
     except FileNotFoundError:
         return _Original(None)
     except OSError as exc:
-        raise _described(exc, f"cannot read {path}")
+        raise _described(exc, f"cannot read {path}") from exc
     with os.fdopen(fd, "rb") as f:
         mode = stat.S_IMODE(os.fstat(f.fileno()).st_mode)
         return _Original(f.read(), mode)

@@ -7,7 +7,7 @@ already chosen, commits them under the root lock, and re-reads the changed
 files; the next pass sees the result. Passes stop when nothing safe is left,
 so a second run changes nothing.
 
-Each pass applies the fixes that do not collide (:mod:`store.fix_merge`):
+Each pass applies the fixes that do not collide (:mod:`memls.store.fix_merge`):
 plain text edits with disjoint spans go together, so a hand-curated
 ``MEMORY.md`` with twenty missing lines is fixed in one pass, not twenty,
 which would run past :data:`MAX_PASSES` and leave work for a second run.

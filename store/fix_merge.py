@@ -1,13 +1,13 @@
 """Which safe fixes can be applied together, as one set of edits.
 
-Used by ``memls check --fix`` (one pass of :func:`store.fix_all.fix_all`)
+Used by ``memls check --fix`` (one pass of :func:`memls.store.fix_all.fix_all`)
 and by the editor's fix-all (``source.fixAll.memls``, one workspace edit).
 Every text edit of such a set refers to the text as it was before any of
 them, so two fixes collide when applying them together could differ from
 applying them in turn: overlapping spans, an insertion strictly inside
 another edit, or any second fix on a file that one fix creates or renames.
 Insertions at one point do not collide: they are kept in problem order, as
-:func:`store.edits.apply_edits` and the LSP specification both apply
+:func:`memls.store.edits.apply_edits` and the LSP specification both apply
 same-position inserts in the order given. What is left out is found again
 by the next pass or the next fix-all.
 """

@@ -24,13 +24,12 @@ here reads or writes files.
 
 from __future__ import annotations
 
-
 from .entry import MemoryEntry
 from .index import (
-    omission_budget,
     IndexPolicy,
     index_entries,
     is_generated_index,
+    omission_budget,
     render_index,
     render_policy_view,
 )

@@ -161,7 +161,7 @@ def load_yaml(
     every ``!!python/...`` tag, so nothing in the text is ever executed.
     ``first_line`` is the document line of the text's first line.
 
-    The flat frontmatter agents write is read by :mod:`store.fastyaml`, which
+    The flat frontmatter agents write is read by :mod:`memls.store.fastyaml`, which
     gives exactly this function's result or declines; ``fast=False`` always
     takes the full libyaml path (the property tests compare the two).
     """

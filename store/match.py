@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from .entry import MemoryEntry
 from .recall import DEFAULT_BODY_CHARS, EntrySource, truncate

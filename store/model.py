@@ -260,7 +260,7 @@ class Workspace:
         """The memory documents of one root with their ``stat``, in file order.
 
         Each file is stat-ed once, and its ``Path`` made once, after sorting
-        the names (:func:`store.reader.stat_directory`); at 10k files ``Path``
+        the names (:func:`memls.store.reader.stat_directory`); at 10k files ``Path``
         comparisons and path walks were a sixth of a load.
         """
         try:

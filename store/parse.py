@@ -18,9 +18,10 @@ loses neither.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .entry import DEFAULT_STATUS, DEFAULT_TYPE, KNOWN_KEYS, STATUSES, MemoryEntry
 from .errors import MemoryFrontmatterError, MemoryParseError

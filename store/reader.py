@@ -108,7 +108,7 @@ def disk_text(path: Path) -> str | None:
 class FileRead(NamedTuple):
     """What the readers found in one entry file: the lenient entry's fields, or why not.
 
-    Entries are kept as records (:func:`store.entry.entry_record`) and built
+    Entries are kept as records (:func:`memls.store.entry.entry_record`) and built
     only when asked for: a write's round trip needs every file's name, not
     10k ``MemoryEntry`` objects.
     """
@@ -186,7 +186,7 @@ def read_root(root_dir: Path, scope: str | None, *, cache: bool = True) -> RootR
 
     The file set is always listed and every file ``stat``-ed afresh; only the
     parsing is saved: a file comes from the persistent cache of entries
-    (:mod:`store.cache`) when its identity is unchanged and settled, else from
+    (:mod:`memls.store.cache`) when its identity is unchanged and settled, else from
     parsing it. ``cache=False`` (or ``MEMLS_NO_CACHE=1``) parses every file.
     """
     with paused_gc():

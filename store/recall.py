@@ -20,8 +20,9 @@ from __future__ import annotations
 import heapq
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Protocol, Sequence
+from typing import Any, Literal, Protocol
 
 from .entry import MemoryEntry
 from .errors import RecallBackendUnavailable

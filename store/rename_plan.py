@@ -1,6 +1,6 @@
 """Plan an entry rename as minimal text edits plus one file rename.
 
-The engine's :meth:`store.store.MemoryStore.rename` rewrites every file it
+The engine's :meth:`memls.store.store.MemoryStore.rename` rewrites every file it
 touches from the parsed entry, under the root lock. A quick fix or an
 editor rename cannot do that: the user's buffers may be unsaved, and a fix
 must touch only what it fixes (comments, quoting and key order stay). So the
@@ -14,7 +14,7 @@ same change is planned here as edits over the spans the parser recorded:
 * the ``selected`` filename in ``.memory-index.json``,
 * and one :class:`RenameFile` that never overwrites.
 
-Applied together (``store.apply.apply_fixes`` or an editor workspace edit)
+Applied together (``memls.store.apply.apply_fixes`` or an editor workspace edit)
 they leave the root as ``MemoryStore.rename`` would, entry for entry. As in
 the engine, a renamed entry is named by its slug, so its name and its file
 agree afterwards.

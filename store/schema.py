@@ -10,7 +10,7 @@ round. ``tests/store/test_schema.py`` holds that equivalence, so the two
 cannot drift apart.
 
 The committed copy (``store/schema/memory-frontmatter.schema.json``) is
-regenerated with ``python -m store.schema > store/schema/memory-frontmatter.schema.json``.
+regenerated with ``python -m memls.store.schema > store/schema/memory-frontmatter.schema.json``.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ semantics) and adds the lifecycle operations gptme lacks: ``rename``,
    anything touches disk;
 2. take the root lock, read the root, compute every file the change touches;
 3. re-read the staged bytes through the same reader as list/show/recall/index
-   (:meth:`store.reader.RootRead.overlaid`) and refuse if the entry would not
+   (:meth:`memls.store.reader.RootRead.overlaid`) and refuse if the entry would not
    be found there, or if another entry would be hidden;
 4. commit all files at once (staged, fsynced, renamed, rolled back on failure).
 
@@ -27,9 +27,9 @@ Deliberate differences from gptme, each closing a way to lose or hide data:
   upserting it: the index lists living entries only.
 * Legacy ``supersede``, ``rename``, ``delete`` and ``set_status`` regenerate
   ``MEMORY.md`` only when it is absent or machine-made
-  (:func:`store.index.is_generated_index`); a hand-curated index only has the
+  (:func:`memls.store.index.is_generated_index`); a hand-curated index only has the
   affected pointer lines edited (gptme regenerates and clobbers it).
-* Dot-files are not entries (see :mod:`store.reader`).
+* Dot-files are not entries (see :mod:`memls.store.reader`).
 * A write never hides an entry the readers could see before it: a save whose
   file would be shadowed by, or would shadow, another file with the same
   name in its root is refused with ``RoundTripError``.
@@ -56,8 +56,8 @@ from .index import (
     POLICY_FILENAME,
     IndexPolicy,
     index_entries,
-    parse_index_lines,
     is_generated_index,
+    parse_index_lines,
     remove_index_line,
     render_index,
     render_policy_view,

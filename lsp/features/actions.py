@@ -1,7 +1,7 @@
 """Quick fixes and fix-all: the catalogue's fixes as code actions.
 
-What is wrong and how to fix it is the engine's (``store.checks.fixes_for``,
-``store.fix_merge.combinable_safe_fixes``); this module finds the problems a
+What is wrong and how to fix it is the engine's (``memls.store.checks.fixes_for``,
+``memls.store.fix_merge.combinable_safe_fixes``); this module finds the problems a
 request is about, turns each fix into a ``CodeAction`` and its operations
 into a workspace edit.
 
@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from store.checks import check_paths, fixes_for
-from store.diagnostics import Fix, Problem, TextEdit
-from store.fix_merge import combinable_safe_fixes
-from store.frontmatter import Span
+from memls.store.checks import check_paths, fixes_for
+from memls.store.diagnostics import Fix, Problem, TextEdit
+from memls.store.fix_merge import combinable_safe_fixes
+from memls.store.frontmatter import Span
 
 from ..convert import workspace_edit
 

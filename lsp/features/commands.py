@@ -1,7 +1,7 @@
 """``workspace/executeCommand``: the store's operations, run from the editor.
 
-Each command is a thin call into the engine (:class:`store.store.MemoryStore`,
-:mod:`store.recall`): the same locked, round-tripped writes the CLI makes.
+Each command is a thin call into the engine (:class:`memls.store.store.MemoryStore`,
+:mod:`memls.store.recall`): the same locked, round-tripped writes the CLI makes.
 What this module adds is the editor's side of a write:
 
 * **Open buffers win.** A command that would rewrite a file open in the
@@ -42,14 +42,14 @@ import yaml
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from store.entry import MemoryEntry
-from store.index import INDEX_FILENAME
-from store.model import RootState
-from store.names import check_name
-from store.reader import disk_text
-from store.recall import Bm25Index
-from store.roots import default_write_root
-from store.store import MemoryStore
+from memls.store.entry import MemoryEntry
+from memls.store.index import INDEX_FILENAME
+from memls.store.model import RootState
+from memls.store.names import check_name
+from memls.store.reader import disk_text
+from memls.store.recall import Bm25Index
+from memls.store.roots import default_write_root
+from memls.store.store import MemoryStore
 
 from .. import __version__
 from ..convert import path_to_uri, uri_to_path

@@ -1,7 +1,7 @@
 """Completion inside an entry's frontmatter: link names, status and type values, keys.
 
 The candidates, their order and the text each one inserts are the engine's
-(:func:`store.navigation.completions`); this module turns them into
+(:func:`memls.store.navigation.completions`); this module turns them into
 ``CompletionItem``s the client can use: a ``textEdit`` over the span the
 engine says a candidate replaces, documentation in a format the client
 reads, the deprecated mark the client supports, and a kind the client
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from store import navigation
+from memls.store import navigation
 
 if TYPE_CHECKING:
     from ..server import MemlsServer

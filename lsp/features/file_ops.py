@@ -3,7 +3,7 @@
 ``workspace/willRenameFiles`` arrives *before* the editor renames an entry's
 file: the answer is a workspace edit, applied by the editor together with
 the rename, holding what the engine plans for it
-(``store.rename_plan.plan_file_rename``): an entry named after its file
+(``memls.store.rename_plan.plan_file_rename``): an entry named after its file
 keeps that bond (its name and every link follow the new stem), and the
 index line and the policy's filename follow the file. A rename the engine
 refuses (a reserved name, leaving the root, a collision) is not blocked --
@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from store.diagnostics import TextEdit
-from store.rename_plan import plan_file_rename
+from memls.store.diagnostics import TextEdit
+from memls.store.rename_plan import plan_file_rename
 
 from ..convert import uri_to_path
 from .actions import edit_of

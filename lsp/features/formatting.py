@@ -1,7 +1,7 @@
 """``textDocument/formatting``: the engine's canonical text of a memory document.
 
 What the canonical text is (and when a document has none) is decided by
-:mod:`store.formatting`: an entry becomes its gptme serialization when it
+:mod:`memls.store.formatting`: an entry becomes its gptme serialization when it
 passes the strict parse, ``MEMORY.md`` becomes the engine's rendering of its
 root unless it is hand-curated. This module only sends the difference as
 one edit replacing the whole document, or no edit at all when the text is
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from store.formatting import formatted_document
+from memls.store.formatting import formatted_document
 
 if TYPE_CHECKING:
     from ..server import MemlsServer

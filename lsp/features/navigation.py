@@ -1,7 +1,7 @@
 """Navigation: definition, references, hover, document and workspace symbols.
 
 What a link means, where it lands and what an outline holds are the
-engine's decisions (:mod:`store.navigation`); this module converts positions
+engine's decisions (:mod:`memls.store.navigation`); this module converts positions
 to and from the client's units and shapes the results to what the client
 declared (``LocationLink`` or ``Location``, Markdown or plain text,
 hierarchical or flat symbols, symbol tags).
@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from store import navigation
-from store.frontmatter import Span
+from memls.store import navigation
+from memls.store.frontmatter import Span
 
 from ..convert import path_to_uri
 

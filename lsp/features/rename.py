@@ -2,9 +2,9 @@
 
 ``prepareRename`` accepts a position on the document's own ``name:`` value,
 a ``supersedes`` item, a ``superseded_by`` value or a ``MEMORY.md`` pointer
-(``store.navigation.reference_at``), answering the reference's range and
+(``memls.store.navigation.reference_at``), answering the reference's range and
 the entry's name as the placeholder. ``rename`` asks the engine for the
-plan (``store.rename_plan.plan_rename``: the name, every link in the root,
+plan (``memls.store.rename_plan.plan_rename``: the name, every link in the root,
 the index line, the policy's filename and one file rename) and sends it as
 ONE workspace edit, so an undo in the editor undoes all of it.
 
@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from store.diagnostics import RenameFile
-from store.model import Document
-from store.navigation import definition, reference_at
-from store.rename_plan import plan_rename
+from memls.store.diagnostics import RenameFile
+from memls.store.model import Document
+from memls.store.navigation import definition, reference_at
+from memls.store.rename_plan import plan_rename
 
 from .actions import REQUEST_FAILED, edit_of
 

@@ -1,7 +1,7 @@
 """``MEMORY.md`` on save: the root's index follows a saved memory.
 
 The decision (regenerate, upsert one line, or leave alone) is the engine's
-(:func:`store.index_sync.index_after_save`); this module supplies the
+(:func:`memls.store.index_sync.index_after_save`); this module supplies the
 entries as they are on disk and delivers the result. Written through the
 engine's locked commit, only when the bytes change. When ``MEMORY.md`` is
 open in the editor, the new text goes to the buffer as a workspace edit, so
@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from store.index import IndexPolicy
-from store.index_sync import commit_index, index_after_save
-from store.parse import parse_document
+from memls.store.index import IndexPolicy
+from memls.store.index_sync import commit_index, index_after_save
+from memls.store.parse import parse_document
 
 from ..convert import path_to_uri
 

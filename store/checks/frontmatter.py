@@ -31,10 +31,10 @@ from ..frontmatter import Frontmatter, Span
 from ..model import Document
 from ..names import is_reserved_name, slugify
 from ..reader import MAX_DOCUMENT_BYTES
-from ..text import fold_line_breaks, has_line_break
 from ..rename_plan import plan_move_file, plan_rename
-from .spans import first_line as _first_line
+from ..text import fold_line_breaks, has_line_break
 from .spans import anchor as _name_or_first
+from .spans import first_line as _first_line
 
 if TYPE_CHECKING:
     from . import CheckContext

@@ -55,7 +55,6 @@ from ..diagnostics import START, CreateFile, Fix, Location, Problem, Related, Te
 from ..entry import MemoryEntry
 from ..frontmatter import Span
 from ..index import (
-    omission_budget,
     CLAUDE_CODE_MAX_BYTES,
     INDEX_FILENAME,
     POLICY_FILENAME,
@@ -64,6 +63,7 @@ from ..index import (
     claude_code_visible_limit,
     index_entries,
     is_generated_index,
+    omission_budget,
     parse_index_lines,
     render_index,
     render_policy_view,

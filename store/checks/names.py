@@ -4,7 +4,7 @@ Every reader skips ``memory*.md`` files (that prefix belongs to ``MEMORY.md``
 and its archives), so an entry kept in such a file, or named so that its
 file would be one, is written and then never read again. Two names with one
 slug share one file name, so saving either overwrites the other. Both are
-fixed by renaming to a free name through :mod:`store.rename_plan`, which
+fixed by renaming to a free name through :mod:`memls.store.rename_plan`, which
 also updates links, the index line and the index policy.
 
 Results depend on the document itself and on the documents sharing its

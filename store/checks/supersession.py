@@ -27,11 +27,11 @@ from ..errors import ReservedNameError
 from ..frontmatter import Span
 from ..model import Document, RootState
 from ..names import check_name
+from ..parse import parse_document
 from .spans import anchor as _anchor
 from .spans import key_span as _key_span
 from .spans import keys as _keys
 from .spans import value_span as _value_span
-from ..parse import parse_document
 
 if TYPE_CHECKING:
     from . import CheckContext

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from store.cli import cli
+from memls.cli import cli
 
 Run = Callable[..., Result]
 

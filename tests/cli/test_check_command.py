@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from store.cli import cli
-from store.index import render_index
-from store.parse import entry_from_text
+from memls.cli import cli
+from memls.store.index import render_index
+from memls.store.parse import entry_from_text
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "memory"

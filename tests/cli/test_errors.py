@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-import store.cli as cli_module
-from store.cli import error_message
-from store.errors import LockTimeoutError, MemoryFrontmatterError
+import memls.cli as cli_module
+from memls.cli import error_message
+from memls.store.errors import LockTimeoutError, MemoryFrontmatterError
 
 from .cli_helpers import assert_one_line_error
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from store.entry import MemoryEntry
-from store.export import codex_entries, render_codex_snippet
+from memls.store.entry import MemoryEntry
+from memls.store.export import codex_entries, render_codex_snippet
 
 
 def entries(n: int) -> list[MemoryEntry]:

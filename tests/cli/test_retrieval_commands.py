@@ -201,8 +201,8 @@ def test_match_query_and_prompt_together_is_usage_error(run, release_rule):
 
 
 def test_recall_forced_tfidf_unavailable_fails_cleanly(run, guardrail, monkeypatch):
-    import store.cli as cli_module
-    from store.errors import RecallBackendUnavailable
+    import memls.cli as cli_module
+    from memls.store.errors import RecallBackendUnavailable
 
     def unavailable(*args, **kwargs):
         raise RecallBackendUnavailable("tfidf backend is unavailable")

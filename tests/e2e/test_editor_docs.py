@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import tomllib
 from pathlib import Path
 
 import pytest
-from .editor_helpers import REPO, documented_block, fenced_blocks, nvim_or_skip
+import tomllib
 
-from store.settings import settings_from_mapping
+from memls.store.settings import settings_from_mapping
+
+from .editor_helpers import REPO, documented_block, fenced_blocks, nvim_or_skip
 
 HARNESS = Path(__file__).resolve().parent / "nvim" / "doc_blocks.lua"
 CONFIG_FILE = REPO / "editors" / "neovim" / "memls.lua"

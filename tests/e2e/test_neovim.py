@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from .editor_helpers import documented_block, nvim_or_skip
 
-from store.parse import parse_document
+from memls.store.parse import parse_document
+
+from .editor_helpers import documented_block, nvim_or_skip
 
 SESSION_SCRIPT = Path(__file__).resolve().parent / "nvim" / "memls_session.lua"
 SESSION_TIMEOUT_SECONDS = 60
@@ -62,7 +63,7 @@ def memls_bin_dir(tmp: Path) -> Path:
     shim_dir.mkdir()
     shim = shim_dir / "memls"
     shim.write_text(
-        f'#!/bin/sh\nexec "{sys.executable}" -c "from store.cli import main; main()" "$@"\n')
+        f'#!/bin/sh\nexec "{sys.executable}" -c "from memls.cli import main; main()" "$@"\n')
     shim.chmod(0o755)
     return shim_dir
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from store.catalogue import codes
-from store.settings import INDEX_ON_SAVE
+from memls.store.catalogue import codes
+from memls.store.settings import INDEX_ON_SAVE
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION = REPO / "vscode-extension"

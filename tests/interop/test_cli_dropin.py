@@ -34,7 +34,7 @@ pytest.importorskip(
 from click.testing import CliRunner  # noqa: E402
 from gptme.cli.cmd_memory import memory as gptme_memory  # noqa: E402
 
-from store.cli import cli as memls_cli  # noqa: E402
+from memls.cli import cli as memls_cli  # noqa: E402
 
 PLACEHOLDER = "<BASE>"
 AUDIT_ISSUE_LINE = re.compile(r"^(?P<code>[a-z]+(?:-[a-z]+)+): (?P<entry>[^:]+): ")

@@ -16,9 +16,9 @@ from gptme.memory.schema import MemoryEntry as GptmeEntry  # noqa: E402
 from gptme.memory.schema import MemoryParseError as GptmeParseError  # noqa: E402
 from gptme.memory.schema import entry_from_text as gptme_entry_from_text  # noqa: E402
 
-from store.entry import STATUSES, MemoryEntry  # noqa: E402
-from store.errors import MemoryFrontmatterError, MemoryParseError  # noqa: E402
-from store.parse import entry_from_text  # noqa: E402
+from memls.store.entry import STATUSES, MemoryEntry  # noqa: E402
+from memls.store.errors import MemoryFrontmatterError, MemoryParseError  # noqa: E402
+from memls.store.parse import entry_from_text  # noqa: E402
 
 LINE_TEXT = st.text(
     st.characters(

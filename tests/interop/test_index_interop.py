@@ -16,8 +16,8 @@ from gptme.memory.policy import IndexPolicy as GptmePolicy  # noqa: E402
 from gptme.memory.schema import MemoryEntry as GptmeEntry  # noqa: E402
 from gptme.memory.store import MemoryStore, _upsert_index_line  # noqa: E402
 
-from store.entry import MemoryEntry  # noqa: E402
-from store.index import (  # noqa: E402
+from memls.store.entry import MemoryEntry  # noqa: E402
+from memls.store.index import (  # noqa: E402
     POLICY_FILENAME,
     IndexPolicy,
     render_index,

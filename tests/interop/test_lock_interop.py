@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from store.errors import LockTimeoutError
-from store.files import LOCK_FILENAME, root_lock
+from memls.store.errors import LockTimeoutError
+from memls.store.files import LOCK_FILENAME, root_lock
 
 pytest.importorskip(
     "gptme.memory.store",

@@ -19,9 +19,9 @@ gptme_memory = pytest.importorskip(
     "gptme.memory", reason="interop tests need the real gptme (pip install memls[interop])"
 )
 
-from store.entry import MemoryEntry  # noqa: E402
-from store.match import match_memories, render_matches  # noqa: E402
-from store.recall import recall, recall_entries, render_recall  # noqa: E402
+from memls.store.entry import MemoryEntry  # noqa: E402
+from memls.store.match import match_memories, render_matches  # noqa: E402
+from memls.store.recall import recall, recall_entries, render_recall  # noqa: E402
 
 gptme_match = pytest.importorskip(
     "gptme.memory.match", reason="match interop needs gptme's keyword matcher (gptme 0.35.1)"

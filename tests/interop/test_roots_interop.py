@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("gptme.memory", reason="gptme is not installed (pip install -e '.[interop]')")
 
-from store.roots import claude_code_memory_dir, resolve_roots  # noqa: E402
+from memls.store.roots import claude_code_memory_dir, resolve_roots  # noqa: E402
 
 # gptme reads HOME, XDG_CONFIG_HOME and its variables at call time from the
 # process environment, so it runs in a child process with exactly that environment.

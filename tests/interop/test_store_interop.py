@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import store
+from memls import store
 
 gm = pytest.importorskip("gptme.memory", reason="gptme 0.35.1 (interop extra) is not installed")
 

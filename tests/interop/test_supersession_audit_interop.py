@@ -20,10 +20,10 @@ pytest.importorskip("gptme.memory", reason="gptme is not installed (pip install 
 from gptme.memory import MemoryRoot as GptmeRoot  # noqa: E402
 from gptme.memory import MemoryStore as GptmeStore  # noqa: E402
 
-from store.apply import apply_fixes  # noqa: E402
-from store.checks import CheckContext, audit_code_of, check_workspace, fixes_for, supersession  # noqa: E402
-from store.model import Workspace  # noqa: E402
-from store.roots import MemoryRoot  # noqa: E402
+from memls.store.apply import apply_fixes  # noqa: E402
+from memls.store.checks import CheckContext, audit_code_of, check_workspace, fixes_for, supersession  # noqa: E402
+from memls.store.model import Workspace  # noqa: E402
+from memls.store.roots import MemoryRoot  # noqa: E402
 
 NAME_POOL = ["a", "b", "c", "d"]
 MISSING = "zz"

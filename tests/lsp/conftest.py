@@ -20,7 +20,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from lsp.convert import path_to_uri
+from memls.lsp.convert import path_to_uri
 
 PROFILES = ("visual-studio-code", "neovim", "emacs")
 WAIT = 10.0
@@ -56,7 +56,7 @@ def act_as_editor(lsp_client: LanguageClient) -> None:
 
 @pytest_lsp.fixture(
     config=ClientServerConfig(
-        server_command=[sys.executable, "-m", "lsp"],
+        server_command=[sys.executable, "-m", "memls.lsp"],
         server_env={**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": ""},
     ),
     params=PROFILES,
@@ -230,7 +230,7 @@ def record_publishes(client: LanguageClient) -> PublishLog:
 
 @pytest_lsp.fixture(
     config=ClientServerConfig(
-        server_command=[sys.executable, "-m", "lsp"],
+        server_command=[sys.executable, "-m", "memls.lsp"],
         server_env={**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": ""},
     ),
 )
@@ -289,7 +289,7 @@ def apply_workspace_edit(edit: types.WorkspaceEdit, *, buffers: Mapping[Path, st
     rest of the edit (``failureHandling: abort``; what ran before stays),
     raising :class:`EditAborted`.
     """
-    from lsp.convert import uri_to_path
+    from memls.lsp.convert import uri_to_path
 
     texts: dict[Path, str] = dict(buffers or {})
     touched: dict[Path, str | None] = {}
@@ -406,7 +406,7 @@ CLIENT_NAMES = {"visual-studio-code": "Visual Studio Code", "neovim": "Neovim", 
 
 @pytest_lsp.fixture(
     config=ClientServerConfig(
-        server_command=[sys.executable, "-m", "lsp"],
+        server_command=[sys.executable, "-m", "memls.lsp"],
         server_env={**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": ""},
     ),
     params=PROFILES,
@@ -448,9 +448,9 @@ async def open_session(client: LanguageClient, files: Mapping[str, str], *,
 
 
 def unit_state(tmp_path: Path, files: Mapping[str, str], *, encoding: str = "utf-16"):
-    """A loaded :class:`lsp.state.ServerState` over ``tmp_path/memory`` (no server process)."""
-    from lsp.state import ServerState
-    from store.roots import MemoryRoot
+    """A loaded :class:`memls.lsp.state.ServerState` over ``tmp_path/memory`` (no server process)."""
+    from memls.lsp.state import ServerState
+    from memls.store.roots import MemoryRoot
 
     root = write_root(tmp_path, files)
     state = ServerState(folders=[tmp_path])

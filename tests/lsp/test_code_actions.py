@@ -17,13 +17,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from .conftest import EditAborted, apply_as_client, entry, scan_done
 from lsprotocol import types
 
-from store import MemoryStore
-from store.checks import CheckContext, check_workspace
-from store.model import Workspace
-from store.roots import MemoryRoot
+from memls.store import MemoryStore
+from memls.store.checks import CheckContext, check_workspace
+from memls.store.model import Workspace
+from memls.store.roots import MemoryRoot
+
+from .conftest import EditAborted, apply_as_client, entry, scan_done
 
 FILE_OPS = "visual-studio-code"
 

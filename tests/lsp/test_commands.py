@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import pytest
 import pytest_asyncio
-from .conftest import Session, entry, open_session, run_command, wait_until_scanned
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from store.roots import MemoryRoot
-from store.store import MemoryStore
+from memls.store.roots import MemoryRoot
+from memls.store.store import MemoryStore
+
+from .conftest import Session, entry, open_session, run_command, wait_until_scanned
 
 on_shared_server = pytest.mark.asyncio(loop_scope="module")
 

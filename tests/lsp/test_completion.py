@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from .conftest import Session, entry, open_session, unit_state
 from lsprotocol import types
 
-from lsp.features.completion import MAX_ITEMS, CompletionSupport, completion_result
-from store.entry import KNOWN_KEYS
+from memls.lsp.features.completion import MAX_ITEMS, CompletionSupport, completion_result
+from memls.store.entry import KNOWN_KEYS
+
+from .conftest import Session, entry, open_session, unit_state
 
 on_shared_server = pytest.mark.asyncio(loop_scope="module")
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 
-from .conftest import barrier, entry, initialize_in, record_publishes, vscode_with_pull, write_root
 from lsprotocol import types
 from pytest_lsp import client_capabilities
+
+from .conftest import barrier, entry, initialize_in, record_publishes, vscode_with_pull, write_root
 
 # What pygls negotiates from each profile's ``general.positionEncodings``.
 ENCODING = {"visual-studio-code": "utf-16-le", "neovim": "utf-8", "emacs": "utf-32-le"}

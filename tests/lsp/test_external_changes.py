@@ -12,10 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import Session, entry
 from lsprotocol import types
 
-from lsp.convert import path_to_uri
+from memls.lsp.convert import path_to_uri
+
+from .conftest import Session, entry
 
 OWN_WATCHER = {"visual-studio-code": False, "neovim": True, "emacs": False}
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 
 import pytest
-from .conftest import apply_as_client, entry, scan_done, write_root
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
-from lsp.convert import path_to_uri
-from store import MemoryStore
-from store.roots import MemoryRoot
+from memls.lsp.convert import path_to_uri
+from memls.store import MemoryStore
+from memls.store.roots import MemoryRoot
+
+from .conftest import apply_as_client, entry, scan_done, write_root
 
 FILES = {
     "a.md": entry("a", extra="status: superseded\nsuperseded_by: c\n"),

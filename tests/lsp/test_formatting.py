@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from .conftest import apply_text_edits, entry, scan_done
 from lsprotocol import types
 
-from store.index import render_index
-from store.parse import parse_document
+from memls.store.index import render_index
+from memls.store.parse import parse_document
+
+from .conftest import apply_text_edits, entry, scan_done
 
 SHUFFLED = (
     "---\nzz_custom: keep me\nstatus: living\ndescription: 'hello'\nname: foo\n"

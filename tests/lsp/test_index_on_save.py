@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .conftest import Session, barrier, entry
 from lsprotocol import types
 
-from store.index import IndexPolicy, index_entries, render_index, render_policy_view
-from store.reader import read_root
+from memls.store.index import IndexPolicy, index_entries, render_index, render_policy_view
+from memls.store.reader import read_root
+
+from .conftest import Session, barrier, entry
 
 CURATED = "# Memory\n\nHand-written notes: ask Sam before touching the deploy entries.\n\n" \
           "- [a](a.md) \u2014 first\n"

@@ -15,9 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-from lsp.convert import path_to_uri
+from memls.lsp.convert import path_to_uri
 
-SERVER = [sys.executable, "-m", "lsp"]
+SERVER = [sys.executable, "-m", "memls.lsp"]
 ENV = {**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": ""}
 
 

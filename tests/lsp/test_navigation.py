@@ -3,7 +3,7 @@
 The read-only navigation tests share one server per client profile (a
 module-scoped session over the same memory root); the variants that depend
 on a capability no shipped profile lacks are checked on the conversion
-functions directly, over a :class:`lsp.state.ServerState`.
+functions directly, over a :class:`memls.lsp.state.ServerState`.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from .conftest import Session, entry, open_session, unit_state
 from lsprotocol import types
 
-from lsp.convert import path_to_uri
-from lsp.features.navigation import definition_result, document_symbols_result, hover_result
+from memls.lsp.convert import path_to_uri
+from memls.lsp.features.navigation import definition_result, document_symbols_result, hover_result
+
+from .conftest import Session, entry, open_session, unit_state
 
 # The end-to-end tests run in the shared server's event loop.
 on_shared_server = pytest.mark.asyncio(loop_scope="module")

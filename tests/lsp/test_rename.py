@@ -8,12 +8,13 @@ naming the CLI command (see lsp/features/rename.py).
 from __future__ import annotations
 
 import pytest
-from .conftest import apply_as_client, entry, scan_done
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from store import MemoryStore
-from store.roots import MemoryRoot
+from memls.store import MemoryStore
+from memls.store.roots import MemoryRoot
+
+from .conftest import apply_as_client, entry, scan_done
 
 FILE_OPS = "visual-studio-code"
 INDEX = "# Persistent Memory\n\n## Project\n\n- [new](new.md) \u2014 d\n"

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .conftest import entry, initialize_in, unit_state, vscode_with_pull
 from lsprotocol import types
 from pytest_lsp import client_capabilities
+
+from .conftest import entry, initialize_in, unit_state, vscode_with_pull
 
 ENTRIES = 5000
 INVALID_YAML = "---\nname: opened\ndescription: [unclosed\n---\n"
@@ -60,11 +61,11 @@ def test_end_of_scan_writes_the_parse_cache_on_a_thread_of_its_own(tmp_path, mon
     import threading
     import time
 
-    from lsp.server import _end_scan
-    from store.cache import ParseCache, cache_file
+    from memls.lsp.server import _end_scan
+    from memls.store.cache import ParseCache, cache_file
 
     # Files written an hour before they are looked at: settled, so remembered.
-    monkeypatch.setattr("store.model.now_ns", lambda: time.time_ns() + 3600 * 10**9)
+    monkeypatch.setattr("memls.store.model.now_ns", lambda: time.time_ns() + 3600 * 10**9)
     state = unit_state(tmp_path, {f"n{i}.md": entry(f"n{i}") for i in range(3)})
     root = tmp_path / "memory"
     state.scanning = True

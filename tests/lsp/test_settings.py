@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .conftest import entry, unit_state, wait_until_scanned
 from lsprotocol import types
 
-from lsp.convert import path_to_uri
-from lsp.server import _configure_and_load_new_roots
+from memls.lsp.convert import path_to_uri
+from memls.lsp.server import _configure_and_load_new_roots
+
+from .conftest import entry, unit_state, wait_until_scanned
 
 DANGLING = entry("old", extra="status: superseded\nsuperseded_by: nwe\ncolour: red\n")
 OFF = {"severity": {"dangling-superseded-by": "off"}}

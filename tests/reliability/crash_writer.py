@@ -9,7 +9,7 @@ import random
 import sys
 from pathlib import Path
 
-from store import MemoryRoot, MemoryStore
+from memls.store import MemoryRoot, MemoryStore
 
 root, seed = Path(sys.argv[1]), int(sys.argv[2])
 store = MemoryStore([MemoryRoot("explicit", root)])

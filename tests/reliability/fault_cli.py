@@ -9,6 +9,6 @@ from fault_injection import install_from_environment  # noqa: E402
 
 install_from_environment()
 
-from store.cli import main  # noqa: E402
+from memls.cli import main  # noqa: E402
 
 main(sys.argv[1:])

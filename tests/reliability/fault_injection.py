@@ -1,6 +1,6 @@
 """A fault-injecting stand-in for the ``os`` module as ``store/files.py`` sees it.
 
-Installed as ``store.files.os``, it counts the calls the write path makes to
+Installed as ``memls.store.files.os``, it counts the calls the write path makes to
 the functions that touch the disk and, when armed, makes the k-th call of
 one of them raise (once), so every step of a commit can be failed in turn.
 Only ``store/files.py`` is affected: readers, the lock and the test itself
@@ -42,7 +42,7 @@ def install_from_environment() -> None:
     spec = os.environ.get("MEMLS_FAULT")
     if not spec:
         return
-    import store.files
+    import memls.store.files as store_files
 
     function, _, code = spec.partition(":")
 
@@ -57,4 +57,4 @@ def install_from_environment() -> None:
 
             return wrapper
 
-    store.files.os = Always()
+    store_files.os = Always()

@@ -18,7 +18,7 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from lsp.convert import path_to_uri, uri_to_path
+from memls.lsp.convert import path_to_uri, uri_to_path
 
 from .reliability_helpers import REPO
 
@@ -30,7 +30,7 @@ async def serve(folder: Path, *, env: dict[str, str] | None = None) -> AsyncIter
     """A server initialised on workspace ``folder`` (its root is ``folder/memory``)."""
     server_env = {**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": "", "PYTHONPATH": str(REPO),
                   **(env or {})}
-    client = await ClientServerConfig(server_command=[sys.executable, "-m", "lsp"],
+    client = await ClientServerConfig(server_command=[sys.executable, "-m", "memls.lsp"],
                                       server_env=server_env).start()
     client.applied_edits = []  # type: ignore[attr-defined]
 

@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from lsp.convert import path_to_uri
-from store import MemoryRoot, MemoryStore
-from store.index import parse_index_lines
-from store.parse import parse_document
+from memls.lsp.convert import path_to_uri
+from memls.store import MemoryRoot, MemoryStore
+from memls.store.index import parse_index_lines
+from memls.store.parse import parse_document
 
 from ..lsp.conftest import apply_text_edits
 from .reliability_helpers import GPTME_UTIL, entry_text, memls, root_env, scaled, write_policy

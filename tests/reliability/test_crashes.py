@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from store.index import parse_index_lines
-from store.parse import parse_document
+from memls.store.index import parse_index_lines
+from memls.store.parse import parse_document
 
 from .reliability_helpers import MEMLS, check_problems, root_env, scaled
 from .server_session import published, serve, until
@@ -69,11 +69,11 @@ async def test_sigkilled_writers_leave_whole_files_and_a_server_that_agrees_with
     seed_root(root)
     rng = random.Random()
     store_kills, cli_kills = scaled(5, 60), scaled(12, 150)
-    for i in range(store_kills):
+    for _i in range(store_kills):
         kill_at_random([sys.executable, str(Path(__file__).with_name("crash_writer.py")), str(root),
                         str(rng.randrange(1, 1000))], root, rng, 1.5)
         assert_root_whole(root)
-    for i in range(cli_kills):
+    for _i in range(cli_kills):
         k, other = rng.randrange(6), rng.randrange(6)
         if rng.random() < 0.7:
             args = [MEMLS, "save", f"crash-{k}", f"v{rng.randrange(10**6)}"]

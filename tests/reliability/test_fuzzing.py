@@ -15,11 +15,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from store.checks import CheckContext, check_paths, check_workspace
-from store.model import Workspace
-from store.parse import parse_document
-from store.reader import read_root
-from store.roots import MemoryRoot
+from memls.store.checks import CheckContext, check_paths, check_workspace
+from memls.store.model import Workspace
+from memls.store.parse import parse_document
+from memls.store.reader import read_root
+from memls.store.roots import MemoryRoot
 
 from .fuzz_strategies import VALID, documents, raw_bytes
 from .reliability_helpers import scaled
@@ -39,7 +39,7 @@ def test_parse_document_never_raises_on_hostile_text():
     def run(text):
         count[0] += 1
         doc = parse_document(text, path=Path("/m/x.md"), scope="explicit")
-        doc.strict_error  # the strict view is computed lazily in places: exercise it
+        _ = doc.strict_error  # the strict view is computed lazily in places: exercise it
         if doc.entry is not None:
             assert isinstance(doc.entry.name, str)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from store import MemoryRoot, MemoryStore
+from memls.store import MemoryRoot, MemoryStore
 
 from .reliability_helpers import MEMLS, entry_text, memls, root_env, snapshot
 

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-import store.apply
-import store.files
-from store import MemoryRoot, MemoryStore
-from store.checks import CheckContext
-from store.fix_all import fix_all
-from store.model import Workspace
+import memls.store.apply as store_apply
+import memls.store.files as store_files
+from memls.store import MemoryRoot, MemoryStore
+from memls.store.checks import CheckContext
+from memls.store.fix_all import fix_all
+from memls.store.model import Workspace
 
 from .fault_injection import FAULTABLE, FaultyOS
 from .reliability_helpers import REPO, entry_text, root_env, snapshot, write_policy
@@ -88,9 +88,9 @@ def fresh(template: Path, tmp_path: Path, n: int) -> Path:
 
 def counted(op: Callable[[], object], monkeypatch) -> FaultyOS:
     faulty = FaultyOS()
-    monkeypatch.setattr(store.files, "os", faulty)
+    monkeypatch.setattr(store_files, "os", faulty)
     op()
-    monkeypatch.setattr(store.files, "os", __import__("os"))
+    monkeypatch.setattr(store_files, "os", __import__("os"))
     return faulty
 
 
@@ -108,12 +108,12 @@ def test_failure_at_every_step_leaves_every_file_identical(operation, managed, t
         for k in range(1, calls[function] + 1):
             root = fresh(template, tmp_path, injected + 1)
             faulty = FaultyOS(function, k)
-            monkeypatch.setattr(store.files, "os", faulty)
+            monkeypatch.setattr(store_files, "os", faulty)
             try:
                 with pytest.raises(OSError) as raised:
                     op(MemoryStore([MemoryRoot("explicit", root)]), root)
             finally:
-                monkeypatch.setattr(store.files, "os", __import__("os"))
+                monkeypatch.setattr(store_files, "os", __import__("os"))
             assert faulty.fired
             assert "\n" not in str(raised.value) and str(raised.value)
             assert snapshot(root) == before, f"{operation}: {function} call {k} failed: files changed"
@@ -137,7 +137,7 @@ def test_fix_all_failure_at_every_step_rolls_back_each_commit(managed, templates
 
     calls = counted(clean_run, monkeypatch).calls
     assert report.applied and not report.failed and snapshot(clean) != before
-    real_commit = store.apply.commit
+    real_commit = store_apply.commit
     failed_commits = []
 
     def checked_commit(changes, **kwargs):
@@ -150,17 +150,17 @@ def test_fix_all_failure_at_every_step_rolls_back_each_commit(managed, templates
             failed_commits.append(root)
             raise
 
-    monkeypatch.setattr(store.apply, "commit", checked_commit)
+    monkeypatch.setattr(store_apply, "commit", checked_commit)
     injected = 0
     for function in FAULTABLE:
         for k in range(1, calls[function] + 1):
             root = fresh(template, tmp_path, injected + 1)
             faulty = FaultyOS(function, k)
-            monkeypatch.setattr(store.files, "os", faulty)
+            monkeypatch.setattr(store_files, "os", faulty)
             try:
                 result = run_fix_all(root)
             finally:
-                monkeypatch.setattr(store.files, "os", __import__("os"))
+                monkeypatch.setattr(store_files, "os", __import__("os"))
             assert faulty.fired and result.failed, (function, k, result)
             assert all("\n" not in why for _, why in result.failed)
             leftovers = [p.name for p in root.iterdir() if p.name.endswith((".tmp", ".bak"))]

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from store import MemoryRoot, MemoryStore
-from store.apply import apply_fixes
-from store.diagnostics import Fix, RenameFile
+from memls.store import MemoryRoot, MemoryStore
+from memls.store.apply import apply_fixes
+from memls.store.diagnostics import Fix, RenameFile
 
 from .reliability_helpers import MEMLS, entry_text, root_env, write_policy
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from lsp.convert import path_to_uri
+from memls.lsp.convert import path_to_uri
 
 from .fuzz_strategies import FRAGMENTS, VALID
 from .reliability_helpers import check_problems, entry_text, scaled, snapshot
@@ -71,7 +71,7 @@ async def test_random_incremental_edits_keep_the_server_answering_and_in_step_wi
             path.write_text(text, encoding="utf-8")
             expected = {p for p in check_problems(root) if p[0] == str(path.resolve())}
             mine = lambda: {p for p in published(client) if p[0] == str(path.resolve())}  # noqa: E731
-            assert await until(lambda: mine() == expected), (
+            assert await until(lambda: mine() == expected), (  # noqa: B023 - awaited in this iteration
                 f"after {sent} edits: server {sorted(mine())} != memls check {sorted(expected)}; text={text!r}")
     print(f"\nserver text sync: {sent} incremental edits in {rounds} rounds")
 

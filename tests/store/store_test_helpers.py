@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from store import MemoryRoot, MemoryStore
+from memls.store import MemoryRoot, MemoryStore
 
 
 def store_for(*dirs: Path, scope: str = "explicit") -> MemoryStore:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from store import MemoryRoot, MemoryStore
-from store.checks import CheckContext, audit_code_of, check_workspace
-from store.model import Workspace
-from store.settings import Settings
+from memls.store import MemoryRoot, MemoryStore
+from memls.store.checks import CheckContext, audit_code_of, check_workspace
+from memls.store.model import Workspace
+from memls.store.settings import Settings
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "memory"
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from store import cache as cache_module
-from store.cache import RACY_WINDOW_NS, ParseCache, cache_file, stamp_of
-from store.model import Workspace
-from store.parse import parse_document
-from store.reader import read_root
-from store.roots import MemoryRoot
+from memls.store import cache as cache_module
+from memls.store.cache import RACY_WINDOW_NS, ParseCache, cache_file, stamp_of
+from memls.store.model import Workspace
+from memls.store.parse import parse_document
+from memls.store.reader import read_root
+from memls.store.roots import MemoryRoot
 
 OLD = 1_600_000_000  # a settled mtime (2020), far outside the racy window
 
@@ -35,8 +35,8 @@ def looked_at_later(monkeypatch: pytest.MonkeyPatch) -> None:
     rule rightly distrusts; tests that are about the racy rule undo this.
     """
     later = lambda: time.time_ns() + 3600 * 10**9  # noqa: E731
-    monkeypatch.setattr("store.reader.now_ns", later)
-    monkeypatch.setattr("store.model.now_ns", later)
+    monkeypatch.setattr("memls.store.reader.now_ns", later)
+    monkeypatch.setattr("memls.store.model.now_ns", later)
 
 
 @pytest.fixture
@@ -88,7 +88,7 @@ def test_workspace_load_serves_documents_from_the_previous_loads_cache(root: Pat
     Workspace.load([MemoryRoot(path=root, scope="project")])
     assert cached_names(root, "documents") == {f"note-{i}.md" for i in range(5)}
     parsed: list[str] = []
-    monkeypatch.setattr("store.model.parse_document", lambda *a, **k: parsed.append("x"))
+    monkeypatch.setattr("memls.store.model.parse_document", lambda *a, **k: parsed.append("x"))
     Workspace.load([MemoryRoot(path=root, scope="project")])
     assert parsed == []  # every entry came from the cache
 
@@ -120,7 +120,7 @@ def test_same_size_same_mtime_rewrite_is_not_served_stale(root: Path) -> None:
 def test_file_changed_within_the_racy_window_is_not_remembered(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("store.reader.now_ns", time.time_ns)
+    monkeypatch.setattr("memls.store.reader.now_ns", time.time_ns)
     write_entry(root, "fresh", "just written", settled=False)
     read_root(root, "project")
     assert "fresh.md" not in cached_names(root)
@@ -177,6 +177,23 @@ def test_cache_of_another_engine_source_is_ignored(root: Path, monkeypatch: pyte
     read_root(root, "project")
     monkeypatch.setattr(cache_module, "_engine_fingerprint", lambda: "edited")
     assert ParseCache.open(root, "entries").entries == {}
+
+
+def test_engine_fingerprint_covers_the_engine_only() -> None:
+    """Editing the CLI's help text or the server must not invalidate every user's cache."""
+    package = Path(cache_module.__file__).parent
+    assert package.name == "store"
+    assert not (package / "cli.py").exists()
+
+
+def test_cache_files_of_an_earlier_layout_are_deleted_on_the_next_write(root: Path) -> None:
+    directory = Path(os.environ["MEMLS_CACHE_DIR"])
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    retired = directory / "0123abcd.parse-cache"
+    retired.write_bytes(b"an old cache")
+    read_root(root, "project")
+    assert cache_file(root, "entries").exists()
+    assert not retired.exists()
 
 
 def test_no_cache_variable_turns_the_cache_off(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -261,7 +278,7 @@ def test_store_reads_never_freeze_the_host_process_objects(root: Path) -> None:
     """A library must not call gc.freeze: frozen objects that later become cyclic garbage leak."""
     import gc
 
-    from store.checks import CheckContext, check_workspace
+    from memls.store.checks import CheckContext, check_workspace
 
     before = gc.get_freeze_count()
     read_root(root, "project")

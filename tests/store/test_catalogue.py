@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from store.catalogue import CATALOGUE, catalogue_markdown, codes, spec
-from store.checks import FAMILIES
+from memls.store.catalogue import CATALOGUE, catalogue_markdown, codes, spec
+from memls.store.checks import FAMILIES
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -43,7 +43,7 @@ def test_readme_catalogue_table_is_the_generated_one():
     start = readme.index("<!-- catalogue:start")
     start = readme.index("\n", start) + 1
     end = readme.index("<!-- catalogue:end -->")
-    assert readme[start:end] == catalogue_markdown(), "run: python -m store.catalogue (and paste)"
+    assert readme[start:end] == catalogue_markdown(), "run: python -m memls.store.catalogue (and paste)"
 
 
 def test_docs_url_points_at_the_code_anchor_in_the_readme():

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from store.check_cache import check_roots
-from store.checks import CheckContext, check_workspace
-from store.model import Workspace
-from store.roots import MemoryRoot
-from store.settings import Settings
+from memls.store.check_cache import check_roots
+from memls.store.checks import CheckContext, check_workspace
+from memls.store.model import Workspace
+from memls.store.roots import MemoryRoot
+from memls.store.settings import Settings
 
 OLD = 1_600_000_000  # a settled mtime (2020)
 TODAY = date(2026, 11, 30)
@@ -23,9 +23,9 @@ TODAY = date(2026, 11, 30)
 def looked_at_later(monkeypatch: pytest.MonkeyPatch) -> None:
     """Checks happen an hour after the writes, so every file has settled."""
     later = lambda: time.time_ns() + 3600 * 10**9  # noqa: E731
-    monkeypatch.setattr("store.check_cache.now_ns", later)
-    monkeypatch.setattr("store.reader.now_ns", later)
-    monkeypatch.setattr("store.model.now_ns", later)
+    monkeypatch.setattr("memls.store.check_cache.now_ns", later)
+    monkeypatch.setattr("memls.store.reader.now_ns", later)
+    monkeypatch.setattr("memls.store.model.now_ns", later)
 
 
 def write(root: Path, filename: str, text: str) -> Path:
@@ -45,8 +45,8 @@ def root(tmp_path: Path) -> MemoryRoot:
     return MemoryRoot("project", directory)
 
 
-def fresh(root: MemoryRoot, settings: Settings = Settings()) -> dict:
-    results = check_workspace(CheckContext(Workspace.load([root]), settings, TODAY))
+def fresh(root: MemoryRoot, settings: Settings | None = None) -> dict:
+    results = check_workspace(CheckContext(Workspace.load([root]), settings or Settings(), TODAY))
     return {path: problems for path, problems in results.items() if problems}
 
 
@@ -55,7 +55,7 @@ def test_first_run_checks_and_second_run_replays_the_same_problems(root: MemoryR
     assert first.workspace is not None
     assert first.results == fresh(root)
     assert first.documents == 3
-    monkeypatch.setattr("store.check_cache.Workspace.load", lambda *a: pytest.fail("model loaded"))
+    monkeypatch.setattr("memls.store.check_cache.Workspace.load", lambda *a: pytest.fail("model loaded"))
     second = check_roots([root], Settings(), today=TODAY)
     assert second.workspace is None
     assert second.results == first.results
@@ -94,7 +94,7 @@ def test_another_day_is_a_full_check(root: MemoryRoot) -> None:
 
 
 def test_files_inside_the_racy_window_are_not_remembered(root: MemoryRoot, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("store.check_cache.now_ns", time.time_ns)
+    monkeypatch.setattr("memls.store.check_cache.now_ns", time.time_ns)
     (root.path / "new.md").touch()  # changed just now
     check_roots([root], Settings(), today=TODAY)
     assert check_roots([root], Settings(), today=TODAY).workspace is not None

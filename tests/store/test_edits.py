@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from store.diagnostics import TextEdit
-from store.edits import (
+from memls.store.diagnostics import TextEdit
+from memls.store.edits import (
     add_list_item,
     apply_edits,
     insert_first_key,
@@ -24,8 +24,8 @@ from store.edits import (
     set_scalar,
     yaml_scalar,
 )
-from store.frontmatter import Span
-from store.parse import parse_document
+from memls.store.frontmatter import Span
+from memls.store.parse import parse_document
 
 PATH = Path("/root/memory/a.md")
 

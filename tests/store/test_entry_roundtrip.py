@@ -9,8 +9,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from store.entry import KNOWN_KEYS, STATUSES, MemoryEntry
-from store.parse import entry_from_text, parse_document
+from memls.store.entry import KNOWN_KEYS, STATUSES, MemoryEntry
+from memls.store.parse import entry_from_text, parse_document
 
 # Text YAML keeps verbatim inside one double-quoted line: no control characters,
 # surrogates or line breaks (YAML also breaks at U+2028 / U+2029), and not the
@@ -192,7 +192,7 @@ def test_unknown_keys_and_top_level_type_survive_a_rewrite_in_order():
 def test_entry_record_keeps_every_field_but_the_place() -> None:
     from dataclasses import fields
 
-    from store.entry import entry_from_record, entry_record
+    from memls.store.entry import entry_from_record, entry_record
 
     entry = MemoryEntry(
         name="n", description="d", type="project", body="b", title="T", status="superseded",

@@ -15,9 +15,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from store.entry import MemoryEntry
-from store.fastyaml import parse_flat_mapping
-from store.frontmatter import load_yaml, normalize_text, split_frontmatter
+from memls.store.entry import MemoryEntry
+from memls.store.fastyaml import parse_flat_mapping
+from memls.store.frontmatter import load_yaml, normalize_text, split_frontmatter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 

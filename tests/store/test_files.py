@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from store.errors import LockTimeoutError
-from store.files import (
+from memls.store.errors import LockTimeoutError
+from memls.store.files import (
     LOCK_FILENAME,
     FileDelete,
     FileWrite,
@@ -371,7 +371,7 @@ def test_nested_lock_in_one_thread_is_not_reentrant(tmp_path: Path) -> None:
 HOLD_IN_SUBPROCESS = """
 import sys
 from pathlib import Path
-from store.files import root_lock
+from memls.store.files import root_lock
 with root_lock(Path(sys.argv[1])):
     print("held", flush=True)
     sys.stdin.read()

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from store.checks import CheckContext, check_workspace
-from store.diagnostics import CreateFile, Fix, Problem, TextEdit
-from store.fix_merge import combinable_safe_fixes, overlap
-from store.frontmatter import Span
-from store.model import Workspace
-from store.roots import MemoryRoot
+from memls.store.checks import CheckContext, check_workspace
+from memls.store.diagnostics import CreateFile, Fix, Problem, TextEdit
+from memls.store.fix_merge import combinable_safe_fixes, overlap
+from memls.store.frontmatter import Span
+from memls.store.model import Workspace
+from memls.store.roots import MemoryRoot
+
 from .store_test_helpers import entry_file
 
 
@@ -41,7 +42,7 @@ def test_a_fix_touching_a_created_file_is_left_for_the_next_run(monkeypatch):
     edit = Fix("edit", (TextEdit(path, Span(0, 0, 0, 0), "y"),), safe=True)
     p1 = Problem(path, Span(0, 0, 0, 0), "c1", "error", "m")
     p2 = Problem(path, Span(0, 0, 0, 0), "c2", "error", "m")
-    import store.fix_merge as fix_merge
+    import memls.store.fix_merge as fix_merge
 
     monkeypatch.setattr(fix_merge, "safe_fixes", lambda ctx, problems: [(p1, create), (p2, edit)])
     assert [fix.title for _, fix in fix_merge.combinable_safe_fixes(None, [p1, p2])] == ["create"]

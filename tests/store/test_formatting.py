@@ -6,11 +6,12 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from .store_test_helpers import entry_file, store_for, write_policy
 
-from store.formatting import formatted_entry, formatted_index, render_root_view
-from store.model import Workspace
-from store.roots import MemoryRoot
+from memls.store.formatting import formatted_entry, formatted_index, render_root_view
+from memls.store.model import Workspace
+from memls.store.roots import MemoryRoot
+
+from .store_test_helpers import entry_file, store_for, write_policy
 
 
 def workspace(root: Path) -> Workspace:
@@ -71,8 +72,8 @@ _text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), m
 @settings(max_examples=150, deadline=None)
 @given(name=_names, description=_text, extra=_text, body=_text)
 def test_formatting_is_idempotent_and_keeps_the_entry(name, description, extra, body):
-    from store.entry import MemoryEntry
-    from store.parse import parse_document
+    from memls.store.entry import MemoryEntry
+    from memls.store.parse import parse_document
 
     text = MemoryEntry(name=name, description=description, body=body, extra={"zz": extra}).to_markdown()
     once = formatted_entry(text)

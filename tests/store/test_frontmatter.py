@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from store.frontmatter import (
+from memls.store.frontmatter import (
     KeySpans,
     Span,
     YamlProblem,

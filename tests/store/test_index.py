@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from store.entry import MemoryEntry
-from store.index import (
+from memls.store.entry import MemoryEntry
+from memls.store.index import (
     INDEX_HEADER,
     POLICY_FILENAME,
     IndexLink,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from store.entry import MemoryEntry
-from store.match import (
+from memls.store.entry import MemoryEntry
+from memls.store.match import (
     MemoryMatch,
     hook_event_text,
     match_entries,

@@ -19,10 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from store.checks import CheckContext, check_paths, check_workspace
-from store.diagnostics import Problem
-from store.model import Workspace
-from store.roots import MemoryRoot
+from memls.store.checks import CheckContext, check_paths, check_workspace
+from memls.store.diagnostics import Problem
+from memls.store.model import Workspace
+from memls.store.roots import MemoryRoot
 
 TODAY = date(2026, 11, 30)
 
@@ -298,7 +298,7 @@ def _difference(got: Results, want: Results) -> str:
     ".memory-index.json", "note.txt", "note.MD", "md", ".md", "a.b.md", "日本語.md",
 ])
 def test_document_kind_calls_entries_exactly_what_the_readers_read(filename: str) -> None:
-    from store.model import document_kind
-    from store.reader import is_entry_filename
+    from memls.store.model import document_kind
+    from memls.store.reader import is_entry_filename
 
     assert (document_kind(filename) == "entry") == is_entry_filename(filename)

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from store.errors import ReservedNameError
-from store.names import check_name, gptme_slugify, is_index_filename, is_reserved_name, slugify
+from memls.store.errors import ReservedNameError
+from memls.store.names import check_name, gptme_slugify, is_index_filename, is_reserved_name, slugify
 
 
 @pytest.mark.parametrize(

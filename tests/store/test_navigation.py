@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from store.diagnostics import Location
-from store.frontmatter import Span
-from store.model import Workspace
-from store.navigation import (
+from memls.store.diagnostics import Location
+from memls.store.frontmatter import Span
+from memls.store.model import Workspace
+from memls.store.navigation import (
     completions,
     definition,
     document_symbols,
@@ -19,7 +19,7 @@ from store.navigation import (
     references,
     workspace_symbols,
 )
-from store.roots import MemoryRoot
+from memls.store.roots import MemoryRoot
 
 ALPHA = """\
 ---

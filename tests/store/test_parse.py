@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from store.entry import MemoryEntry
-from store.errors import MemoryFrontmatterError, MemoryParseError
-from store.parse import FieldProblem, entry_from_text, parse_document, parse_entry
+from memls.store.entry import MemoryEntry
+from memls.store.errors import MemoryFrontmatterError, MemoryParseError
+from memls.store.parse import FieldProblem, entry_from_text, parse_document, parse_entry
 
 CC_FILE = """---
 name: prefer-short-answers

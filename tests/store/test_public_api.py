@@ -1,4 +1,4 @@
-"""The seed API: every gptme.memory name is exported by ``store`` with a compatible signature.
+"""The seed API: every gptme.memory name is exported by ``memls`` (and ``memls.store``) with a compatible signature.
 
 memls may add trailing keyword-only parameters with defaults, and dataclass
 fields with defaults; everything gptme has must match in name, kind and default.
@@ -11,7 +11,7 @@ import inspect
 
 import pytest
 
-import store
+from memls import store
 
 gptme_memory = pytest.importorskip("gptme.memory", reason="gptme (interop extra) is not installed")
 

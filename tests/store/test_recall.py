@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from store.entry import MemoryEntry
-from store.errors import RecallBackendUnavailable
-from store.recall import (
+from memls.store.entry import MemoryEntry
+from memls.store.errors import RecallBackendUnavailable
+from memls.store.recall import (
     Bm25Index,
     RecallHit,
     RecallResult,

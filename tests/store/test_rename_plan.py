@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from store.apply import apply_fixes
-from store.diagnostics import RenameFile, TextEdit
-from store.edits import apply_edits
-from store.model import Workspace
-from store.reader import read_root
-from store.rename_plan import plan_file_rename, plan_move_file, plan_rename, suggest_free_name
-from store.roots import MemoryRoot
-from store.store import MemoryStore
+from memls.store.apply import apply_fixes
+from memls.store.diagnostics import RenameFile, TextEdit
+from memls.store.edits import apply_edits
+from memls.store.model import Workspace
+from memls.store.reader import read_root
+from memls.store.rename_plan import plan_file_rename, plan_move_file, plan_rename, suggest_free_name
+from memls.store.roots import MemoryRoot
+from memls.store.store import MemoryStore
 
 
 def entry(name: str, description: str = "d", extra: str = "") -> str:

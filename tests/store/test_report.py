@@ -7,16 +7,23 @@ from pathlib import Path
 
 import pytest
 
-from store.diagnostics import Fix, Problem, TextEdit
-from store.frontmatter import Span
-from store.report import display_path, format_github, format_json, format_text, sort_problems, summary_line
+from memls.store.diagnostics import Fix, Problem, TextEdit
+from memls.store.frontmatter import Span
+from memls.store.report import (
+    display_path,
+    format_github,
+    format_json,
+    format_text,
+    sort_problems,
+    summary_line,
+)
 
 CWD = Path("/work/proj")
 
 
-def problem(path: str = "memory/a.md", span: Span = Span(0, 0, 0, 4), severity: str = "error",
+def problem(path: str = "memory/a.md", span: Span | None = None, severity: str = "error",
             code: str = "invalid-yaml", message: str = "bad") -> Problem:
-    return Problem(path=CWD / path, span=span, code=code, severity=severity, message=message)
+    return Problem(path=CWD / path, span=span or Span(0, 0, 0, 4), code=code, severity=severity, message=message)
 
 
 def test_text_lines_are_path_line_col_severity_code_message_with_1_based_positions():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from store.roots import (
+from memls.store.roots import (
     MemoryRoot,
     claude_code_memory_dir,
     claude_code_project_dir_name,

@@ -21,9 +21,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from store.entry import KNOWN_KEYS, STATUSES
-from store.parse import parse_document
-from store.schema import FIELD_DOCS, SCHEMA_PATH, frontmatter_json_schema, main
+from memls.store.entry import KNOWN_KEYS, STATUSES
+from memls.store.parse import parse_document
+from memls.store.schema import FIELD_DOCS, SCHEMA_PATH, frontmatter_json_schema, main
 
 # -- a validator for the subset of JSON Schema the schema uses -------------------------
 

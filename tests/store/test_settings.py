@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from store.catalogue import spec
-from store.settings import Settings, load_settings, settings_from_mapping
+from memls.store.catalogue import spec
+from memls.store.settings import Settings, load_settings, settings_from_mapping
 
 
 def test_severity_overrides_a_default_and_off_silences():

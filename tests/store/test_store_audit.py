@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from .store_test_helpers import entry_file, store_for
 
 

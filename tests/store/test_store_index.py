@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
+
 from .store_test_helpers import entry_file, index_text, store_for, write_policy
 
 GOLDEN = """# Persistent Memory

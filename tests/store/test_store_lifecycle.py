@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from .store_test_helpers import entry_file, index_text, snapshot, store_for, write_policy
 
-from store.errors import ReservedNameError
+from memls.store.errors import ReservedNameError
+
+from .store_test_helpers import entry_file, index_text, snapshot, store_for, write_policy
 
 RESERVED = ["memory", "MEMORY", "memory archive", "Memory notes", "memory-foo", "!!!"]
 

@@ -7,11 +7,12 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from .store_test_helpers import snapshot, store_for
 
-from store.entry import CLAUDE_CODE_TYPES
-from store.index import parse_index_lines
-from store.recall import bm25_words, entry_text, recall
+from memls.store.entry import CLAUDE_CODE_TYPES
+from memls.store.index import parse_index_lines
+from memls.store.recall import bm25_words, entry_text, recall
+
+from .store_test_helpers import snapshot, store_for
 
 # Text that stresses every layer: unicode, control characters, line breaks,
 # quotes, YAML indicators, the index's ``]`` and the reserved ``memory`` prefix.

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from .store_test_helpers import entry_file, index_text, snapshot, store_for, write_policy
 
-from store import MemoryFrontmatterError, MemoryParseError, MemoryRoot, MemoryStore
-from store.errors import ReservedNameError, RoundTripError
-from store.index import render_index
-from store.recall import recall
+from memls.store import MemoryFrontmatterError, MemoryParseError, MemoryRoot, MemoryStore
+from memls.store.errors import ReservedNameError, RoundTripError
+from memls.store.index import render_index
+from memls.store.recall import recall
+
+from .store_test_helpers import entry_file, index_text, snapshot, store_for, write_policy
 
 RESERVED = ["memory", "MEMORY", "memory archive", "Memory notes", "memory-foo", "!!!"]
 

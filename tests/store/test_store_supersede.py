@@ -6,9 +6,10 @@ import json
 import os
 
 import pytest
-from .store_test_helpers import entry_file, index_text, snapshot, store_for, write_policy
 
-from store import MemoryFrontmatterError, MemoryRoot, MemoryStore
+from memls.store import MemoryFrontmatterError, MemoryRoot, MemoryStore
+
+from .store_test_helpers import entry_file, index_text, snapshot, store_for, write_policy
 
 
 @pytest.fixture

@@ -2,11 +2,9 @@
 // layout of Microsoft's Python tools extension template: the extension then
 // runs on any Python 3.10+ with nothing installed (`python3 -S` works).
 //
-// The Python running pip is $MEMLS_PYTHON, else python3. memls's own
-// packages (store, lsp) are copied from this repository with a dist-info, so
-// `importlib.metadata.version("memls")` answers as it does when installed.
+// The Python running pip is $MEMLS_PYTHON, else python3.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -47,22 +45,16 @@ try {
   rmSync(yamlTmp, { recursive: true, force: true });
 }
 
-// memls itself.
-for (const pkg of ["store", "lsp"]) {
-  cpSync(join(repo, pkg), join(libs, pkg), {
-    recursive: true,
-    filter: (src) => !src.includes("__pycache__") && !src.endsWith(".pyc"),
-  });
+// memls itself: the same wheel `pip install memls` installs (one package, memls,
+// with memls.store and memls.lsp mapped in by pyproject.toml), metadata included,
+// so `importlib.metadata.version("memls")` answers as it does when installed.
+pip("--target", libs, repo);
+const distInfo = readdirSync(libs).find((entry) => /^memls-.*\.dist-info$/.test(entry));
+if (!distInfo) {
+  throw new Error("pip installed no memls dist-info into bundled/libs");
 }
-const version = /^version\s*=\s*"([^"]+)"/m.exec(readFileSync(join(repo, "pyproject.toml"), "utf8"))?.[1];
-if (!version) {
-  throw new Error("no version in pyproject.toml");
-}
-const distInfo = join(libs, `memls-${version}.dist-info`);
-mkdirSync(distInfo);
-writeFileSync(join(distInfo, "METADATA"), `Metadata-Version: 2.1\nName: memls\nVersion: ${version}\n`);
-writeFileSync(join(distInfo, "top_level.txt"), "lsp\nstore\n");
-writeFileSync(join(distInfo, "INSTALLER"), "memls-vscode-bundle\n");
+const version = /^memls-(.*)\.dist-info$/.exec(distInfo)[1];
+rmSync(join(libs, "bin"), { recursive: true, force: true });
 
 // Leave no bytecode for one Python version behind; every Python compiles its own.
 const dropBytecode = (dir) => {

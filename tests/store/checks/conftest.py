@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from store.checks import CheckContext, check_workspace
-from store.model import Workspace
-from store.roots import MemoryRoot
-from store.settings import Settings
+from memls.store.checks import CheckContext, check_workspace
+from memls.store.model import Workspace
+from memls.store.roots import MemoryRoot
+from memls.store.settings import Settings
 
 
 def entry_text(name: str, description: str = "d", *, extra: str = "", body: str = "", type_: str = "project") -> str:

@@ -14,12 +14,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from store.apply import apply_fixes
-from store.checks import audit_code_of, fixes_for
-from store.frontmatter import Span
-from store.roots import MemoryRoot
-from store.store import MemoryStore
-
+from memls.store.apply import apply_fixes
+from memls.store.checks import audit_code_of, fixes_for
+from memls.store.frontmatter import Span
+from memls.store.roots import MemoryRoot
+from memls.store.store import MemoryStore
 
 from .conftest import entry_text
 
@@ -401,6 +400,6 @@ def test_unsafe_index_text_sees_every_break_that_save_folds(check_root):
     text = '---\nname: sep\ndescription: "one\\u2028two"\nmetadata:\n  type: project\n---\n'
     checked = check_root({"sep.md": text})
     assert [p.code for p in checked.problems("unsafe-index-text")] == ["unsafe-index-text"]
-    from store.store import single_line
+    from memls.store.store import single_line
 
     assert single_line("one\u2028two", "description") == "one two"

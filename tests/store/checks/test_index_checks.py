@@ -5,15 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from store.apply import apply_fixes
-from store.checks import fixes_for
-from store.diagnostics import CreateFile, Fix
-from store.frontmatter import Span
-from store.index import render_index, upsert_index_line
-from store.parse import parse_document
-from store.store import MemoryStore
-
-
+from memls.store.apply import apply_fixes
+from memls.store.checks import fixes_for
+from memls.store.diagnostics import CreateFile, Fix
+from memls.store.frontmatter import Span
+from memls.store.index import render_index, upsert_index_line
+from memls.store.parse import parse_document
+from memls.store.store import MemoryStore
 
 from .conftest import Checked, entry_text
 
@@ -467,7 +465,7 @@ def test_short_index_is_within_claude_code_limit(check_root):
 
 
 def test_codes_switched_off_are_not_reported(check_root):
-    from store.settings import Settings
+    from memls.store.settings import Settings
 
     off = Settings(severity={"index-missing": "off", "index-missing-entry": "off"})
     checked = check_root({"alpha.md": living("alpha"), "MEMORY.md": "Prose.\n"}, settings=off)
@@ -476,7 +474,7 @@ def test_codes_switched_off_are_not_reported(check_root):
 
 
 def test_check_absent_ignores_paths_that_are_not_an_index(check_root):
-    from store.checks.index import check_absent
+    from memls.store.checks.index import check_absent
 
     checked = check_root({"alpha.md": living("alpha")})
     assert check_absent(checked.ctx, root_of(checked) / "gone.md") == []

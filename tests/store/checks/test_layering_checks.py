@@ -5,11 +5,10 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from store.checks import fixes_for
-from store.checks.layering import recheck_date
-from store.frontmatter import Span
-from store.roots import MemoryRoot
-
+from memls.store.checks import fixes_for
+from memls.store.checks.layering import recheck_date
+from memls.store.frontmatter import Span
+from memls.store.roots import MemoryRoot
 
 from .conftest import Checked, entry_text, write_root
 

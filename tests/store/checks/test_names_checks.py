@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from store.apply import apply_fixes
-from store.checks import fixes_for
-from store.checks.names import rename_to_free_name
-from store.frontmatter import Span
-from store.roots import MemoryRoot
-from store.store import MemoryStore
-
+from memls.store.apply import apply_fixes
+from memls.store.checks import fixes_for
+from memls.store.checks.names import rename_to_free_name
+from memls.store.frontmatter import Span
+from memls.store.roots import MemoryRoot
+from memls.store.store import MemoryStore
 
 from .conftest import entry_text
 

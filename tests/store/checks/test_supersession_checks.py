@@ -14,14 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from store.apply import apply_fixes
-from store.catalogue import spec
-from store.checks import audit_code_of, fixes_for
-from store.frontmatter import Span
-from store.roots import MemoryRoot
-from store.settings import Settings
-from store.store import MemoryStore
-
+from memls.store.apply import apply_fixes
+from memls.store.catalogue import spec
+from memls.store.checks import audit_code_of, fixes_for
+from memls.store.frontmatter import Span
+from memls.store.roots import MemoryRoot
+from memls.store.settings import Settings
+from memls.store.store import MemoryStore
 
 from .conftest import Checked, entry_text, write_root
 
@@ -127,7 +126,7 @@ def test_distinct_names_are_not_duplicates(root_dir):
 
 
 def test_duplicate_name_fix_renames_to_a_free_name(root_dir):
-    pytest.importorskip("store.rename_plan", reason="store/rename_plan.py (plan_rename) not written yet")
+    pytest.importorskip("memls.store.rename_plan", reason="store/rename_plan.py (plan_rename) not written yet")
     checked, roots = check(root_dir, {
         "a.md": superseded("a", "c"), "b.md": entry_text("a"), "c.md": entry_text("c", extra="supersedes: [a]\n"),
     })
@@ -549,7 +548,7 @@ def test_a_healthy_pair_has_no_supersession_problem(root_dir):
     checked, _ = check(root_dir, {
         "a.md": superseded("a", "b"), "b.md": entry_text("b", extra="supersedes: [a]\n"),
     })
-    from store.checks import supersession
+    from memls.store.checks import supersession
 
     found = {p.code for p in checked.problems() if p.code in supersession.CODES}
     assert found == set()

@@ -2,8 +2,8 @@
 
 The extension runs ``<python> bundled/tool/server.py`` when no installed
 ``memls`` is configured or on PATH. The bundled libraries (``../libs``) go
-first on ``sys.path`` so a different ``lsp`` or ``pygls`` in the
-interpreter's environment cannot shadow them; the one exception is a PyYAML
+first on ``sys.path`` so a different ``memls`` or ``pygls`` in
+the interpreter's environment cannot shadow them; the one exception is a PyYAML
 with libyaml already in that environment, which is kept because it reads
 memory files several times faster than the bundled pure-Python PyYAML.
 """
@@ -39,7 +39,7 @@ def main():
         _keep_fast_yaml()
     libs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "libs")
     sys.path.insert(0, libs)
-    from lsp.server import main as serve
+    from memls.lsp.server import main as serve
 
     serve()
 

@@ -6,13 +6,13 @@ snippets written for gptme run unchanged with ``memls`` in its place. memls
 adds lifecycle commands gptme lacks: ``rename``, ``delete`` and ``historical``.
 
 The CLI is a thin client of the engine: it parses arguments, builds a
-:class:`~store.store.MemoryStore` for the current workspace, calls it, and
+:class:`~memls.store.store.MemoryStore` for the current workspace, calls it, and
 prints. Three rules hold for every subcommand, present and future:
 
 * The store is built afresh from the workspace on each call
   (:func:`open_store`), so ``MEMLS_MEMORY_DIRS`` / ``GPTME_MEMORY_DIRS`` and
   the workspace layout always apply.
-* Memory text printed for a person goes through :mod:`store.text` (no
+* Memory text printed for a person goes through :mod:`memls.store.text` (no
   terminal control characters); JSON output is printed unchanged.
 * A failure is one line on stderr, ``Error: <message>``, and exit status 1;
   never a traceback (:class:`MemlsGroup`). Usage errors stay click's (exit 2).
@@ -32,17 +32,25 @@ from typing import Any, NoReturn
 
 import click
 
-from .entry import STATUSES, MemoryEntry
-from .errors import LockTimeoutError, MemoryParseError, RecallBackendUnavailable
-from .export import codex_entries, render_codex_snippet
-from .index import INDEX_FILENAME
-from .match import hook_event_text, match_memories, recall_prompt_text, render_matches
-from .reader import read_root
-from .recall import recall, render_recall
-from .report import FORMATS, display_path, format_github, format_json, format_text, sort_problems, summary_line
-from .roots import MemoryRoot, resolve_roots, resolve_workspace
-from .store import MemoryStore
-from .text import one_line, strip_controls
+from memls.store.entry import STATUSES, MemoryEntry
+from memls.store.errors import LockTimeoutError, MemoryParseError, RecallBackendUnavailable
+from memls.store.export import codex_entries, render_codex_snippet
+from memls.store.index import INDEX_FILENAME
+from memls.store.match import hook_event_text, match_memories, recall_prompt_text, render_matches
+from memls.store.reader import read_root
+from memls.store.recall import recall, render_recall
+from memls.store.report import (
+    FORMATS,
+    display_path,
+    format_github,
+    format_json,
+    format_text,
+    sort_problems,
+    summary_line,
+)
+from memls.store.roots import MemoryRoot, resolve_roots, resolve_workspace
+from memls.store.store import MemoryStore
+from memls.store.text import one_line, strip_controls
 
 # Failures that are the user's input or the disk, not a bug: printed as their
 # message alone. Anything else still gets one line, with its type in front.
@@ -710,11 +718,11 @@ def check_command(paths: tuple[str, ...], output_format: str, fix: bool) -> None
     summary. Exit 0 when no problem at error severity remains, 1 otherwise.
     """
     # The catalogue is imported here: the other subcommands start without it.
-    from .check_cache import check_roots
-    from .checks import CheckContext, fixes_for
-    from .fix_all import fix_all
-    from .model import Workspace
-    from .settings import load_settings
+    from memls.store.check_cache import check_roots
+    from memls.store.checks import CheckContext, fixes_for
+    from memls.store.fix_all import fix_all
+    from memls.store.model import Workspace
+    from memls.store.settings import load_settings
 
     roots, only = check_targets(paths)
     settings = load_settings(resolve_workspace())
@@ -754,7 +762,7 @@ def check_command(paths: tuple[str, ...], output_format: str, fix: bool) -> None
 @cli.command("serve")
 def serve_command() -> None:
     """Run the language server over stdio (for editors; see the README)."""
-    from lsp.server import main as serve
+    from memls.lsp.server import main as serve
 
     serve()
 
