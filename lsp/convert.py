@@ -18,7 +18,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from memls.store.catalogue import spec
 from memls.store.diagnostics import CreateFile, Problem, RenameFile, TextEdit
-from memls.store.frontmatter import Span
+from memls.store.spans import Span
 
 SOURCE = "memls"
 _SEVERITY = {

@@ -5,6 +5,7 @@ the same signature, so code written against gptme works with
 ``from memls import ...`` (or ``from memls.store import ...``). memls's additions sit beside them.
 """
 
+from .audit import AuditIssue
 from .entry import MemoryEntry
 from .errors import (
     LockTimeoutError,
@@ -19,7 +20,7 @@ from .names import slugify
 from .parse import ParsedDocument, parse_document, parse_entry
 from .recall import RecallHit, RecallResult, recall, render_recall
 from .roots import MemoryRoot, resolve_roots
-from .store import AuditIssue, MemoryStore, update_index_line
+from .store import MemoryStore, update_index_line
 
 __all__ = [
     # gptme.memory's public API

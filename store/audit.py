@@ -11,17 +11,31 @@ never disagree with ``memls check`` or the editor.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .check_cache import check_roots
-from .checks import audit_code_of
-from .diagnostics import Problem
-from .model import document_kind
-from .roots import MemoryRoot
-from .settings import Settings
-
 if TYPE_CHECKING:
-    from .store import AuditIssue
+    from .diagnostics import Problem
+    from .roots import MemoryRoot
+
+AUDIT_CODES = (
+    "invalid-yaml",
+    "invalid-entry",
+    "duplicate-name",
+    "dangling-superseded-by",
+    "dangling-supersedes",
+    "asymmetric-supersession",
+)
+
+
+@dataclass(frozen=True)
+class AuditIssue:
+    """One actionable consistency problem in a memory root."""
+
+    code: str
+    entry: str
+    detail: str
+
 
 # Pass 1 of gptme's audit looks at each file; pass 2 at each entry's links.
 FILE_CODES = ("invalid-yaml", "invalid-entry", "duplicate-name")
@@ -34,8 +48,13 @@ def audit_root(root: MemoryRoot) -> list[AuditIssue]:
 
     The results come from :func:`memls.store.check_cache.check_roots`, so an audit
     of an unchanged root replays the last check instead of loading the model.
+    The catalogue is imported here, not at the top: ``AuditIssue`` is part of
+    the public API that every ``import memls`` loads, the checks are not.
     """
-    from .store import AuditIssue
+    from .check_cache import check_roots
+    from .checks import audit_code_of
+    from .model import document_kind
+    from .settings import Settings
 
     rows: list[tuple[tuple, AuditIssue]] = []
     for path, problems in check_roots([root], Settings()).results.items():

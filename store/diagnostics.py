@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .frontmatter import Span
+from .spans import Span
 
 Severity = Literal["error", "warning", "information", "hint"]
 SeverityOrOff = Literal["off", "error", "warning", "information", "hint"]

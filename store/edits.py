@@ -14,8 +14,9 @@ from pathlib import Path
 import yaml
 
 from .diagnostics import TextEdit
-from .frontmatter import Frontmatter, Span
+from .frontmatter import Frontmatter
 from .parse import ParsedDocument
+from .spans import Span
 
 
 def yaml_scalar(value: str) -> str:

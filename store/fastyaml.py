@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from .frontmatter import KeySpans, Span
+from .spans import KeySpans, Span
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .checks import CheckContext, fixes_for
 from .diagnostics import Fix, Problem, TextEdit
-from .frontmatter import Span
+from .spans import Span
 
 
 def safe_fixes(ctx: CheckContext, problems: Iterable[Problem]) -> list[tuple[Problem, Fix]]:

@@ -27,10 +27,12 @@ import bisect
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import yaml
 import yaml.reader
+
+from .spans import KeySpans, Span, YamlProblem
 
 # libyaml is several times faster; the pure-Python loader builds the same data.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -44,39 +46,6 @@ _NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
 _STR_TAG = "tag:yaml.org,2002:str"
 _BLOCK_SCALAR_STYLES = ("|", ">")
 _BYTE_ORDER_MARK = "\ufeff"
-
-
-class Span(NamedTuple):
-    """A range of the document: 0-based lines and code-point columns, end exclusive.
-
-    A tuple rather than a dataclass: a 10,000-entry workspace holds hundreds of
-    thousands of spans, and tuples cost a fraction of the memory, the time to
-    build and the time to (un)pickle from the parse cache.
-    """
-
-    start_line: int
-    start_col: int
-    end_line: int
-    end_col: int
-
-
-class KeySpans(NamedTuple):
-    """Where one top-level frontmatter key and its value sit in the document."""
-
-    key: Span
-    # The whole value node; for a block list, from the first ``-`` to the end of the last item.
-    value: Span
-    # One span per item when the value is a sequence (a scalar item's text, without ``- ``).
-    items: tuple[Span, ...] = ()
-
-
-@dataclass(frozen=True)
-class YamlProblem:
-    """Why the YAML did not load, and where (document coordinates)."""
-
-    message: str
-    line: int
-    column: int
 
 
 @dataclass

@@ -28,10 +28,11 @@ from typing import Any, Literal
 
 from .diagnostics import START, Location
 from .entry import KNOWN_KEYS, STATUSES, TYPE_ORDER
-from .frontmatter import Frontmatter, Span, normalize_text
+from .frontmatter import Frontmatter, normalize_text
 from .index import parse_index_lines
 from .model import Document, RootState, Workspace
 from .schema import FIELD_DOCS, STATUS_DOCS, TYPE_DOCS
+from .spans import Span
 
 LinkKind = Literal["supersedes", "superseded_by", "index", "name"]
 _LINK_KEYS = ("supersedes", "superseded_by", "name")

@@ -29,12 +29,11 @@ from pathlib import Path
 from .diagnostics import Fix, RenameFile, TextEdit
 from .edits import insert_first_key, replace_list_item, set_scalar
 from .entry import MemoryEntry
-from .frontmatter import Span
-from .index import IndexPolicy, parse_index_lines, render_index, render_policy_view
+from .index import IndexPolicy, is_generated_index, parse_index_lines, render_index, render_policy_view
 from .model import Document, RootState, Workspace
 from .names import check_name, is_reserved_name, slugify
 from .reader import is_entry_filename, shadow_by_name
-from .store import is_generated_index
+from .spans import Span
 
 # Used when a reserved name leaves nothing once its ``memory`` prefix is gone.
 FALLBACK_NAME = "entry"

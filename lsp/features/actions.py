@@ -36,7 +36,7 @@ from pygls.exceptions import JsonRpcException
 from memls.store.checks import check_paths, fixes_for
 from memls.store.diagnostics import Fix, Problem, TextEdit
 from memls.store.fix_merge import combinable_safe_fixes
-from memls.store.frontmatter import Span
+from memls.store.spans import Span
 
 from ..convert import workspace_edit
 

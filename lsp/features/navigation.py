@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from memls.store import navigation
-from memls.store.frontmatter import Span
+from memls.store.spans import Span
 
 from ..convert import path_to_uri
 

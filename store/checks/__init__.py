@@ -17,9 +17,9 @@ from typing import Any
 from ..cache import paused_gc
 from ..catalogue import spec
 from ..diagnostics import Fix, Problem, Related
-from ..frontmatter import Span
 from ..model import Document, Workspace
 from ..settings import Settings
+from ..spans import Span
 from . import frontmatter, index, layering, names, supersession
 
 FAMILIES = (frontmatter, names, supersession, index, layering)

@@ -27,14 +27,15 @@ from ..diagnostics import Fix, Problem
 from ..edits import insert_first_key, set_scalar
 from ..entry import KNOWN_KEYS, STATUSES
 from ..errors import MemoryFrontmatterError
-from ..frontmatter import Frontmatter, Span
+from ..frontmatter import Frontmatter
 from ..model import Document
 from ..names import is_reserved_name, slugify
 from ..reader import MAX_DOCUMENT_BYTES
 from ..rename_plan import plan_move_file, plan_rename
+from ..spans import Span
 from ..text import fold_line_breaks, has_line_break
-from .spans import anchor as _name_or_first
-from .spans import first_line as _first_line
+from .anchors import anchor as _name_or_first
+from .anchors import first_line as _first_line
 
 if TYPE_CHECKING:
     from . import CheckContext

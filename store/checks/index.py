@@ -53,7 +53,6 @@ from typing import TYPE_CHECKING
 
 from ..diagnostics import START, CreateFile, Fix, Location, Problem, Related, TextEdit
 from ..entry import MemoryEntry
-from ..frontmatter import Span
 from ..index import (
     CLAUDE_CODE_MAX_BYTES,
     INDEX_FILENAME,
@@ -71,9 +70,10 @@ from ..index import (
 )
 from ..model import Document, RootState
 from ..names import is_index_filename
-from .spans import anchor as _name_span
-from .spans import line_span as _line_span
-from .spans import value_span as _key_span
+from ..spans import Span
+from .anchors import anchor as _name_span
+from .anchors import line_span as _line_span
+from .anchors import value_span as _key_span
 
 if TYPE_CHECKING:
     from . import CheckContext

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from ..diagnostics import Fix, Location, Problem, Related
 from ..model import Document
-from .spans import value_span as _value_span
+from .anchors import value_span as _value_span
 
 if TYPE_CHECKING:
     from . import CheckContext

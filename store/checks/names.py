@@ -20,7 +20,7 @@ from ..diagnostics import Fix, Location, Problem, Related
 from ..model import Document
 from ..names import is_index_filename, is_reserved_name
 from ..rename_plan import plan_move_file, plan_rename, suggest_free_name
-from .spans import anchor as name_span
+from .anchors import anchor as name_span
 
 if TYPE_CHECKING:
     from . import CheckContext

@@ -24,14 +24,14 @@ from ..diagnostics import CreateFile, Fix, Location, Problem, Related, TextEdit
 from ..edits import add_list_item, insert_keys, remove_key, remove_list_item, set_scalar, yaml_scalar
 from ..entry import STATUSES, MemoryEntry
 from ..errors import ReservedNameError
-from ..frontmatter import Span
 from ..model import Document, RootState
 from ..names import check_name
 from ..parse import parse_document
-from .spans import anchor as _anchor
-from .spans import key_span as _key_span
-from .spans import keys as _keys
-from .spans import value_span as _value_span
+from ..spans import Span
+from .anchors import anchor as _anchor
+from .anchors import key_span as _key_span
+from .anchors import keys as _keys
+from .anchors import value_span as _value_span
 
 if TYPE_CHECKING:
     from . import CheckContext

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from lsprotocol.types import Position, PositionEncodingKind, Range
 
 from memls.lsp.convert import Positions, path_to_uri, uri_to_path
-from memls.store.frontmatter import Span
+from memls.store.spans import Span
 
 UTF8, UTF16, UTF32 = PositionEncodingKind.Utf8, PositionEncodingKind.Utf16, PositionEncodingKind.Utf32
 # 'é' is 2 UTF-8 bytes / 1 UTF-16 unit; '😀' is 4 bytes / 2 UTF-16 units; '中' is 3 bytes / 1 unit.

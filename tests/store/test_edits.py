@@ -24,8 +24,8 @@ from memls.store.edits import (
     set_scalar,
     yaml_scalar,
 )
-from memls.store.frontmatter import Span
 from memls.store.parse import parse_document
+from memls.store.spans import Span
 
 PATH = Path("/root/memory/a.md")
 

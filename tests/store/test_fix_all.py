@@ -11,9 +11,9 @@ from memls.store.apply import StaleFixError, apply_fixes, planned_files
 from memls.store.checks import CheckContext, check_workspace, fixes_for
 from memls.store.diagnostics import CreateFile, Fix, RenameFile, TextEdit
 from memls.store.fix_all import MAX_PASSES, fix_all, reload
-from memls.store.frontmatter import Span
 from memls.store.model import Workspace
 from memls.store.roots import MemoryRoot
+from memls.store.spans import Span
 
 TODAY = date(2026, 11, 30)
 

@@ -7,9 +7,9 @@ from pathlib import Path
 from memls.store.checks import CheckContext, check_workspace
 from memls.store.diagnostics import CreateFile, Fix, Problem, TextEdit
 from memls.store.fix_merge import combinable_safe_fixes, overlap
-from memls.store.frontmatter import Span
 from memls.store.model import Workspace
 from memls.store.roots import MemoryRoot
+from memls.store.spans import Span
 
 from .store_test_helpers import entry_file
 

@@ -6,14 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from memls.store.frontmatter import (
-    KeySpans,
-    Span,
-    YamlProblem,
-    normalize_text,
-    read_document_text,
-    split_frontmatter,
-)
+from memls.store.frontmatter import normalize_text, read_document_text, split_frontmatter
+from memls.store.spans import KeySpans, Span, YamlProblem
 
 
 def spans_of(text: str) -> dict[str, KeySpans]:

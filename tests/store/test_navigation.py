@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from memls.store.diagnostics import Location
-from memls.store.frontmatter import Span
 from memls.store.model import Workspace
 from memls.store.navigation import (
     completions,
@@ -20,6 +19,7 @@ from memls.store.navigation import (
     workspace_symbols,
 )
 from memls.store.roots import MemoryRoot
+from memls.store.spans import Span
 
 ALPHA = """\
 ---

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from memls.store.diagnostics import Fix, Problem, TextEdit
-from memls.store.frontmatter import Span
 from memls.store.report import (
     display_path,
     format_github,
@@ -17,6 +16,7 @@ from memls.store.report import (
     sort_problems,
     summary_line,
 )
+from memls.store.spans import Span
 
 CWD = Path("/work/proj")
 

@@ -16,8 +16,8 @@ import yaml
 
 from memls.store.apply import apply_fixes
 from memls.store.checks import audit_code_of, fixes_for
-from memls.store.frontmatter import Span
 from memls.store.roots import MemoryRoot
+from memls.store.spans import Span
 from memls.store.store import MemoryStore
 
 from .conftest import entry_text

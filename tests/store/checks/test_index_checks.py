@@ -8,9 +8,9 @@ from pathlib import Path
 from memls.store.apply import apply_fixes
 from memls.store.checks import fixes_for
 from memls.store.diagnostics import CreateFile, Fix
-from memls.store.frontmatter import Span
 from memls.store.index import render_index, upsert_index_line
 from memls.store.parse import parse_document
+from memls.store.spans import Span
 from memls.store.store import MemoryStore
 
 from .conftest import Checked, entry_text

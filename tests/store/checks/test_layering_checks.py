@@ -7,8 +7,8 @@ from pathlib import Path
 
 from memls.store.checks import fixes_for
 from memls.store.checks.layering import recheck_date
-from memls.store.frontmatter import Span
 from memls.store.roots import MemoryRoot
+from memls.store.spans import Span
 
 from .conftest import Checked, entry_text, write_root
 

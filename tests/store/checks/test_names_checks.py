@@ -14,8 +14,8 @@ from pathlib import Path
 from memls.store.apply import apply_fixes
 from memls.store.checks import fixes_for
 from memls.store.checks.names import rename_to_free_name
-from memls.store.frontmatter import Span
 from memls.store.roots import MemoryRoot
+from memls.store.spans import Span
 from memls.store.store import MemoryStore
 
 from .conftest import entry_text

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from memls.store.apply import apply_fixes
 from memls.store.catalogue import spec
 from memls.store.checks import audit_code_of, fixes_for
-from memls.store.frontmatter import Span
 from memls.store.roots import MemoryRoot
 from memls.store.settings import Settings
+from memls.store.spans import Span
 from memls.store.store import MemoryStore
 
 from .conftest import Checked, entry_text, write_root

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from ..frontmatter import KeySpans, Span
 from ..model import Document
+from ..spans import KeySpans, Span
 
 # A top-level ``name:`` line, as the readers' fallback for unloadable YAML sees it.
 _NAME_LINE = re.compile(r"^name:[ \t]*(?P<value>.*?)[ \t]*$")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memls.store.checks.spans import line_span
-from memls.store.frontmatter import Span
+from memls.store.checks.anchors import line_span
+from memls.store.spans import Span
 
 
 @given(st.text(alphabet="ab\n\u00e9", max_size=40), st.integers(-3, 12))

@@ -1,0 +1,44 @@
+"""Positions in a memory document: spans of keys and values, and where YAML failed.
+
+Plain values shared by the parser (:mod:`memls.store.frontmatter`), its fast
+path (:mod:`memls.store.fastyaml`), the model and every check, so none of them
+has to import another to name a position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+
+class Span(NamedTuple):
+    """A range of the document: 0-based lines and code-point columns, end exclusive.
+
+    A tuple rather than a dataclass: a 10,000-entry workspace holds hundreds of
+    thousands of spans, and tuples cost a fraction of the memory, the time to
+    build and the time to (un)pickle from the parse cache.
+    """
+
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+
+
+class KeySpans(NamedTuple):
+    """Where one top-level frontmatter key and its value sit in the document."""
+
+    key: Span
+    # The whole value node; for a block list, from the first ``-`` to the end of the last item.
+    value: Span
+    # One span per item when the value is a sequence (a scalar item's text, without ``- ``).
+    items: tuple[Span, ...] = ()
+
+
+@dataclass(frozen=True)
+class YamlProblem:
+    """Why the YAML did not load, and where (document coordinates)."""
+
+    message: str
+    line: int
+    column: int

@@ -1,0 +1,319 @@
+"""One write to one root, staged in memory and proven before it is committed.
+
+A :class:`RootTransaction` is opened under the root lock. It reads the root
+once, stages every file the change touches (entries, ``MEMORY.md``, the
+index policy), and commits them together only after the staged result has
+been read back through the same reader as list/show/recall/index: the round
+trip is proven on exactly the bytes that will be written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import yaml
+
+from .entry import MemoryEntry
+from .errors import MemoryFrontmatterError, MemoryParseError, RoundTripError
+from .files import FileDelete, FileWrite, commit
+from .index import (
+    INDEX_FILENAME,
+    POLICY_FILENAME,
+    IndexPolicy,
+    index_entries,
+    is_generated_index,
+    parse_index_lines,
+    remove_index_line,
+    render_index,
+    render_policy_view,
+    upsert_index_line,
+)
+from .names import slugify
+from .reader import RootRead, parse_bytes, read_root, shadow_by_name
+from .roots import MemoryRoot
+
+
+def serialize(entry: MemoryEntry) -> bytes:
+    """An entry's file bytes, or a one-line ``ValueError`` naming what cannot be written."""
+    try:
+        text = entry.to_markdown()
+    except yaml.YAMLError as exc:
+        detail = " ".join(str(exc).split())
+        raise ValueError(f"entry '{entry.name}' cannot be written as YAML: {detail}") from None
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"entry '{entry.name}' contains U+{ord(text[exc.start]):04X}, "
+            "which UTF-8 cannot encode (a lone surrogate); remove it"
+        ) from None
+
+
+def strict_entry(path: Path, data: bytes, scope: str | None) -> MemoryEntry:
+    """Parse a file strictly, as the readers would: a write never normalises a broken file."""
+    doc, error = parse_bytes(path, data, scope)
+    if doc is None:
+        raise MemoryParseError(f"{path.name} cannot be read as an entry: {error}")
+    if doc.entry is None:
+        raise MemoryParseError(
+            f"{path.name} has no usable frontmatter ({doc.not_entry}); fix or move it first"
+        )
+    if doc.strict_error is not None:
+        raise MemoryFrontmatterError(doc.strict_error)
+    return doc.entry
+
+
+def read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+class RootTransaction:
+    """The files one write changes in one root, staged in memory until commit."""
+
+    def __init__(self, root: MemoryRoot):
+        self.root = root
+        self.policy = IndexPolicy.read(root.path)
+        self._read = read_root(root.path, root.scope)
+        self.staged: dict[Path, bytes | None] = {}
+        self.create_only: set[Path] = set()
+        self.modes: dict[Path, int] = {}  # new files that inherit a renamed file's mode
+        self.index_path = root.path / INDEX_FILENAME
+        self.policy_path = root.path / POLICY_FILENAME
+        self._original_index = read_bytes(self.index_path)
+
+    # reads (through the staged overlay)
+
+    def bytes_of(self, path: Path) -> bytes | None:
+        if path in self.staged:
+            return self.staged[path]
+        return read_bytes(path)
+
+    def entries(self) -> list[MemoryEntry]:
+        """This root's entries as the staged overlay would show them, file order."""
+        return self._read_staged().entries
+
+    def _read_staged(self) -> RootRead:
+        """The root as the readers would see it after this commit.
+
+        The read taken under the lock at the start, with only the staged files
+        parsed anew. Every writer that takes the lock is excluded until the
+        commit; a hand edit made meanwhile could race a second listing just
+        as well, so none is taken.
+        """
+        return self._read.overlaid(self.staged)
+
+    def by_name(self, name: str) -> MemoryEntry | None:
+        for e in self.entries():
+            if e.name == name:
+                return e
+        return None
+
+    def find(self, name: str) -> MemoryEntry:
+        """Look up by name, slug or file stem in this root only."""
+        wanted = {name, slugify(name)}
+        for e in shadow_by_name(self.entries()):
+            if e.name in wanted or (e.path is not None and e.path.stem in wanted):
+                return e
+        raise KeyError(f"no memory entry named '{name}' in {self.root.scope}")
+
+    def strict(self, entry: MemoryEntry) -> MemoryEntry:
+        """The entry as its file parses strictly: writes never normalise a broken file."""
+        assert entry.path is not None
+        data = self.bytes_of(entry.path)
+        if data is None:
+            raise KeyError(f"no memory entry named '{entry.name}' in {self.root.scope}")
+        return strict_entry(entry.path, data, self.root.scope)
+
+    # staging
+
+    def write_entry(self, entry: MemoryEntry, *, create_only: bool = False) -> MemoryEntry:
+        """Stage an entry's file; return it as the strict reader reads it back.
+
+        A file whose bytes would not change is not staged, so re-running a
+        write (the same supersede twice) leaves the file untouched.
+        """
+        assert entry.path is not None
+        data = serialize(entry)
+        reread = strict_entry(entry.path, data, self.root.scope)
+        if not create_only and self.bytes_of(entry.path) == data:
+            return reread
+        self.staged[entry.path] = data
+        if create_only:
+            self.create_only.add(entry.path)
+        return reread
+
+    def delete(self, path: Path) -> None:
+        self.staged[path] = None
+
+    def transfer_selection(self, old_filename: str, new_filename: str) -> None:
+        if self.policy is not None and old_filename in self.policy.selected:
+            self.policy = self.policy.replace_selected(old_filename, new_filename)
+            self._stage_policy()
+
+    def drop_selection(self, filename: str) -> None:
+        if self.policy is not None and filename in self.policy.selected:
+            self.policy = replace(
+                self.policy, selected=tuple(f for f in self.policy.selected if f != filename)
+            )
+            self._stage_policy()
+
+    def _stage_policy(self) -> None:
+        assert self.policy is not None
+        data = self.policy.dumps().encode("utf-8")
+        if read_bytes(self.policy_path) != data:
+            self.staged[self.policy_path] = data
+        else:
+            self.staged.pop(self.policy_path, None)
+
+    def _index_text(self) -> str:
+        data = self.bytes_of(self.index_path)
+        if data is None:
+            return ""
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"{self.index_path} is not UTF-8 text (byte {exc.start}); fix it before writing"
+            ) from None
+
+    def _stage_index(self, text: str) -> None:
+        if text.encode("utf-8") != self._original_index:
+            self.staged[self.index_path] = text.encode("utf-8")
+        else:
+            self.staged.pop(self.index_path, None)
+
+    def _render(self) -> str:
+        entries = index_entries(
+            self._read_staged().entries,
+            managed=self.policy is not None,
+        )
+        if self.policy is None:
+            return render_index(entries)
+        return render_policy_view(entries, self.policy)
+
+    def _regenerate(self) -> bool:
+        """Whether the index may be rewritten whole: managed, or legacy and absent or machine-made."""
+        if self.policy is not None or self._original_index is None:
+            return True
+        return is_generated_index(self._original_index.decode("utf-8", errors="replace"))
+
+    def update_index_for_save(self, entry: MemoryEntry) -> None:
+        """A save edits only its own line, so hand-written prose survives (gptme's upsert)."""
+        if self.policy is not None:
+            self._stage_index(self._render())
+        elif entry.is_living:
+            self._stage_index(upsert_index_line(self._index_text(), entry))
+        elif self._original_index is not None:
+            self._stage_index(remove_index_line(self._index_text(), entry.filename))
+
+    def update_index_for_lifecycle(
+        self, changed: list[MemoryEntry], *, deleted: bool = False
+    ) -> None:
+        """Index after a status change or delete: regenerate, or edit the changed lines."""
+        if self._regenerate():
+            self._stage_index(self._render())
+            return
+        text = self._index_text()
+        for entry in changed:
+            if deleted or not entry.is_living:
+                text = remove_index_line(text, entry.filename)
+            else:
+                text = upsert_index_line(text, entry)
+        self._stage_index(text)
+
+    def update_index_for_supersede(self, old: MemoryEntry, new: MemoryEntry) -> None:
+        """Index after a supersede: regenerate, or put the successor where the old line was.
+
+        In a curated index the replacement takes the old pointer's place (or
+        its own existing line is refreshed); an index that never listed the
+        old entry gets no new line it did not ask for.
+        """
+        if self._regenerate():
+            self._stage_index(self._render())
+            return
+        text = self._index_text()
+        if _has_pointer(text, new.filename):
+            text = upsert_index_line(remove_index_line(text, old.filename), new)
+        else:
+            text = _replace_pointer(text, old.filename, new.index_line())
+        self._stage_index(text)
+
+    def update_index_for_rename(self, old: MemoryEntry, renamed: MemoryEntry) -> None:
+        """Index after a rename: regenerate, or rewrite the entry's own pointer in place."""
+        if self._regenerate():
+            self._stage_index(self._render())
+            return
+        text = self._index_text()
+        if renamed.is_living:
+            text = _replace_pointer(text, old.filename, renamed.index_line())
+        else:
+            text = remove_index_line(text, old.filename)
+        self._stage_index(text)
+
+    # commit
+
+    def commit(self, *, expect_visible: list[MemoryEntry]) -> None:
+        """Prove the round trip on the staged overlay, then commit every file.
+
+        Each expected entry must be what the readers find under its name,
+        and every file the readers found before must still be found unless
+        this change deletes it: a write that hides another entry (by taking
+        its name first in file order) loses it for every reader.
+        """
+        if not self.staged:
+            return
+        visible = self._read_staged().visible_files()
+        for entry in expect_visible:
+            assert entry.path is not None
+            other = visible.get(entry.name)
+            if other != entry.path.name or entry.path.parent != self.root.path:
+                why = (
+                    f"{other} already holds that name" if other is not None
+                    else "the readers would skip its file"
+                )
+                raise RoundTripError(
+                    f"refusing to write '{entry.name}' to {entry.path}: {why}"
+                )
+        still_visible = set(visible.values())
+        deleted = {path.name for path, data in self.staged.items() if data is None}
+        for name, filename in self._read.visible_files().items():
+            if filename in deleted or filename in still_visible:
+                continue
+            hidden_by = visible.get(name)
+            why = (
+                f"{hidden_by} would take its name '{name}'"
+                if hidden_by is not None else "it would no longer be read"
+            )
+            raise RoundTripError(f"refusing this change: {filename} would be hidden ({why})")
+        changes = [
+            FileDelete(path) if data is None
+            else FileWrite(path, data, create_only=path in self.create_only,
+                           mode=self.modes.get(path))
+            for path, data in self.staged.items()
+        ]
+        commit(changes, root=self.root.path)
+
+
+def _has_pointer(text: str, filename: str) -> bool:
+    return any(link.target == filename for link in parse_index_lines(text))
+
+
+def _replace_pointer(text: str, filename: str, line: str) -> str:
+    """``line`` in place of the first pointer to ``filename``, any further ones dropped.
+
+    Pointers are found by the index parser, which also recognises a title
+    containing ``]``, so no pointer to a renamed or retired file survives.
+    Text without such a pointer comes back with only its newlines normalised.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    doomed = [link.line for link in parse_index_lines(text) if link.target == filename]
+    if not doomed:
+        return text
+    lines = text.split("\n")
+    kept = [line if i == doomed[0] else old for i, old in enumerate(lines)
+            if i == doomed[0] or i not in doomed]
+    return "\n".join(kept)
