@@ -32,6 +32,7 @@ from .index import (
 from .names import slugify
 from .reader import RootRead, parse_bytes, read_root, shadow_by_name
 from .roots import MemoryRoot
+from .text import one_line
 
 
 def serialize(entry: MemoryEntry) -> bytes:
@@ -39,7 +40,7 @@ def serialize(entry: MemoryEntry) -> bytes:
     try:
         text = entry.to_markdown()
     except yaml.YAMLError as exc:
-        detail = " ".join(str(exc).split())
+        detail = one_line(str(exc))
         raise ValueError(f"entry '{entry.name}' cannot be written as YAML: {detail}") from None
     try:
         return text.encode("utf-8")

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
 
 from memls.store.checks import check_paths, fixes_for
 from memls.store.diagnostics import Fix, Problem, TextEdit
@@ -39,6 +38,7 @@ from memls.store.fix_merge import combinable_safe_fixes
 from memls.store.spans import Span
 
 from ..convert import workspace_edit
+from ..errors import RequestFailed
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
@@ -46,8 +46,6 @@ if TYPE_CHECKING:
 
 FIX_ALL_KIND = "source.fixAll.memls"
 KINDS = (types.CodeActionKind.QuickFix, FIX_ALL_KIND)
-# LSP's RequestFailed: a valid request the server could not carry out.
-REQUEST_FAILED = -32803
 
 
 def wants(kind: str, only: list[str] | None) -> bool:
@@ -173,7 +171,7 @@ class ActionBuilder:
         if data.get("kind") == FIX_ALL_KIND:
             fixes = self._fix_all_fixes(problems)
             if not fixes:
-                raise JsonRpcException("memls: nothing left to fix in this document", code=REQUEST_FAILED)
+                raise RequestFailed("memls: nothing left to fix in this document")
             action.edit = edit_of(self.state, [op for fix in fixes for op in fix.operations])
             return action
         wanted = data.get("problem") or {}
@@ -187,9 +185,7 @@ class ActionBuilder:
             else:
                 fix = next((f for f in candidates if f.title == data.get("title")), None)
         if fix is None or not can_apply(self.state, fix):
-            raise JsonRpcException(
-                "memls: the problem this fix was for has changed; ask for fixes again",
-                code=REQUEST_FAILED)
+            raise RequestFailed("memls: the problem this fix was for has changed; ask for fixes again")
         action.edit = edit_of(self.state, fix.operations)
         return action
 

@@ -20,6 +20,7 @@ from lsprotocol import types
 from memls.store.index import IndexPolicy
 from memls.store.index_sync import commit_index, index_after_save
 from memls.store.parse import parse_document
+from memls.store.text import one_line
 
 from ..convert import path_to_uri
 
@@ -106,7 +107,7 @@ def register(server: MemlsServer) -> None:
             try:
                 update = update_index_on_save(ls.state, path, previous)
             except (OSError, ValueError) as exc:
-                return affected, None, " ".join(str(exc).split())
+                return affected, None, one_line(str(exc))
             if update is not None:
                 affected |= {update.index_path}
             return affected, update, None

@@ -97,6 +97,7 @@ async def test_supersede_of_an_unknown_entry_is_a_one_line_error(shared):
     with pytest.raises(JsonRpcException) as caught:
         await run_command(shared.client, "memls.supersede", "no-such-entry", "prefer-uv")
     assert "no-such-entry" in str(caught.value) and "\n" not in str(caught.value)
+    assert caught.value.code == types.LSPErrorCodes.RequestFailed
     assert await run_command(shared.client, "memls.recall", "tabs")  # the server still answers
 
 
