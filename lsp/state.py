@@ -165,15 +165,19 @@ class ServerState:
     def document(self, path: Path) -> Document | None:
         return self.workspace.document(path)
 
-    def positions(self, path: Path) -> Positions:
-        """Position conversion for a path's current text (buffer, model or disk)."""
+    def text(self, path: Path) -> str:
+        """A path's current text as the client has it: its buffer, else the model's, else the disk's."""
         buffer = self.buffers.get(path)
         if buffer is not None:
-            return Positions(buffer.text.replace("\r\n", "\n"), self.client.position_encoding)
+            return buffer.text
         doc = self.workspace.document(path)
         if doc is not None:
-            return Positions(doc.text, self.client.position_encoding)
-        return Positions(disk_text(path) or "", self.client.position_encoding)
+            return doc.text
+        return disk_text(path) or ""
+
+    def positions(self, path: Path) -> Positions:
+        """Position conversion for a path's current text (buffer, model or disk)."""
+        return Positions(self.text(path).replace("\r\n", "\n"), self.client.position_encoding)
 
     def version(self, path: Path) -> int | None:
         buffer = self.buffers.get(path)

@@ -53,7 +53,8 @@ from memls.store.store import MemoryStore
 from .. import __version__
 from ..convert import path_to_uri, uri_to_path
 from ..errors import RequestFailed, reason
-from .save import IndexUpdate, _edit_open_index
+from ..text_edits import buffer_edit
+from .save import IndexUpdate, edit_open_index
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
@@ -135,29 +136,13 @@ def _refuse_dirty(state: ServerState, paths: list[Path]) -> None:
         raise RequestFailed(f"save {', '.join(sorted(set(dirty)))} first: it has unsaved changes")
 
 
-def _whole_buffer_edit(state: ServerState, path: Path, text: str) -> types.WorkspaceEdit:
-    positions = state.positions(path)
-    last = len(positions.lines) - 1
-    edit = types.TextEdit(
-        range=types.Range(start=types.Position(line=0, character=0),
-                          end=positions.to_client(last, len(positions.lines[last]))),
-        new_text=text,
-    )
-    uri = path_to_uri(path)
-    if state.client.document_changes:
-        return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=state.version(path)),
-            edits=[edit])])
-    return types.WorkspaceEdit(changes={uri: [edit]})
-
-
 def write_through_store(
     state: ServerState, touched: list[Path], write: Callable[[], Any], label: str
 ) -> tuple[Any, set[Path], list[BufferSync]]:
     """Run a store write, then update the model from disk (engine thread).
 
     ``touched`` are the files the write may change. Open ones must have no
-    unsaved changes; those the write changed are returned as whole-buffer
+    unsaved changes; those the write changed are returned as buffer
     edits (and the server's buffer takes the new text at once). A client
     without ``workspace/applyEdit`` reloads the file itself; its buffer, and
     so the model, keep the old text until it sends the change.
@@ -175,7 +160,9 @@ def write_through_store(
         if text is None or text == buffer.text:
             continue
         if state.client.apply_edit:
-            syncs.append(BufferSync(_whole_buffer_edit(state, path, text), label))
+            edit = buffer_edit(state, path, text)
+            if edit is not None:
+                syncs.append(BufferSync(edit, label))
             affected |= state.change(path, text, buffer.version)
             state.saved(path, text)
     return result, affected, syncs
@@ -365,8 +352,8 @@ def register(server: MemlsServer) -> None:
     async def regenerate_index(ls: MemlsServer, *args):
         target = _string(args, 0, "root path or document URI", required=False)
         result, update = await ls.engine.run(_regenerate_index, ls.state, target)
-        if update is not None and ls.state.client.apply_edit:
-            await _edit_open_index(ls, update)
+        if update is not None:
+            await edit_open_index(ls, update)
         ls.after_change({Path(result["path"])})
         return result
 
