@@ -21,24 +21,8 @@ from memls.store.reader import disk_text
 from memls.store.roots import MemoryRoot, editor_roots, is_memory_root
 from memls.store.settings import Settings, load_settings
 
+from .client_features import ClientFeatures
 from .convert import Positions
-
-
-@dataclass
-class ClientFeatures:
-    """What the client declared at ``initialize``, reduced to the decisions we make."""
-
-    pull_diagnostics: bool = False
-    dynamic_watchers: bool = False
-    file_operations: bool = False
-    document_changes: bool = False
-    resource_operations: bool = False
-    related_information: bool = True
-    work_done_progress: bool = False
-    apply_edit: bool = False
-    configuration: bool = False
-    position_encoding: str = "utf-16"
-    name: str = ""  # clientInfo.name ("Visual Studio Code", "Neovim", ...)
 
 
 @dataclass

@@ -39,6 +39,7 @@ from memls.store.spans import Span
 
 from ..convert import workspace_edit
 from ..errors import RequestFailed
+from ..requests import document_request
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
@@ -190,25 +191,12 @@ class ActionBuilder:
         return action
 
 
-def _lazy(ls: MemlsServer) -> bool:
-    """Whether the client resolves a code action's edit later (and keeps our data)."""
-    caps = ls.client_capabilities
-    action_caps = caps.text_document.code_action if caps and caps.text_document else None
-    if action_caps is None or not action_caps.data_support or action_caps.resolve_support is None:
-        return False
-    return "edit" in (action_caps.resolve_support.properties or [])
-
-
 def register(server: MemlsServer) -> None:
     options = types.CodeActionOptions(code_action_kinds=list(KINDS), resolve_provider=True)
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, options)
-    async def code_action(ls: MemlsServer, params: types.CodeActionParams):
-        path = ls.memory_path(params.text_document.uri)
-        if path is None:
-            return None
-        builder = ActionBuilder(ls, path, _lazy(ls))
-        return await ls.engine.run(builder.actions, params) or None
+    @document_request(server, types.TEXT_DOCUMENT_CODE_ACTION, options)
+    def code_action(ls: MemlsServer, path: Path, params: types.CodeActionParams):
+        return ActionBuilder(ls, path, ls.state.client.resolve_code_action_edits).actions(params) or None
 
     @server.feature(types.CODE_ACTION_RESOLVE)
     async def code_action_resolve(ls: MemlsServer, action: types.CodeAction):

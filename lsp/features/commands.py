@@ -378,8 +378,7 @@ def register(server: MemlsServer) -> None:
             _new_memory, ls.state, name, description, type_, body, target)
         await _apply(ls, syncs)
         ls.after_change(affected)
-        window = ls.client_capabilities.window
-        if window and window.show_document and window.show_document.support:
+        if ls.state.client.show_document:
             await ls.window_show_document_async(
                 types.ShowDocumentParams(uri=result["uri"], take_focus=True))
         return result

@@ -19,6 +19,7 @@ from lsprotocol import types
 
 from memls.store.formatting import formatted_document
 
+from ..requests import document_request
 from ..text_edits import minimal_edit
 
 if TYPE_CHECKING:
@@ -39,9 +40,6 @@ def format_edits(state: ServerState, path: Path) -> list[types.TextEdit]:
 
 
 def register(server: MemlsServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_FORMATTING)
-    async def formatting(ls: MemlsServer, params: types.DocumentFormattingParams):
-        path = ls.memory_path(params.text_document.uri)
-        if path is None:
-            return None
-        return await ls.engine.run(format_edits, ls.state, path)
+    @document_request(server, types.TEXT_DOCUMENT_FORMATTING)
+    def formatting(ls: MemlsServer, path: Path, params: types.DocumentFormattingParams):
+        return format_edits(ls.state, path)

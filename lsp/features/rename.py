@@ -35,6 +35,7 @@ from memls.store.navigation import definition, reference_at
 from memls.store.rename_plan import plan_rename
 
 from ..errors import RequestFailed
+from ..requests import document_request
 from .actions import edit_of
 
 if TYPE_CHECKING:
@@ -91,16 +92,10 @@ def rename(state: ServerState, path: Path, position: types.Position, new_name: s
 
 
 def register(server: MemlsServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
-    async def prepare_rename(ls: MemlsServer, params: types.PrepareRenameParams):
-        path = ls.memory_path(params.text_document.uri)
-        if path is None:
-            return None
-        return await ls.engine.run(prepare, ls.state, path, params.position)
+    @document_request(server, types.TEXT_DOCUMENT_PREPARE_RENAME)
+    def prepare_rename(ls: MemlsServer, path: Path, params: types.PrepareRenameParams):
+        return prepare(ls.state, path, params.position)
 
-    @server.feature(types.TEXT_DOCUMENT_RENAME)
-    async def rename_request(ls: MemlsServer, params: types.RenameParams):
-        path = ls.memory_path(params.text_document.uri)
-        if path is None:
-            return None
-        return await ls.engine.run(rename, ls.state, path, params.position, params.new_name)
+    @document_request(server, types.TEXT_DOCUMENT_RENAME)
+    def rename_request(ls: MemlsServer, path: Path, params: types.RenameParams):
+        return rename(ls.state, path, params.position, params.new_name)
