@@ -1,7 +1,7 @@
 """Completion inside an entry's frontmatter: link names, status and type values, keys.
 
 The candidates, their order and the text each one inserts are the engine's
-(:func:`memls.store.navigation.completion.completions`); this module turns them into
+(:func:`memls.store.completion.completions`); this module turns them into
 ``CompletionItem``s the client can use: a ``textEdit`` over the span the
 engine says a candidate replaces, documentation in a format the client
 reads, the deprecated mark the client supports, and a kind the client
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from memls.store.navigation import CompletionCandidate, completions
+from memls.store.completion import CompletionCandidate, completions
 
 from ..requests import document_request
 

@@ -1,7 +1,8 @@
 """Navigation: definition, references, hover, document and workspace symbols.
 
 What a link means, where it lands and what an outline holds are the
-engine's decisions (:mod:`memls.store.navigation`); this module converts positions
+engine's decisions (:mod:`memls.store.links`, :mod:`memls.store.hover`,
+:mod:`memls.store.symbols`); this module converts positions
 to and from the client's units and shapes the results to what the client
 declared (``LocationLink`` or ``Location``, Markdown or plain text,
 hierarchical or flat symbols, symbol tags; see :mod:`memls.lsp.client_features`).
@@ -21,8 +22,10 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from memls.store import navigation
+from memls.store.hover import hover
+from memls.store.links import definition, reference_at, references
 from memls.store.spans import Span
+from memls.store.symbols import SymbolInfo, document_symbols, workspace_symbols
 
 from ..convert import path_to_uri
 from ..requests import document_request
@@ -58,10 +61,10 @@ def definition_result(
 ) -> list[types.LocationLink] | types.Location | None:
     """The target's ``name:`` value for the reference under the cursor (engine thread)."""
     line, col = _cursor(state, path, position)
-    ref = navigation.reference_at(state.workspace, path, line, col)
+    ref = reference_at(state.workspace, path, line, col)
     if ref is None:
         return None
-    target = navigation.definition(state.workspace, path, line, col)
+    target = definition(state.workspace, path, line, col)
     if target is None:
         return None
     if not state.client.location_links:
@@ -84,10 +87,10 @@ def references_result(
     state: ServerState, path: Path, position: types.Position, include_declaration: bool
 ) -> list[types.Location] | None:
     line, col = _cursor(state, path, position)
-    found = navigation.references(
+    found = references(
         state.workspace, path, line, col, include_declaration=include_declaration
     )
-    if not found and navigation.reference_at(state.workspace, path, line, col) is None:
+    if not found and reference_at(state.workspace, path, line, col) is None:
         return None
     return [_location(state, location) for location in found]
 
@@ -97,7 +100,7 @@ def references_result(
 
 def hover_result(state: ServerState, path: Path, position: types.Position) -> types.Hover | None:
     line, col = _cursor(state, path, position)
-    info = navigation.hover(state.workspace, path, line, col)
+    info = hover(state.workspace, path, line, col)
     if info is None:
         return None
     if state.client.hover_markdown:
@@ -112,27 +115,27 @@ def hover_result(state: ServerState, path: Path, position: types.Position) -> ty
 # -- document symbols ---------------------------------------------------------------
 
 
-def _outline(state: ServerState, path: Path) -> list[navigation.SymbolInfo] | None:
+def _outline(state: ServerState, path: Path) -> list[SymbolInfo] | None:
     doc = state.document(path)
     if doc is None:
         return None
-    symbols = navigation.document_symbols(doc)
+    symbols = document_symbols(doc)
     if not state.client.markdown_outline:
         return symbols
     if doc.kind == "index":  # pointer lines only; the editor lists the headings
-        out: list[navigation.SymbolInfo] = []
+        out: list[SymbolInfo] = []
         for symbol in symbols:
             out.extend(symbol.children if symbol.kind == "heading" else (symbol,))
         return out
     return [s for s in symbols if s.kind != "heading"]
 
 
-def _symbol_name(symbol: navigation.SymbolInfo) -> str:
+def _symbol_name(symbol: SymbolInfo) -> str:
     # The protocol requires a non-empty name (VS Code rejects the whole outline).
     return symbol.name.strip() or symbol.detail or "#"
 
 
-def _document_symbol(positions, symbol: navigation.SymbolInfo) -> types.DocumentSymbol:
+def _document_symbol(positions, symbol: SymbolInfo) -> types.DocumentSymbol:
     return types.DocumentSymbol(
         name=_symbol_name(symbol),
         detail=symbol.detail or None,
@@ -155,7 +158,7 @@ def document_symbols_result(
     uri = path_to_uri(path)
     flat: list[types.SymbolInformation] = []
 
-    def walk(symbol: navigation.SymbolInfo, container: str | None) -> None:
+    def walk(symbol: SymbolInfo, container: str | None) -> None:
         flat.append(types.SymbolInformation(
             name=_symbol_name(symbol),
             kind=_SYMBOL_KIND[symbol.kind],
@@ -175,7 +178,7 @@ def document_symbols_result(
 
 def workspace_symbols_result(state: ServerState, query: str) -> list[types.WorkspaceSymbol]:
     out = []
-    for symbol in navigation.workspace_symbols(state.workspace, query):
+    for symbol in workspace_symbols(state.workspace, query):
         out.append(types.WorkspaceSymbol(
             name=symbol.name,
             kind=types.SymbolKind.Object,
@@ -188,15 +191,15 @@ def workspace_symbols_result(state: ServerState, query: str) -> list[types.Works
 
 def register(server: MemlsServer) -> None:
     @document_request(server, types.TEXT_DOCUMENT_DEFINITION)
-    def definition(ls: MemlsServer, path: Path, params: types.DefinitionParams):
+    def definition_request(ls: MemlsServer, path: Path, params: types.DefinitionParams):
         return definition_result(ls.state, path, params.position)
 
     @document_request(server, types.TEXT_DOCUMENT_REFERENCES)
-    def references(ls: MemlsServer, path: Path, params: types.ReferenceParams):
+    def references_request(ls: MemlsServer, path: Path, params: types.ReferenceParams):
         return references_result(ls.state, path, params.position, params.context.include_declaration)
 
     @document_request(server, types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: MemlsServer, path: Path, params: types.HoverParams):
+    def hover_request(ls: MemlsServer, path: Path, params: types.HoverParams):
         return hover_result(ls.state, path, params.position)
 
     @document_request(server, types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)

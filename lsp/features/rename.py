@@ -2,7 +2,7 @@
 
 ``prepareRename`` accepts a position on the document's own ``name:`` value,
 a ``supersedes`` item, a ``superseded_by`` value or a ``MEMORY.md`` pointer
-(``memls.store.navigation.reference_at``), answering the reference's range and
+(``memls.store.links.reference_at``), answering the reference's range and
 the entry's name as the placeholder. ``rename`` asks the engine for the
 plan (``memls.store.rename_plan.plan_rename``: the name, every link in the root,
 the index line, the policy's filename and one file rename) and sends it as
@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from memls.store.diagnostics import RenameFile
+from memls.store.links import definition, reference_at
 from memls.store.model import Document
-from memls.store.navigation import definition, reference_at
 from memls.store.rename_plan import plan_rename
 
 from ..errors import RequestFailed
