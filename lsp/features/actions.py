@@ -38,8 +38,8 @@ from memls.store.fix_merge import combinable_safe_fixes
 from memls.store.spans import Span
 
 from ..convert import workspace_edit
+from ..document_request import document_request
 from ..errors import RequestFailed
-from ..requests import document_request
 
 if TYPE_CHECKING:
     from ..server import MemlsServer

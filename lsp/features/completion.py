@@ -21,7 +21,7 @@ from lsprotocol import types
 
 from memls.store.completion import CompletionCandidate, completions
 
-from ..requests import document_request
+from ..document_request import document_request
 
 if TYPE_CHECKING:
     from ..client_features import ClientFeatures

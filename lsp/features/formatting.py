@@ -19,7 +19,7 @@ from lsprotocol import types
 
 from memls.store.formatting import formatted_document
 
-from ..requests import document_request
+from ..document_request import document_request
 from ..text_edits import minimal_edit
 
 if TYPE_CHECKING:

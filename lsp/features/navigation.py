@@ -28,7 +28,7 @@ from memls.store.spans import Span
 from memls.store.symbols import SymbolInfo, document_symbols, workspace_symbols
 
 from ..convert import path_to_uri
-from ..requests import document_request
+from ..document_request import document_request
 
 if TYPE_CHECKING:
     from ..server import MemlsServer

@@ -34,8 +34,8 @@ from memls.store.links import definition, reference_at
 from memls.store.model import Document
 from memls.store.rename_plan import plan_rename
 
+from ..document_request import document_request
 from ..errors import RequestFailed
-from ..requests import document_request
 from .actions import edit_of
 
 if TYPE_CHECKING:
