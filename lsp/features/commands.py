@@ -44,6 +44,7 @@ from pygls.exceptions import JsonRpcException
 
 from memls.store.entry import MemoryEntry
 from memls.store.index import INDEX_FILENAME
+from memls.store.lookup import resolve_name
 from memls.store.model import RootState
 from memls.store.names import check_name
 from memls.store.reader import disk_text
@@ -220,7 +221,7 @@ def _regenerate_index(state: ServerState, target: str | None) -> tuple[dict, Ind
 
 def _supersede(state: ServerState, old: str, new: str, target: str | None):
     root = root_for_target(state, target)
-    touched = [d.path for name in (old, new) if (d := root.visible(name)) is not None]
+    touched = [p for name in (old, new) if (p := _named_path(root, name)) is not None]
     touched += [root.index_path, root.policy_path]
     store = MemoryStore([root.root])
     (old_entry, new_entry), affected, syncs = write_through_store(
@@ -232,6 +233,12 @@ def _supersede(state: ServerState, old: str, new: str, target: str | None):
         if entry.path is not None and entry.path not in touched and entry.path not in state.buffers:
             affected |= state.workspace.update_from_disk(entry.path)
     return {"old": _entry_uri(old_entry), "new": _entry_uri(new_entry)}, affected, syncs
+
+
+def _named_path(root: RootState, name: str) -> Path | None:
+    """The file of the entry ``name`` means in this root, by the engine's one rule."""
+    found = resolve_name((d.entry for d in root.entry_documents()), name)
+    return found.path if found is not None else None
 
 
 def _entry_uri(entry: MemoryEntry) -> str | None:
@@ -246,8 +253,8 @@ def _new_memory(state: ServerState, name: str, description: str, type_: str,
     if path.exists() or path in state.buffers:
         raise CommandError(f"{path.name} already exists in {root.path}")
     taken = root.by_slug.get(slug)
-    if taken:  # the store would refuse too (one name, one file); say which file has it
-        raise CommandError(f"an entry named '{slug}' already exists: {taken[0].name}")
+    if taken:  # the name, or one sharing its file, is taken: a new memory never updates it
+        raise CommandError(f"an entry named '{root.documents[taken[0]].name}' already exists: {taken[0].name}")
     touched = [path, root.index_path, root.policy_path]
     store = MemoryStore([root.root])
     written, affected, syncs = write_through_store(
