@@ -18,6 +18,7 @@ from memls.store import AmbiguousNameError, MemoryEntry
 from memls.store.lookup import entry_to_save, resolve_name
 from memls.store.names import slugify
 
+from .name_roots import NAMES, STEMS, SUCCESSOR, crossed_roots, meant
 from .store_test_helpers import entry_file, snapshot, store_for
 
 
@@ -162,35 +163,6 @@ def test_save_of_a_differently_spelled_name_updates_the_entry_it_created(tmp_pat
 
 
 # -- the property: random roots with crossed names and shared slugs --------------------------
-
-STEMS = ["foo", "bar", "api-keys", "api-keys-2", "cafe-notes", "caf-notes", "notes"]
-NAMES = ["foo", "bar", "API Keys", "api-keys", "café-notes", "cafe-notes", "Notes", "notes", "Foo"]
-SUCCESSOR = "successor"  # supersede's other side; no NAME below can mean it
-
-
-@st.composite
-def crossed_roots(draw) -> dict[str, str]:
-    """filename -> name: distinct files, distinct names, drawn so they cross."""
-    stems = draw(st.lists(st.sampled_from(STEMS), min_size=1, max_size=5, unique=True))
-    names = draw(st.lists(st.sampled_from(NAMES), min_size=len(stems), max_size=len(stems), unique=True))
-    return {f"{stem}.md": name for stem, name in zip(stems, names)}
-
-
-def meant(root: dict[str, str], name: str) -> str | list[str] | None:
-    """The file NAME means in this root, the files it is ambiguous between, or None.
-
-    Written from the contract, not from the resolver: the exact name first,
-    then a unique match of the slug to a name or of NAME or its slug to a stem.
-    """
-    exact = [f for f, n in root.items() if n == name]
-    if exact:
-        return exact[0]
-    slug = slugify(name)
-    loose = [f for f, n in root.items() if n == slug or f[:-3] in (name, slug)]
-    if len(loose) > 1:
-        return loose
-    return loose[0] if loose else None
-
 
 def act(store, command: str, name: str):
     if command == "get":
