@@ -30,6 +30,10 @@ Deliberate differences from gptme, each closing a way to lose or hide data:
   (:func:`memls.store.index.is_generated_index`); a hand-curated index only has the
   affected pointer lines edited (gptme regenerates and clobbers it).
 * Dot-files are not entries (see :mod:`memls.store.reader`).
+* A NAME means the entry with that exact ``name``; a stem or slug match only
+  when no entry has it and one entry matches (:mod:`memls.store.lookup`).
+  ``save`` updates that entry in place and never overwrites a file holding
+  another entry (gptme picks the first match in name order, and overwrites).
 * A write never hides an entry the readers could see before it: a save whose
   file would be shadowed by, or would shadow, another file with the same
   name in its root is refused with ``RoundTripError``.
