@@ -44,7 +44,6 @@ from pygls.exceptions import JsonRpcException
 
 from memls.store.entry import MemoryEntry
 from memls.store.index import INDEX_FILENAME
-from memls.store.lookup import resolve_name
 from memls.store.model import RootState
 from memls.store.names import check_name
 from memls.store.reader import disk_text
@@ -221,9 +220,11 @@ def _regenerate_index(state: ServerState, target: str | None) -> tuple[dict, Ind
 
 def _supersede(state: ServerState, old: str, new: str, target: str | None):
     root = root_for_target(state, target)
-    touched = [p for name in (old, new) if (p := _named_path(root, name)) is not None]
-    touched += [root.index_path, root.policy_path]
     store = MemoryStore([root.root])
+    # The files the store will write: found on disk by the engine's one rule
+    # (memls.store.lookup), as the store finds them, not by the buffers' names.
+    touched = [e.path for name in (old, new) if (e := store.get(name)) is not None and e.path]
+    touched += [root.index_path, root.policy_path]
     (old_entry, new_entry), affected, syncs = write_through_store(
         state, touched, lambda: store.supersede(old, new, scope=root.scope),
         f"memls: supersede {old} with {new}",
@@ -233,12 +234,6 @@ def _supersede(state: ServerState, old: str, new: str, target: str | None):
         if entry.path is not None and entry.path not in touched and entry.path not in state.buffers:
             affected |= state.workspace.update_from_disk(entry.path)
     return {"old": _entry_uri(old_entry), "new": _entry_uri(new_entry)}, affected, syncs
-
-
-def _named_path(root: RootState, name: str) -> Path | None:
-    """The file of the entry ``name`` means in this root, by the engine's one rule."""
-    found = resolve_name((d.entry for d in root.entry_documents()), name)
-    return found.path if found is not None else None
 
 
 def _entry_uri(entry: MemoryEntry) -> str | None:

@@ -1,6 +1,6 @@
 """Server commands that take a NAME act on the entry whose ``name`` equals it.
 
-``memls.supersede`` finds its files by the engine's one rule
+``memls.supersede`` finds its files on disk by the engine's one rule
 (:func:`memls.store.lookup.resolve_name`), so the files it checks for
 unsaved changes are the files the store then writes.
 """
