@@ -29,8 +29,8 @@ from .index import (
     render_policy_view,
     upsert_index_line,
 )
-from .names import slugify
-from .reader import RootRead, parse_bytes, read_root, shadow_by_name
+from .lookup import resolve_name
+from .reader import RootRead, parse_bytes, read_root
 from .roots import MemoryRoot
 from .text import one_line
 
@@ -114,12 +114,11 @@ class RootTransaction:
         return None
 
     def find(self, name: str) -> MemoryEntry:
-        """Look up by name, slug or file stem in this root only."""
-        wanted = {name, slugify(name)}
-        for e in shadow_by_name(self.entries()):
-            if e.name in wanted or (e.path is not None and e.path.stem in wanted):
-                return e
-        raise KeyError(f"no memory entry named '{name}' in {self.root.scope}")
+        """The entry ``name`` means in this root (:func:`memls.store.lookup.resolve_name`)."""
+        found = resolve_name(self.entries(), name)
+        if found is None:
+            raise KeyError(f"no memory entry named '{name}' in {self.root.scope}")
+        return found
 
     def strict(self, entry: MemoryEntry) -> MemoryEntry:
         """The entry as its file parses strictly: writes never normalise a broken file."""

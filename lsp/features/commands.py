@@ -196,9 +196,11 @@ def _regenerate_index(state: ServerState, target: str | None) -> tuple[dict, Ind
 
 def _supersede(state: ServerState, old: str, new: str, target: str | None):
     root = root_for_target(state, target)
-    touched = [d.path for name in (old, new) if (d := root.visible(name)) is not None]
-    touched += [root.index_path, root.policy_path]
     store = MemoryStore([root.root])
+    # The files the store will write: found on disk by the engine's one rule
+    # (memls.store.lookup), as the store finds them, not by the buffers' names.
+    touched = [e.path for name in (old, new) if (e := store.get(name)) is not None and e.path]
+    touched += [root.index_path, root.policy_path]
     (old_entry, new_entry), affected, syncs = write_through_store(
         state, touched, lambda: store.supersede(old, new, scope=root.scope),
         f"memls: supersede {old} with {new}",
@@ -222,8 +224,8 @@ def _new_memory(state: ServerState, name: str, description: str, type_: str,
     if path.exists() or path in state.buffers:
         raise RequestFailed(f"{path.name} already exists in {root.path}")
     taken = root.by_slug.get(slug)
-    if taken:  # the store would refuse too (one name, one file); say which file has it
-        raise RequestFailed(f"an entry named '{slug}' already exists: {taken[0].name}")
+    if taken:  # the name, or one sharing its file, is taken: a new memory never updates it
+        raise RequestFailed(f"an entry named '{root.documents[taken[0]].name}' already exists: {taken[0].name}")
     touched = [path, root.index_path, root.policy_path]
     store = MemoryStore([root.root])
     written, affected, syncs = write_through_store(
