@@ -29,6 +29,7 @@ from .client_features import ClientFeatures
 from .convert import uri_to_path
 from .diagnostics import DiagnosticsPublisher
 from .engine import Engine
+from .protocol import MemlsProtocol
 from .state import ServerState
 from .watcher import PollingWatcher
 
@@ -41,7 +42,7 @@ WATCH_GLOBS = ("**/*.md", "**/.memory-index.json")
 
 class MemlsServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("memls", __version__)
+        super().__init__("memls", __version__, protocol_cls=MemlsProtocol)
         self.engine = Engine()
         self.state = ServerState()
         self.diagnostics = DiagnosticsPublisher(self)
@@ -50,6 +51,8 @@ class MemlsServer(LanguageServer):
         # Set by ``shutdown``: work still running (the first scan) stops
         # instead of writing to a client that is going away.
         self.stopping = False
+        # Set by ``exit`` (memls.lsp.protocol): 0 after ``shutdown``, else 1.
+        self.exit_code = 0
 
     # -- helpers for features ------------------------------------------------------
 
@@ -352,4 +355,6 @@ def _is_zombie(pid: int) -> bool:
 def main(argv: list[str] | None = None) -> None:
     """Serve over stdio (``memls serve`` / ``python -m memls serve``)."""
     logging.basicConfig(level=os.environ.get("MEMLS_LOG_LEVEL", "WARNING"), stream=sys.stderr)
-    create_server().start_io()
+    server = create_server()
+    server.start_io()
+    sys.exit(server.exit_code)

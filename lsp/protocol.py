@@ -1,0 +1,179 @@
+"""The JSON-RPC side of the server: every request gets an answer, the lifecycle is the spec's.
+
+pygls handles the wire; this subclass of its protocol changes what it does
+with messages that do not fit, because an editor waits for the answer to
+every request it sends and shows nothing while it waits:
+
+* A request whose params do not match the method's type (``hover`` without
+  a ``position``, ``line: -1``, ``definition`` with ``null``, ``rename``
+  without ``newName``) is answered ``InvalidParams`` (-32602), naming what is
+  wrong. pygls logs the converter's traceback and drops such a message, so
+  the editor waits forever. A malformed notification has nobody to answer;
+  it is logged in one line.
+* After ``shutdown`` every request is answered ``InvalidRequest`` (-32600)
+  and notifications other than ``exit`` are ignored (the spec's rule).
+  ``exit`` ends the process with 0 after ``shutdown`` and 1 without it;
+  the code is kept on the server (:attr:`exit_code`) because pygls's own
+  ``sys.exit`` is swallowed by its IO loop.
+* ``shutdown`` sent right behind ``initialize`` (a client that does not wait)
+  lets ``initialize`` finish and answer first, instead of cancelling it, and
+  cancels other requests in flight without changing the table it walks
+  (pygls walks it while the cancellations remove their entries).
+* ``$/cancelRequest`` for a request already answered is routine (clients
+  cancel on every keystroke); it is logged at debug, not as a warning in
+  the editor's output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import cattrs
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInternalError
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import JsonRPCResponseMessage, RPCRequest
+from pygls.protocol.language_server import lsp_method
+
+from memls.store.text import one_line
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class MalformedMessage:
+    """A message whose params did not convert: answered with ``InvalidParams`` when it is a request."""
+
+    method: str
+    id: int | str | None
+    reason: str
+    jsonrpc: str = "2.0"
+
+
+def _camel(name: str) -> str:
+    return re.sub(r"_([a-z])", lambda m: m.group(1).upper(), name)
+
+
+def describe(exc: BaseException) -> str:
+    """What the converter found wrong, in the protocol's names (``$.params.newName``)."""
+    try:
+        messages = cattrs.transform_error(exc) if isinstance(exc, cattrs.BaseValidationError) else [str(exc)]
+    except Exception:  # noqa: BLE001 - a description must not fail
+        messages = [type(exc).__name__]
+    return one_line("; ".join(_camel(m) for m in messages)) or "malformed params"
+
+
+class MemlsProtocol(LanguageServerProtocol):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._shutdown_requested = False
+        self._initialize_id: int | str | None = None
+        self._shutdown_id: int | str | None = None
+
+    # -- reading ---------------------------------------------------------------------
+
+    def structure_message(self, data: dict[str, Any]):
+        if "jsonrpc" not in data or "error" in data:  # inner objects, error responses: as pygls does
+            return super().structure_message(data)
+        method = data.get("method")
+        if not isinstance(method, str):
+            return self._structure_response(data)
+        message_type = self.get_message_type(method)
+        if message_type is None:  # unknown methods: pygls answers MethodNotFound
+            return super().structure_message(data)
+        try:
+            return self._converter.structure(data, message_type)
+        except Exception as exc:  # noqa: BLE001 - answered in handle_message
+            return MalformedMessage(method, data.get("id"), describe(exc))
+
+    def _structure_response(self, data: dict[str, Any]):
+        """A response to one of our requests; one that does not convert fails its waiter."""
+        msg_id = data.get("id")
+        response_type = self._result_types.pop(msg_id, None) or JsonRPCResponseMessage  # type: ignore[arg-type]
+        try:
+            return self._converter.structure(data, response_type)
+        except Exception as exc:  # noqa: BLE001 - whoever waits gets the error
+            reason = describe(exc)
+            future = self._request_futures.pop(msg_id, None)  # type: ignore[arg-type]
+            if future is not None and not future.done():
+                future.set_exception(JsonRpcInternalError(f"malformed response: {reason}"))
+            log.warning("the client's response %r is malformed: %s", msg_id, reason)
+            return None
+
+    def handle_message(self, message: Any) -> None:
+        if message is None:
+            return
+        if isinstance(message, MalformedMessage):
+            self._answer_malformed(message)
+            return
+        method = getattr(message, "method", None)
+        if self._shutdown_requested and method is not None and method != types.EXIT:
+            if isinstance(message, RPCRequest):
+                self._send_response(message.id, error=types.ResponseError(
+                    code=types.ErrorCodes.InvalidRequest,
+                    message=f"{method}: the server is shutting down"))
+            else:
+                log.debug("ignoring %s after shutdown", method)
+            return
+        if isinstance(message, RPCRequest):
+            if method == types.SHUTDOWN:
+                self._shutdown_requested = True
+                self._shutdown_id = message.id
+            elif method == types.INITIALIZE:
+                self._initialize_id = message.id
+        super().handle_message(message)
+
+    def _answer_malformed(self, message: MalformedMessage) -> None:
+        if message.id is None:
+            log.warning("ignoring %s with malformed params: %s", message.method, message.reason)
+            return
+        if self._shutdown_requested and message.method != types.EXIT:
+            code, text = types.ErrorCodes.InvalidRequest, "the server is shutting down"
+        else:
+            code, text = types.ErrorCodes.InvalidParams, f"invalid params: {message.reason}"
+        log.info("answering %s %r: %s", message.method, message.id, text)
+        self._send_response(message.id, error=types.ResponseError(code=code, message=f"{message.method}: {text}"))
+
+    def _handle_cancel_notification(self, msg_id):
+        if msg_id not in self._request_futures:
+            log.debug("cancel for request %r, which is no longer running", msg_id)
+            return
+        super()._handle_cancel_notification(msg_id)
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args):
+        pending = self._request_futures.get(self._initialize_id) if self._initialize_id is not None else None
+        if pending is not None and not pending.done():
+            yield _settled, (pending,), None
+        if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        current = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current and not future.done():
+                future.cancel()
+        self._shutdown = True
+        return None
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args):
+        # ``exit`` right behind ``shutdown``: the shutdown (and the initialize
+        # it waits for) answers before the output closes.
+        pending = self._request_futures.get(self._shutdown_id) if self._shutdown_id is not None else None
+        if pending is not None and not pending.done():
+            yield _settled, (pending,), None
+        self._server.exit_code = 0 if self._shutdown_requested else 1  # type: ignore[attr-defined]
+        yield from super().lsp_exit(*args)
+
+
+async def _settled(future) -> None:
+    """Wait for a request to finish, however it ends."""
+    try:
+        await asyncio.wrap_future(future)
+    except BaseException:  # noqa: BLE001 - its own handler answers it
+        pass
