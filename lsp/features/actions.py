@@ -11,6 +11,10 @@ span travels in the diagnostic's ``data``; by code and range for a client
 that drops ``data``), and every problem of the document whose range overlaps
 the requested range.
 
+A fix several problems share (every index problem offers the same
+"Regenerate MEMORY.md") is one action, listing each diagnostic it resolves:
+a menu never shows the same title twice.
+
 Capabilities decide two things:
 
 * A fix that creates or renames a file is offered only to a client that
@@ -130,16 +134,27 @@ class ActionBuilder:
         chosen: list[tuple[Problem, types.Diagnostic]] = []
         for problem in problems:
             rng = positions.range(problem.span)
-            sent = next((d for d in params.context.diagnostics if _matches(d, problem, rng)), None)
+            matching = [d for d in params.context.diagnostics if _matches(d, problem, rng)]
+            # Problems may share a code and a span (the index lines several
+            # missing entries belong after): the message tells them apart.
+            sent = next((d for d in matching if d.message == problem.message), matching[0] if matching else None)
             if sent is None and not _overlaps(rng, params.range):
                 continue
             chosen.append((problem, sent or self.ls.diagnostics.to_lsp([problem], self.path)[0]))
-        out = []
+        # One action per distinct fix: several problems may share one (every
+        # index problem offers the same "Regenerate MEMORY.md"); the action then
+        # lists each diagnostic it resolves.
+        offered: dict[Fix, types.CodeAction] = {}
         for problem, diag in chosen:
             for index, fix in enumerate(fixes_for(ctx, problem)):
                 if not can_apply(self.state, fix):
                     continue
-                action = types.CodeAction(
+                if fix in offered:
+                    same = offered[fix]
+                    if diag not in (same.diagnostics or []):
+                        same.diagnostics = [*(same.diagnostics or []), diag]
+                    continue
+                action = offered[fix] = types.CodeAction(
                     title=fix.title, kind=types.CodeActionKind.QuickFix,
                     diagnostics=[diag], is_preferred=fix.safe or None,
                 )
@@ -148,8 +163,7 @@ class ActionBuilder:
                                    "problem": _problem_id(problem), "index": index, "title": fix.title}
                 else:
                     action.edit = edit_of(self.state, fix.operations)
-                out.append(action)
-        return out
+        return list(offered.values())
 
     def _fix_all(self, problems: list[Problem], uri: str) -> types.CodeAction | None:
         fixes = self._fix_all_fixes(problems)
@@ -176,15 +190,17 @@ class ActionBuilder:
             action.edit = edit_of(self.state, [op for fix in fixes for op in fix.operations])
             return action
         wanted = data.get("problem") or {}
-        problem = next((p for p in problems if _problem_id(p) == wanted), None)
         fix = None
-        if problem is not None:
+        # Several problems may share an id (code and span); the title picks the fix.
+        for problem in (p for p in problems if _problem_id(p) == wanted):
             candidates = fixes_for(self.state.context(), problem)
             index = data.get("index")
             if isinstance(index, int) and 0 <= index < len(candidates) and candidates[index].title == data.get("title"):
                 fix = candidates[index]
             else:
                 fix = next((f for f in candidates if f.title == data.get("title")), None)
+            if fix is not None:
+                break
         if fix is None or not can_apply(self.state, fix):
             raise RequestFailed("memls: the problem this fix was for has changed; ask for fixes again")
         action.edit = edit_of(self.state, fix.operations)

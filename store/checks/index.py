@@ -225,12 +225,13 @@ def _check_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
     # exactly the living entries); skipping the line walk keeps the common
     # case fast on a large root.
     if not expected.managed and text != expected.text:
-        yield from _check_lines(ctx, doc, expected, budget, data)
+        yield from _check_lines(ctx, doc, expected, budget, data, generated=generated)
     yield from _check_claude_code_limit(ctx, doc)
 
 
 def _check_lines(
-    ctx: CheckContext, doc: Document, expected: _Expected, budget: int | None, data: dict
+    ctx: CheckContext, doc: Document, expected: _Expected, budget: int | None, data: dict, *,
+    generated: bool,
 ) -> Iterator[Problem | None]:
     """Per-line problems of a legacy index (curated or machine-made)."""
     state = doc.root
@@ -265,7 +266,7 @@ def _check_lines(
     shown = None
     if budget is not None and expected.text is not None:
         shown = {link.target for link in parse_index_lines(expected.text)}
-    header = _line_span(doc.text, 0)
+    place = _MissingLinePlace(doc.text, expected.text, generated=generated)
     for entry in expected.entries:
         if not entry.is_living or entry.filename in listed:
             continue
@@ -277,11 +278,49 @@ def _check_lines(
             related.append(Related(Location(entry_doc.path, _name_span(entry_doc)),
                                    f"the living entry '{entry.name}'"))
         yield ctx.problem(
-            "index-missing-entry", doc, header,
+            "index-missing-entry", doc, place.span(entry.filename),
             f"living entry '{entry.name}' ({entry.filename}) has no line in {INDEX_FILENAME}; add it",
             related=related,
             data={**data, "entry": entry.name, "filename": entry.filename},
         )
+
+
+class _MissingLinePlace:
+    """Where a missing entry's line would go: its problem is shown on that line.
+
+    On the line the safe fix writes after, so the diagnostics of several
+    missing entries sit where each belongs rather than stacked on the header,
+    and the quick fix is offered where the cursor is when one reads them:
+
+    - a machine-made index: the line the regeneration puts it after (the
+      nearest line above it in the rendering that the index also has -- a
+      neighbour entry's line, its ``## Type`` heading, or the header);
+    - a curated index: its last non-blank line ("Add the line" appends there).
+    """
+
+    def __init__(self, text: str, rendering: str | None, *, generated: bool):
+        self.text = text
+        self.lines = text.split("\n")
+        self.rendered = rendering.split("\n") if generated and rendering is not None else None
+        self.rendered_at = (
+            {link.target: link.line for link in parse_index_lines(rendering)}
+            if self.rendered is not None and rendering is not None else {}
+        )
+        self.line_of: dict[str, int] = {}
+        if self.rendered is not None:
+            for number, line in enumerate(self.lines):
+                self.line_of.setdefault(line.rstrip("\r"), number)
+
+    def span(self, filename: str) -> Span:
+        at = self.rendered_at.get(filename)
+        if self.rendered is not None and at is not None:
+            for line in reversed(self.rendered[:at]):
+                number = self.line_of.get(line)
+                if line and number is not None:
+                    return _line_span(self.text, number)
+            return _line_span(self.text, 0)
+        last = next((n for n in range(len(self.lines) - 1, -1, -1) if self.lines[n].strip()), 0)
+        return _line_span(self.text, last)
 
 
 def _check_claude_code_limit(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:

@@ -293,17 +293,36 @@ def test_living_lines_are_not_reported(check_root):
 # -- index-missing-entry ----------------------------------------------------------------------
 
 
-def test_missing_entry_reported_on_the_header_with_related_name(check_root):
-    text = f"{HEADER}\n\nHand-written intro.\n"
+def test_missing_entry_in_a_curated_index_sits_on_its_last_line_with_related_name(check_root):
+    text = f"{HEADER}\n\nHand-written intro.\n\n"
     beta = living("beta", "B")
     checked = check_root({"beta.md": beta, "MEMORY.md": text})
     [problem] = checked.problems("index-missing-entry")
     assert problem.severity == "warning"
-    assert problem.span == Span(0, 0, 0, len(HEADER))
+    # "Add the line" appends after the last written line: the problem is shown there.
+    assert problem.span == Span(2, 0, 2, len("Hand-written intro."))
     assert "living entry 'beta' (beta.md) has no line in MEMORY.md" in problem.message
     [related] = problem.related
     assert related.location.path.name == "beta.md"
     assert related.location.span == Span(1, 6, 1, 10)
+
+
+def test_missing_entries_of_a_generated_index_sit_on_the_line_each_belongs_after(check_root):
+    files = {
+        "a.md": living("a"), "b.md": living("b"), "c.md": living("c"),
+        "u.md": living("u", type_="user"), "v.md": living("v", type_="user"),
+    }
+    full = rendered(*files.items())
+    lines = full.split("\n")
+    # Drop b (between a and c) and u (first under its heading).
+    text = "\n".join(line for line in lines if "(b.md)" not in line and "(u.md)" not in line)
+    checked = check_root({**files, "MEMORY.md": text})
+    spans = {p.data["filename"]: p.span for p in checked.problems("index-missing-entry")}
+    at = text.split("\n")
+    a_line = next(i for i, line in enumerate(at) if "(a.md)" in line)
+    user_heading = at.index("## User")
+    assert spans == {"b.md": Span(a_line, 0, a_line, len(at[a_line])),
+                     "u.md": Span(user_heading, 0, user_heading, len("## User"))}
 
 
 def test_missing_entry_one_problem_per_entry_and_not_for_shadowed_duplicates(check_root):
