@@ -34,6 +34,15 @@ class Buffer:
 
 
 @dataclass
+class HeldIndexLine:
+    """An entry whose ``MEMORY.md`` line an automatic save left alone (features/save.py)."""
+
+    reason: str
+    # The entry's text the index last followed (None: it never had one on disk).
+    synced_text: str | None
+
+
+@dataclass
 class ServerState:
     folders: list[Path] = field(default_factory=list)
     settings: Settings = field(default_factory=Settings)
@@ -47,6 +56,7 @@ class ServerState:
     scan_roots: set[Path] = field(default_factory=set)
     scanned_files: int = 0
     home: Path | None = None
+    held_index_lines: dict[Path, HeldIndexLine] = field(default_factory=dict)
 
     # -- settings and roots ---------------------------------------------------
 
@@ -81,7 +91,8 @@ class ServerState:
     # -- documents --------------------------------------------------------------
 
     def context(self) -> CheckContext:
-        return CheckContext(self.workspace, self.settings)
+        held = {path: h.reason for path, h in self.held_index_lines.items()}
+        return CheckContext(self.workspace, self.settings, held_index_lines=held)
 
     def open(self, path: Path, text: str, version: int | None) -> set[Path]:
         state = self.root_for(path)

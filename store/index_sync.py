@@ -13,10 +13,11 @@ The rule (setting ``index.onSave``):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
+from .diagnostics import Problem
 from .entry import MemoryEntry
 from .files import FileWrite, commit, root_lock
 from .index import (
@@ -65,6 +66,24 @@ def index_after_save(
         filename = saved.filename if saved is not None else removed_filename
         text = remove_index_line(current, filename) if filename else current
     return None if text == current else text
+
+
+def autosave_keeps_index_line(saved: MemoryEntry | None, problems: Iterable[Problem]) -> str | None:
+    """Why an automatic save must leave the entry's ``MEMORY.md`` line as it was, or None.
+
+    Editors save on their own after a pause in typing (VS Code's default
+    ``afterDelay``: one second) or when focus moves. Such a save often
+    catches a key half-typed (``descdescription:``), and the index line it
+    would write -- an empty description, or no line at all -- is what every
+    agent reads next. A save the user asks for publishes whatever the entry
+    says; an automatic one publishes only an entry that is whole: it loads,
+    has no error, and still has a description.
+    """
+    if saved is None or any(p.severity == "error" for p in problems):
+        return "has errors"
+    if not saved.description.strip():
+        return "has no description"
+    return None
 
 
 def commit_index(root: Path, compute: Callable[[str | None], str | None]) -> str | None:

@@ -6,6 +6,12 @@ entries as they are on disk and delivers the result. Written through the
 engine's locked commit, only when the bytes change. When ``MEMORY.md`` is
 open in the editor, the new text goes to the buffer as a workspace edit, so
 the server never writes behind an open document.
+
+An automatic save (``willSave`` reason ``AfterDelay`` or ``FocusOut``: the
+editor saved on a pause, not the user) of an entry that is not whole leaves
+its index line as it was, as the engine decides
+(:func:`memls.store.index_sync.autosave_keeps_index_line`); the entry then
+shows ``index-line-kept`` until a manual save or a whole autosave.
 """
 
 from __future__ import annotations
@@ -17,11 +23,13 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from memls.store.checks import check_paths
 from memls.store.index import IndexPolicy
-from memls.store.index_sync import commit_index, index_after_save
+from memls.store.index_sync import autosave_keeps_index_line, commit_index, index_after_save
 from memls.store.parse import parse_document
 from memls.store.text import one_line
 
+from ..state import HeldIndexLine
 from ..text_edits import buffer_edit
 
 if TYPE_CHECKING:
@@ -77,9 +85,20 @@ def update_index_on_save(state: ServerState, path: Path, previous_text: str | No
 
 
 def _saved_entries(state: ServerState, root) -> list:
-    """The root's entries as saved on disk: open buffers count with their saved text."""
+    """The root's entries as saved on disk: open buffers count with their saved text.
+
+    An entry whose line an autosave kept counts as the text the index last
+    followed, so another entry's save does not publish it either.
+    """
     out = []
     for doc in root.entry_documents():
+        held = state.held_index_lines.get(doc.path)
+        if held is not None:
+            if held.synced_text is not None:
+                kept = parse_document(held.synced_text, path=doc.path, scope=root.scope).entry
+                if kept is not None:
+                    out.append(kept)
+            continue
         buffer = state.buffers.get(doc.path)
         if buffer is not None and buffer.saved_text is not None and buffer.saved_text != buffer.text:
             saved = parse_document(buffer.saved_text, path=doc.path, scope=root.scope).entry
@@ -90,29 +109,57 @@ def _saved_entries(state: ServerState, root) -> list:
     return out
 
 
+AUTOMATIC_SAVES = (types.TextDocumentSaveReason.AfterDelay, types.TextDocumentSaveReason.FocusOut)
+
+
+def save_entry(state: ServerState, path: Path, text: str | None, automatic: bool):
+    """A save of ``path`` (engine thread): the model, then the index unless an autosave holds it.
+
+    Returns the affected paths, the index update (if any) and a one-line
+    error when the index could not be written.
+    """
+    buffer = state.buffers.get(path)
+    held = state.held_index_lines.pop(path, None)
+    # The text the index follows: the last save's, or the one an autosave kept.
+    previous = held.synced_text if held is not None else (buffer.saved_text if buffer is not None else None)
+    affected: set[Path] = {path} if held is not None else set()
+    if text is not None and buffer is not None and text != buffer.text:
+        affected |= state.change(path, text, buffer.version)
+    state.saved(path, text)
+    doc = state.document(path)
+    if automatic and doc is not None and doc.kind == "entry" and state.settings.index_on_save != "off":
+        problems = check_paths(state.context(), [path]).get(path, [])
+        reason = autosave_keeps_index_line(doc.entry, problems)
+        if reason is not None:
+            state.held_index_lines[path] = HeldIndexLine(reason, previous)
+            return affected | {path}, None, None
+    try:
+        update = update_index_on_save(state, path, previous)
+    except (OSError, ValueError) as exc:
+        return affected, None, one_line(str(exc))
+    if update is not None:
+        affected |= {update.index_path}
+    return affected, update, None
+
+
 def register(server: MemlsServer) -> None:
+    # The reason of the save each document is about to have (``willSave``
+    # comes right before its ``didSave``); a client that does not send it saves manually.
+    reasons: dict[Path, types.TextDocumentSaveReason] = {}
+
+    @server.feature(types.TEXT_DOCUMENT_WILL_SAVE)
+    def will_save(ls: MemlsServer, params: types.WillSaveTextDocumentParams) -> None:
+        path = ls.memory_path(params.text_document.uri)
+        if path is not None:
+            reasons[path] = params.reason
+
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=True))
     async def did_save(ls: MemlsServer, params: types.DidSaveTextDocumentParams) -> None:
         path = ls.memory_path(params.text_document.uri)
         if path is None:
             return
-
-        def on_save():
-            buffer = ls.state.buffers.get(path)
-            previous = buffer.saved_text if buffer is not None else None
-            affected = set()
-            if params.text is not None and buffer is not None and params.text != buffer.text:
-                affected = ls.state.change(path, params.text, buffer.version)
-            ls.state.saved(path, params.text)
-            try:
-                update = update_index_on_save(ls.state, path, previous)
-            except (OSError, ValueError) as exc:
-                return affected, None, one_line(str(exc))
-            if update is not None:
-                affected |= {update.index_path}
-            return affected, update, None
-
-        affected, update, error = await ls.engine.run(on_save)
+        automatic = reasons.pop(path, None) in AUTOMATIC_SAVES
+        affected, update, error = await ls.engine.run(save_entry, ls.state, path, params.text, automatic)
         if error is not None:
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"memls: MEMORY.md not updated: {error}"))

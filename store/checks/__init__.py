@@ -8,7 +8,7 @@ while checking, so a keystroke never pays for "did you mean" searches.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -20,9 +20,9 @@ from ..diagnostics import Fix, Problem, Related
 from ..model import Document, Workspace
 from ..settings import Settings
 from ..spans import Span
-from . import frontmatter, index, layering, names, supersession
+from . import autosave, frontmatter, index, layering, names, supersession
 
-FAMILIES = (frontmatter, names, supersession, index, layering)
+FAMILIES = (frontmatter, names, supersession, index, layering, autosave)
 
 
 @dataclass
@@ -34,6 +34,8 @@ class CheckContext:
     today: date = field(default_factory=date.today)
     # How many documents were checked since this context was made (tests pin incrementality).
     checked: int = 0
+    # Entries whose MEMORY.md line an editor's autosave kept, and why (see checks.autosave).
+    held_index_lines: Mapping[Path, str] = field(default_factory=dict)
 
     def problem(
         self,

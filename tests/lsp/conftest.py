@@ -131,7 +131,10 @@ class Session:
 
 @pytest.fixture
 def start(client: LanguageClient, tmp_path: Path):
-    """``await start({"a.md": text, ...})`` writes the root and initializes the session."""
+    """``await start({"a.md": text, ...})`` writes the root and initializes the session.
+
+    The server's ``InitializeResult`` is kept as ``session.initialize_result``.
+    """
 
     async def _start(files: Mapping[str, str], *, settings: dict | None = None,
                      index: str | None = None) -> Session:
@@ -143,14 +146,16 @@ def start(client: LanguageClient, tmp_path: Path):
         if index is not None:
             (root / "MEMORY.md").write_text(index, encoding="utf-8")
         profile = client.memls_profile  # type: ignore[attr-defined]
-        await client.initialize_session(types.InitializeParams(
+        result = await client.initialize_session(types.InitializeParams(
             capabilities=client_capabilities(profile),
             workspace_folders=[types.WorkspaceFolder(uri=path_to_uri(folder), name="workspace")],
             root_uri=path_to_uri(folder),
             initialization_options=initialization_options(profile, settings),
             process_id=os.getpid(),
         ))
-        return Session(client, folder)
+        session = Session(client, folder)
+        session.initialize_result = result  # type: ignore[attr-defined]
+        return session
 
     return _start
 

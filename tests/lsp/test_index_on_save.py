@@ -115,3 +115,65 @@ async def test_open_index_gets_a_workspace_edit_instead_of_a_disk_write(start):
     assert "Hand-written notes" in updated and "first, now revised" in updated
     # Only the changed pointer line is touched: the cursor and folds above it stay put.
     assert text_edit.range.start.line == CURATED.count("\n") - 1 and "Hand-written" not in text_edit.new_text
+
+
+# -- autosave (textDocument/willSave reasons) -------------------------------------------
+
+HALF_TYPED = entry("a", "first").replace("description:", "descdescription:")
+
+
+def autosave(session: Session, name: str, text: str,
+             reason: types.TextDocumentSaveReason = types.TextDocumentSaveReason.AfterDelay) -> None:
+    """What VS Code does after a pause in typing: willSave with the reason, then the save."""
+    session.client.text_document_will_save(types.WillSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=session.uri(name)), reason=reason))
+    save(session, name, text)
+
+
+async def test_server_asks_for_will_save(start):
+    session = await start({"a.md": entry("a", "first")})
+    sync = session.initialize_result.capabilities.text_document_sync  # type: ignore[attr-defined]
+    assert sync.will_save is True
+
+
+async def test_autosave_of_a_half_typed_entry_keeps_its_index_line_and_says_so(start):
+    session = await start({"a.md": entry("a", "first"), "b.md": entry("b", "second")}, index=CURATED)
+    session.open("a.md")
+    session.change("a.md", HALF_TYPED, 2)
+    autosave(session, "a.md", HALF_TYPED)
+    diags = await session.diagnostics("a.md", lambda d: "index-line-kept" in session.codes(d))
+    [kept] = [d for d in diags if d.code == "index-line-kept"]
+    assert "has no description" in kept.message and kept.range.start.line == 1
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == CURATED
+    # Finished and autosaved again: the line follows, the note goes.
+    session.change("a.md", entry("a", "first, now revised"), 3)
+    autosave(session, "a.md", entry("a", "first, now revised"), types.TextDocumentSaveReason.FocusOut)
+    await session.diagnostics("a.md", lambda d: "index-line-kept" not in session.codes(d))
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "- [a](a.md) \u2014 first, now revised\n" in index and "Hand-written notes" in index
+
+
+async def test_manual_save_of_a_half_typed_entry_updates_the_index_as_asked(start):
+    session = await start({"a.md": entry("a", "first")}, index=CURATED)
+    session.open("a.md")
+    session.change("a.md", HALF_TYPED, 2)
+    autosave(session, "a.md", HALF_TYPED, types.TextDocumentSaveReason.Manual)
+    await barrier(session)
+    assert "\u2014 first\n" not in (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "index-line-kept" not in session.codes(await session.diagnostics("a.md", lambda d: True))
+
+
+async def test_another_entrys_save_does_not_publish_a_held_entry(start, tmp_path):
+    files = {"a.md": entry("a", "first"), "b.md": entry("b", "second")}
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    for name, text in files.items():
+        (scratch / name).write_text(text, encoding="utf-8")
+    session = await start(files, index=rendered(scratch))
+    session.open("a.md")
+    session.change("a.md", HALF_TYPED, 2)
+    autosave(session, "a.md", HALF_TYPED)
+    await session.diagnostics("a.md", lambda d: "index-line-kept" in session.codes(d))
+    await edit_and_save(session, "b.md", entry("b", "second, now revised"))
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "- [a](a.md) \u2014 first\n" in index and "second, now revised" in index

@@ -1,0 +1,43 @@
+"""index-line-kept: the editor's autosave of an unfinished entry leaves its index line alone."""
+
+from __future__ import annotations
+
+from memls.store.checks import CheckContext, check_document, check_paths
+from memls.store.index_sync import autosave_keeps_index_line
+from memls.store.parse import parse_document
+
+from .conftest import entry_text
+
+
+def _decide(text: str) -> str | None:
+    parsed = parse_document(text)
+    return autosave_keeps_index_line(parsed.entry, [])
+
+
+def test_autosave_of_a_whole_entry_updates_the_index():
+    assert _decide(entry_text("a", "says when to read it")) is None
+
+
+def test_autosave_with_a_half_typed_description_key_keeps_the_line():
+    half_typed = entry_text("a", "d").replace("description:", "descdescription:")
+    assert _decide(half_typed) == "has no description"
+
+
+def test_autosave_of_an_entry_with_an_error_keeps_the_line(check_root):
+    checked = check_root({"a.md": entry_text("a", extra="status: done\n")})
+    doc = checked.workspace.roots[0].documents[checked.workspace.roots[0].path / "a.md"]
+    problems = check_document(checked.ctx, doc)
+    assert autosave_keeps_index_line(doc.entry, problems) == "has errors"
+
+
+def test_index_line_kept_is_reported_on_the_name_only_for_held_entries(check_root):
+    checked = check_root({"a.md": entry_text("a"), "b.md": entry_text("b")})
+    root = checked.workspace.roots[0].path
+    assert checked.problems("index-line-kept") == []  # `memls check` never has it
+    ctx = CheckContext(checked.workspace, held_index_lines={root / "a.md": "has no description"})
+    results = check_paths(ctx, [root / "a.md", root / "b.md"])
+    [problem] = [p for p in results[root / "a.md"] if p.code == "index-line-kept"]
+    assert problem.severity == "information"
+    assert "has no description" in problem.message and "MEMORY.md" in problem.message
+    assert (problem.span.start_line, problem.span.start_col) == (1, 6)  # the `name` value
+    assert not [p for p in results[root / "b.md"] if p.code == "index-line-kept"]
