@@ -57,6 +57,8 @@ class ServerState:
     scanned_files: int = 0
     home: Path | None = None
     held_index_lines: dict[Path, HeldIndexLine] = field(default_factory=dict)
+    # Notices shown to the user once per session (a key per notice).
+    told: set[str] = field(default_factory=set)
 
     # -- settings and roots ---------------------------------------------------
 
@@ -121,6 +123,26 @@ class ServerState:
             if text is not None:
                 buffer.text = text
             buffer.saved_text = buffer.text
+
+    def has_unsaved_changes(self, path: Path, disk: str | None) -> bool:
+        """Whether ``path`` is open with a text that differs from ``disk`` (its file's text, None: absent)."""
+        buffer = self.buffers.get(path)
+        return buffer is not None and buffer.text != (disk if disk is not None else "")
+
+    def wrote_open_file(self, path: Path, text: str) -> set[Path]:
+        """The server wrote a file whose open buffer equalled the disk.
+
+        The editor reloads an unmodified buffer whose file changed (and then
+        sends the change), so the server takes the new text now instead of
+        editing the buffer: an edit would leave the buffer modified though it
+        equals the disk (in Neovim, ``:qa`` then stops on it).
+        """
+        buffer = self.buffers.get(path)
+        if buffer is None:
+            return self.workspace.update_from_disk(path)
+        affected = self.change(path, text, buffer.version)
+        self.saved(path, text)
+        return affected
 
     def disk_changed(self, path: Path) -> set[Path]:
         """A file changed on disk (watcher, another process): ignored while open."""

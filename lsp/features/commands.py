@@ -7,11 +7,11 @@ What this module adds is the editor's side of a write:
 * **Open buffers win.** A command that would rewrite a file open in the
   editor with unsaved changes is refused ("save it first"): writing behind
   an edited buffer would make the user choose between two versions. An
-  open file without unsaved changes is written on disk and the buffer is
-  brought to the new text with ``workspace/applyEdit``, so the editor shows
-  what the disk holds without a reload. ``memls.regenerateIndex`` on an open
-  ``MEMORY.md`` edits the buffer only (as saving a memory does), because the
-  user asked for exactly that text and can undo it.
+  open file without unsaved changes is written on disk like any other and
+  the editor reloads it; no edit is sent, since an edit would leave the
+  buffer modified though it equals the disk. ``memls.regenerateIndex`` on
+  an open ``MEMORY.md`` with unsaved changes edits the buffer (as saving a
+  memory does), because the user asked for exactly that text and can undo it.
 * **Errors are answers.** Bad arguments and refused writes come back as a
   JSON-RPC error with one line of text; the server keeps running.
 
@@ -53,7 +53,6 @@ from memls.store.store import MemoryStore
 from .. import __version__
 from ..convert import path_to_uri, uri_to_path
 from ..errors import RequestFailed, reason
-from ..text_edits import buffer_edit
 from .save import IndexUpdate, edit_open_index
 
 if TYPE_CHECKING:
@@ -121,14 +120,6 @@ def root_for_target(state: ServerState, target: str | None) -> RootState:
 # -- writing through the store, keeping buffers right -----------------------------------
 
 
-@dataclasses.dataclass(frozen=True)
-class BufferSync:
-    """An open buffer to bring to the text a command wrote on disk."""
-
-    edit: types.WorkspaceEdit
-    label: str
-
-
 def _refuse_dirty(state: ServerState, paths: list[Path]) -> None:
     dirty = [p.name for p in paths
              if (b := state.buffers.get(p)) is not None and b.text != b.saved_text]
@@ -137,41 +128,25 @@ def _refuse_dirty(state: ServerState, paths: list[Path]) -> None:
 
 
 def write_through_store(
-    state: ServerState, touched: list[Path], write: Callable[[], Any], label: str
-) -> tuple[Any, set[Path], list[BufferSync]]:
+    state: ServerState, touched: list[Path], write: Callable[[], Any]
+) -> tuple[Any, set[Path]]:
     """Run a store write, then update the model from disk (engine thread).
 
     ``touched`` are the files the write may change. Open ones must have no
-    unsaved changes; those the write changed are returned as buffer
-    edits (and the server's buffer takes the new text at once). A client
-    without ``workspace/applyEdit`` reloads the file itself; its buffer, and
-    so the model, keep the old text until it sends the change.
+    unsaved changes; the editor reloads those the write changed, and the
+    server takes their new text at once.
     """
     _refuse_dirty(state, touched)
     result = write()
     affected: set[Path] = set()
-    syncs: list[BufferSync] = []
     for path in dict.fromkeys(touched):
-        buffer = state.buffers.get(path)
-        if buffer is None:
+        if path not in state.buffers:
             affected |= state.workspace.update_from_disk(path)
             continue
         text = disk_text(path)
-        if text is None or text == buffer.text:
-            continue
-        if state.client.apply_edit:
-            edit = buffer_edit(state, path, text)
-            if edit is not None:
-                syncs.append(BufferSync(edit, label))
-            affected |= state.change(path, text, buffer.version)
-            state.saved(path, text)
-    return result, affected, syncs
-
-
-async def _apply(ls: MemlsServer, syncs: list[BufferSync]) -> None:
-    for sync in syncs:
-        await ls.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(edit=sync.edit, label=sync.label))
+        if text is not None and text != state.text(path):
+            affected |= state.wrote_open_file(path, text)
+    return result, affected
 
 
 # -- the commands (each runs its store work on the engine thread) -----------------------
@@ -181,17 +156,18 @@ def _regenerate_index(state: ServerState, target: str | None) -> tuple[dict, Ind
     root = root_for_target(state, target)
     store = MemoryStore([root.root])
     index_path = root.index_path
-    buffer = state.buffers.get(index_path)
     result = {"uri": path_to_uri(index_path), "path": str(index_path)}
-    if buffer is not None:
+    before = disk_text(index_path)
+    if state.has_unsaved_changes(index_path, before):
         text = store.render_root_index(root.scope)
-        changed = text != buffer.text
+        changed = text != state.text(index_path)
         return {**result, "changed": changed, "buffer": True}, (
             IndexUpdate(index_path, text, written=False) if changed else None)
-    before = disk_text(index_path)
     store.write_index(root.scope)
-    state.workspace.update_from_disk(index_path)
-    return {**result, "changed": disk_text(index_path) != before, "buffer": False}, None
+    after = disk_text(index_path)
+    if after is not None and after != before:
+        state.wrote_open_file(index_path, after)
+    return {**result, "changed": after != before, "buffer": False}, None
 
 
 def _supersede(state: ServerState, old: str, new: str, target: str | None):
@@ -201,15 +177,13 @@ def _supersede(state: ServerState, old: str, new: str, target: str | None):
     # (memls.store.lookup), as the store finds them, not by the buffers' names.
     touched = [e.path for name in (old, new) if (e := store.get(name)) is not None and e.path]
     touched += [root.index_path, root.policy_path]
-    (old_entry, new_entry), affected, syncs = write_through_store(
-        state, touched, lambda: store.supersede(old, new, scope=root.scope),
-        f"memls: supersede {old} with {new}",
-    )
+    (old_entry, new_entry), affected = write_through_store(
+        state, touched, lambda: store.supersede(old, new, scope=root.scope))
     # The store may have found a file the model had under another name.
     for entry in (old_entry, new_entry):
         if entry.path is not None and entry.path not in touched and entry.path not in state.buffers:
             affected |= state.workspace.update_from_disk(entry.path)
-    return {"old": _entry_uri(old_entry), "new": _entry_uri(new_entry)}, affected, syncs
+    return {"old": _entry_uri(old_entry), "new": _entry_uri(new_entry)}, affected
 
 
 def _entry_uri(entry: MemoryEntry) -> str | None:
@@ -228,12 +202,9 @@ def _new_memory(state: ServerState, name: str, description: str, type_: str,
         raise RequestFailed(f"an entry named '{root.documents[taken[0]].name}' already exists: {taken[0].name}")
     touched = [path, root.index_path, root.policy_path]
     store = MemoryStore([root.root])
-    written, affected, syncs = write_through_store(
-        state, touched,
-        lambda: store.save(name, description, body, type=type_, scope=root.scope),
-        f"memls: new memory {slug}",
-    )
-    return {"name": slug, "uri": path_to_uri(written), "path": str(written)}, affected, syncs
+    written, affected = write_through_store(
+        state, touched, lambda: store.save(name, description, body, type=type_, scope=root.scope))
+    return {"name": slug, "uri": path_to_uri(written), "path": str(written)}, affected
 
 
 @dataclasses.dataclass
@@ -364,8 +335,7 @@ def register(server: MemlsServer) -> None:
         old = _string(args, 0, "old entry name")
         new = _string(args, 1, "new entry name")
         target = _string(args, 2, "document URI", required=False)
-        result, affected, syncs = await ls.engine.run(_supersede, ls.state, old, new, target)
-        await _apply(ls, syncs)
+        result, affected = await ls.engine.run(_supersede, ls.state, old, new, target)
         ls.after_change(affected)
         return result
 
@@ -376,9 +346,8 @@ def register(server: MemlsServer) -> None:
         type_ = _string(args, 2, "type")
         body = _string(args, 3, "body", required=False) or ""
         target = _string(args, 4, "document URI", required=False)
-        result, affected, syncs = await ls.engine.run(
+        result, affected = await ls.engine.run(
             _new_memory, ls.state, name, description, type_, body, target)
-        await _apply(ls, syncs)
         ls.after_change(affected)
         if ls.state.client.show_document:
             await ls.window_show_document_async(

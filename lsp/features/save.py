@@ -4,8 +4,10 @@ The decision (regenerate, upsert one line, or leave alone) is the engine's
 (:func:`memls.store.index_sync.index_after_save`); this module supplies the
 entries as they are on disk and delivers the result. Written through the
 engine's locked commit, only when the bytes change. When ``MEMORY.md`` is
-open in the editor, the new text goes to the buffer as a workspace edit, so
-the server never writes behind an open document.
+open in the editor and equals the disk, the file is written and the editor
+reloads it (an edit would leave the buffer modified though it equals the
+disk); only a buffer with unsaved changes gets the new lines as a workspace
+edit, so the server never writes behind a user's unsaved work.
 
 An automatic save (``willSave`` reason ``AfterDelay`` or ``FocusOut``: the
 editor saved on a pause, not the user) of an entry that is not whole leaves
@@ -43,7 +45,7 @@ log = logging.getLogger(__name__)
 class IndexUpdate:
     index_path: Path
     text: str
-    written: bool  # False: MEMORY.md is open; the caller edits the buffer
+    written: bool  # False: MEMORY.md is open with unsaved changes; the caller edits the buffer
 
 
 def update_index_on_save(state: ServerState, path: Path, previous_text: str | None) -> IndexUpdate | None:
@@ -73,14 +75,21 @@ def update_index_on_save(state: ServerState, path: Path, previous_text: str | No
         )
 
     index_path = root.index_path
-    buffer = state.buffers.get(index_path)
-    if buffer is not None:
-        new = compute(buffer.text)
+    unsaved = False
+
+    def compute_on_disk(current: str | None) -> str | None:
+        # Decided inside the root lock, against the bytes the write replaces.
+        nonlocal unsaved
+        unsaved = state.has_unsaved_changes(index_path, current)
+        return None if unsaved else compute(current)
+
+    written = commit_index(root.path, compute_on_disk)
+    if unsaved:  # the user's unsaved changes stay; the new lines join them as an edit
+        new = compute(state.text(index_path))
         return IndexUpdate(index_path, new, written=False) if new is not None else None
-    written = commit_index(root.path, compute)
     if written is None:
         return None
-    state.workspace.update_from_disk(index_path)
+    state.wrote_open_file(index_path, written)
     return IndexUpdate(index_path, written, written=True)
 
 
@@ -168,9 +177,23 @@ def register(server: MemlsServer) -> None:
         ls.after_change(affected)
 
 
+NO_APPLY_EDIT = "no-apply-edit"
+
+
 async def edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
-    """Bring the open ``MEMORY.md`` buffer to the new index (the changed lines only)."""
+    """Bring the open ``MEMORY.md`` buffer, which has unsaved changes, to the new index (the changed lines only).
+
+    A client that cannot take edits from the server is told once why the
+    index did not follow.
+    """
     if not ls.state.client.apply_edit:
+        if NO_APPLY_EDIT not in ls.state.told:
+            ls.state.told.add(NO_APPLY_EDIT)
+            ls.window_show_message(types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message=f"memls: {update.index_path.name} was not updated: it has unsaved changes, and this "
+                        "editor does not accept edits from the server (workspace/applyEdit); "
+                        "save or revert it, then save the memory again"))
         return
     edit = await ls.engine.run(buffer_edit, ls.state, update.index_path, update.text)
     if edit is not None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsprotocol import types
+from pytest_lsp import client_capabilities
 
 from memls.store.index import IndexPolicy, index_entries, render_index, render_policy_view
 from memls.store.reader import read_root
 
-from .conftest import Session, apply_text_edits, barrier, entry
+from .conftest import Session, apply_text_edits, barrier, entry, initialize_in, write_root
 
 CURATED = "# Memory\n\nHand-written notes: ask Sam before touching the deploy entries.\n\n" \
           "- [a](a.md) \u2014 first\n"
@@ -97,9 +98,26 @@ async def test_index_on_save_regenerate_rewrites_a_curated_index(start):
     assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == rendered(session.root)
 
 
-async def test_open_index_gets_a_workspace_edit_instead_of_a_disk_write(start):
+async def test_open_unmodified_index_is_written_on_disk_without_an_edit(start):
+    session = await start({"a.md": entry("a", "first")}, index=CURATED)
+    session.open("MEMORY.md")  # e.g. a hidden Neovim buffer after jumping from it
+    await edit_and_save(session, "a.md", entry("a", "first, now revised"))
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "first, now revised" in index and "Hand-written notes" in index
+    assert session.client.applied_edits == []  # the editor reloads an unmodified buffer
+    # The server's view is the written text: a second save upserts into it, not into the old one.
+    session.change("a.md", entry("a", "first, revised twice"), 3)
+    save(session, "a.md", entry("a", "first, revised twice"))
+    await barrier(session, "zz-probe-2.md")
+    assert "first, revised twice" in (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert session.client.applied_edits == []
+
+
+async def test_open_index_with_unsaved_changes_gets_a_workspace_edit_instead_of_a_disk_write(start):
     session = await start({"a.md": entry("a", "first")}, index=CURATED)
     session.open("MEMORY.md")
+    typed = CURATED.replace("Hand-written notes", "Hand-written notes (being edited)")
+    session.change("MEMORY.md", typed, 2)  # unsaved: the new line joins the user's text
     await edit_and_save(session, "a.md", entry("a", "first, now revised"))
     assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == CURATED
     [applied] = session.client.applied_edits
@@ -111,8 +129,8 @@ async def test_open_index_gets_a_workspace_edit_instead_of_a_disk_write(start):
     else:
         edits = edit.changes[session.uri("MEMORY.md")]
     [text_edit] = edits
-    updated = apply_text_edits(CURATED, edits)
-    assert "Hand-written notes" in updated and "first, now revised" in updated
+    updated = apply_text_edits(typed, edits)
+    assert "(being edited)" in updated and "first, now revised" in updated
     # Only the changed pointer line is touched: the cursor and folds above it stay put.
     assert text_edit.range.start.line == CURATED.count("\n") - 1 and "Hand-written" not in text_edit.new_text
 
@@ -177,3 +195,19 @@ async def test_another_entrys_save_does_not_publish_a_held_entry(start, tmp_path
     await edit_and_save(session, "b.md", entry("b", "second, now revised"))
     index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
     assert "- [a](a.md) \u2014 first\n" in index and "second, now revised" in index
+
+
+async def test_a_client_without_apply_edit_is_told_once_why_an_open_changed_index_did_not_follow(client, tmp_path):
+    caps = client_capabilities(client.memls_profile)  # type: ignore[attr-defined]
+    caps.workspace.apply_edit = False  # type: ignore[union-attr]
+    write_root(tmp_path, {"a.md": entry("a", "first"), "MEMORY.md": CURATED})
+    session = await initialize_in(client, tmp_path, caps)
+    session.open("MEMORY.md")
+    session.change("MEMORY.md", CURATED + "\nmore notes\n", 2)
+    await edit_and_save(session, "a.md", entry("a", "first, now revised"))
+    session.change("a.md", entry("a", "first, revised twice"), 3)
+    save(session, "a.md", entry("a", "first, revised twice"))
+    await barrier(session, "zz-probe-2.md")
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == CURATED
+    told = [m for m in client.messages if "MEMORY.md was not updated" in m.message]
+    assert len(told) == 1 and "unsaved changes" in told[0].message, client.messages
