@@ -53,6 +53,7 @@ from memls.store.store import MemoryStore
 from .. import __version__
 from ..convert import path_to_uri, uri_to_path
 from ..errors import RequestFailed, reason
+from ..notices import name_used
 from .save import IndexUpdate, edit_open_index
 
 if TYPE_CHECKING:
@@ -349,6 +350,8 @@ def register(server: MemlsServer) -> None:
         result, affected = await ls.engine.run(
             _new_memory, ls.state, name, description, type_, body, target)
         ls.after_change(affected)
+        if (notice := name_used(name, result["name"])) is not None:
+            ls.window_show_message(notice)
         if ls.state.client.show_document:
             await ls.window_show_document_async(
                 types.ShowDocumentParams(uri=result["uri"], take_focus=True))

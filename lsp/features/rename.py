@@ -32,10 +32,12 @@ from lsprotocol import types
 from memls.store.diagnostics import RenameFile
 from memls.store.links import definition, reference_at
 from memls.store.model import Document
+from memls.store.names import slugify
 from memls.store.rename_plan import plan_rename
 
 from ..document_request import document_request
 from ..errors import RequestFailed
+from ..notices import name_used
 from .actions import edit_of
 
 if TYPE_CHECKING:
@@ -96,6 +98,12 @@ def register(server: MemlsServer) -> None:
     def prepare_rename(ls: MemlsServer, path: Path, params: types.PrepareRenameParams):
         return prepare(ls.state, path, params.position)
 
-    @document_request(server, types.TEXT_DOCUMENT_RENAME)
-    def rename_request(ls: MemlsServer, path: Path, params: types.RenameParams):
-        return rename(ls.state, path, params.position, params.new_name)
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    async def rename_request(ls: MemlsServer, params: types.RenameParams):
+        path = ls.memory_path(params.text_document.uri)
+        if path is None:
+            return None
+        edit = await ls.engine.run(rename, ls.state, path, params.position, params.new_name)
+        if (notice := name_used(params.new_name, slugify(params.new_name))) is not None:
+            ls.window_show_message(notice)
+        return edit

@@ -131,6 +131,16 @@ async def test_new_memory_creates_the_entry_and_shows_it(start):
     assert [s.name for s in symbols] == ["deploy-steps"]  # the model knows it at once
 
 
+async def test_new_memory_with_a_path_for_a_name_stays_in_the_root_and_says_which_name(start):
+    session = await start({"a.md": entry("a")})
+    await wait_until_scanned(session.client)
+    result = await run_command(session.client, "memls.newMemory", "../../escape", "d", "project")
+    assert result["name"] == "escape" and result["uri"] == session.uri("escape.md")
+    assert not (session.folder.parent / "escape.md").exists()
+    [told] = [m for m in session.client.messages if "'../../escape'" in m.message]
+    assert "named 'escape'" in told.message
+
+
 @on_shared_server
 async def test_new_memory_refuses_a_reserved_name_and_writes_nothing(shared):
     before = sorted(p.name for p in shared.root.iterdir())

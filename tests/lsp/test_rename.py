@@ -105,3 +105,25 @@ async def test_rename_to_a_taken_name_is_refused(start):
     session = await started(start)
     with pytest.raises(JsonRpcException, match="old.md already has that name"):
         await rename(session, "new.md", pos(1, 7), "old")
+
+
+@pytest.mark.timeout(30)
+async def test_rename_to_a_name_with_a_slash_says_which_name_was_used(start):
+    # The file is already a-b.md, so the rename moves no file and works in every client.
+    session = await start({"a-b.md": entry("first-name")})
+    await scan_done(session)
+    session.open("a-b.md")
+    edit = await rename(session, "a-b.md", pos(1, 7), "a/b")
+    await apply_as_client(session, edit, {"a-b.md": 1})
+    assert "name: a-b\n" in (session.root / "a-b.md").read_text()
+    [told] = [m for m in session.client.messages if "'a/b'" in m.message]
+    assert "named 'a-b'" in told.message and told.type == types.MessageType.Info
+
+
+@pytest.mark.timeout(30)
+async def test_rename_to_the_typed_name_says_nothing(start):
+    session = await start({"a-b.md": entry("first-name")})
+    await scan_done(session)
+    session.open("a-b.md")
+    await rename(session, "a-b.md", pos(1, 7), "a-b")
+    assert not [m for m in session.client.messages if "is not a memory name" in m.message]
