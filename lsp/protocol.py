@@ -88,6 +88,13 @@ class MemlsProtocol(LanguageServerProtocol):
         try:
             return self._converter.structure(data, message_type)
         except Exception as exc:  # noqa: BLE001 - answered in handle_message
+            if "id" not in data and data.get("params") is None:
+                # A notification sent without params (``initialized`` from some
+                # clients): its params are an empty object.
+                try:
+                    return self._converter.structure({**data, "params": {}}, message_type)
+                except Exception:  # noqa: BLE001 - reported below
+                    pass
             return MalformedMessage(method, data.get("id"), describe(exc))
 
     def _structure_response(self, data: dict[str, Any]):
@@ -153,9 +160,8 @@ class MemlsProtocol(LanguageServerProtocol):
             yield _settled, (pending,), None
         if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
             yield user_handler, args, None
-        current = self.msg_id
         for msg_id, future in list(self._request_futures.items()):
-            if msg_id != current and not future.done():
+            if msg_id != self._shutdown_id and not future.done():
                 future.cancel()
         self._shutdown = True
         return None

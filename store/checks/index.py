@@ -296,31 +296,33 @@ class _MissingLinePlace:
       nearest line above it in the rendering that the index also has -- a
       neighbour entry's line, its ``## Type`` heading, or the header);
     - a curated index: its last non-blank line ("Add the line" appends there).
+
+    One pass over the rendering finds the place of every line in it, so a
+    root with thousands of missing entries costs no more than one.
     """
 
     def __init__(self, text: str, rendering: str | None, *, generated: bool):
         self.text = text
-        self.lines = text.split("\n")
-        self.rendered = rendering.split("\n") if generated and rendering is not None else None
-        self.rendered_at = (
-            {link.target: link.line for link in parse_index_lines(rendering)}
-            if self.rendered is not None and rendering is not None else {}
-        )
-        self.line_of: dict[str, int] = {}
-        if self.rendered is not None:
-            for number, line in enumerate(self.lines):
-                self.line_of.setdefault(line.rstrip("\r"), number)
+        lines = text.split("\n")
+        self.last = next((n for n in range(len(lines) - 1, -1, -1) if lines[n].strip()), 0)
+        # For each rendered pointer's filename: the index line it belongs after.
+        self.after: dict[str, int] = {}
+        if not generated or rendering is None:
+            return
+        line_of: dict[str, int] = {}
+        for number, line in enumerate(lines):
+            line_of.setdefault(line.rstrip("\r"), number)
+        targets = {link.line: link.target for link in parse_index_lines(rendering)}
+        above = 0  # the header
+        for k, line in enumerate(rendering.split("\n")):
+            target = targets.get(k)
+            if target is not None:
+                self.after[target] = above
+            if line and line in line_of:
+                above = line_of[line]
 
     def span(self, filename: str) -> Span:
-        at = self.rendered_at.get(filename)
-        if self.rendered is not None and at is not None:
-            for line in reversed(self.rendered[:at]):
-                number = self.line_of.get(line)
-                if line and number is not None:
-                    return _line_span(self.text, number)
-            return _line_span(self.text, 0)
-        last = next((n for n in range(len(self.lines) - 1, -1, -1) if self.lines[n].strip()), 0)
-        return _line_span(self.text, last)
+        return _line_span(self.text, self.after.get(filename, self.last))
 
 
 def _check_claude_code_limit(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -185,3 +186,19 @@ def test_shutdown_right_behind_a_slow_initialize_answers_both(tmp_path):
         assert "Traceback" not in raw.stderr()
     finally:
         raw.close()
+
+
+def test_initialized_sent_without_params_still_starts_the_server(raw):
+    raw.send(initialize_frame(raw.profile, [raw.folder]))  # type: ignore[attr-defined]
+    raw.answer(1)
+    body = json.dumps({"jsonrpc": "2.0", "method": "initialized"}).encode("utf-8")
+    raw.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    deadline = time.monotonic() + 30
+    for msg_id in range(2, 10_000):
+        raw.send(frame("workspace/executeCommand", {"command": "memls.debugInfo"}, msg_id))
+        info = raw.answer(msg_id)["result"]
+        if not info["scanning"]:
+            break
+        assert time.monotonic() < deadline, "the first scan never ran"
+        time.sleep(0.05)
+    assert info["entries"] == 1
