@@ -102,7 +102,7 @@ class _Plan:
         if old is None and new is None:
             return
         if new is None:
-            yield _edit(Span(old.key.start_line, 0, _value_end(old)[0] + 1, 0), "")
+            yield _edit(Span(old.key.start_line, 0, value_end(old)[0] + 1, 0), "")
         elif old is None:
             line = self._insert_line(key)
             yield _edit(Span(line, 0, line, 0), self._key_text(new) + "\n")
@@ -118,14 +118,14 @@ class _Plan:
         return _edit(Span(closing.end_line, closing.end_col, _END, 0), tail)
 
     def _key_text(self, spans: KeySpans) -> str:
-        end_line, _ = _value_end(spans)
+        end_line, _ = value_end(spans)
         return "\n".join(self.canonical[spans.key.start_line : end_line + 1])
 
     def _replace(self, old: KeySpans, new: KeySpans) -> TextEdit:
         """The key and its value replaced; a comment after the value stays."""
         if old.key.start_col != 0:
             raise _NoMinimalEdit
-        return _edit(Span(old.key.start_line, 0, *_value_end(old)), self._key_text(new))
+        return _edit(Span(old.key.start_line, 0, *value_end(old)), self._key_text(new))
 
     def _insert_line(self, key: str) -> int:
         """The line a new key goes on: after the last present key gptme writes before it."""
@@ -133,7 +133,7 @@ class _Plan:
         before = [s for k, s in self.fm.keys.items() if _rank(k) < rank]
         if not before:
             return self.fm.content_start_line
-        return max(_value_end(s)[0] for s in before) + 1
+        return max(value_end(s)[0] for s in before) + 1
 
     def _list_edits(self, key: str, old: KeySpans, new: KeySpans) -> Iterator[TextEdit]:
         """Item edits when the list only grew, shrank or had items replaced; else the whole key."""
@@ -201,7 +201,7 @@ def _rank(key: str) -> int:
     return KNOWN_KEYS.index(key) if key in KNOWN_KEYS else len(KNOWN_KEYS)
 
 
-def _value_end(spans: KeySpans) -> tuple[int, int]:
+def value_end(spans: KeySpans) -> tuple[int, int]:
     """Where a key's text ends: its value's end, or just past the key for an empty value."""
     value, key = spans.value, spans.key
     if (value.start_line, value.start_col) == (value.end_line, value.end_col) and value.start_line != key.end_line:

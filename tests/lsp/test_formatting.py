@@ -47,15 +47,15 @@ async def test_hand_curated_index_is_left_alone(start):
 
 
 @pytest.mark.timeout(30)
-async def test_entry_with_shuffled_keys_formats_to_canonical_text_keeping_unknown_keys(start):
+async def test_entry_with_shuffled_keys_formats_to_canonical_text_keeping_unknown_keys_and_explicit_status(start):
     session = await start({"foo.md": SHUFFLED})
     await scan_done(session)
     session.open("foo.md")
     edits = await format_document(session, "foo.md")
     assert len(edits) == 1
     assert apply_text_edits(SHUFFLED, edits) == (
-        '---\nname: foo\ndescription: "hello"\nmetadata:\n  type: project\nzz_custom: keep me\n'
-        "---\n\nBody.\n"
+        '---\nname: foo\ndescription: "hello"\nmetadata:\n  type: project\nstatus: living\n'
+        "zz_custom: keep me\n---\n\nBody.\n"
     )
 
 

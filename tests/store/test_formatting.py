@@ -57,10 +57,13 @@ def test_formatted_entry_refuses_text_failing_the_strict_parse():
     assert formatted_entry("no frontmatter\n") is None
 
 
-def test_formatted_entry_matches_gptme_serialization_of_the_same_entry():
+def test_formatted_entry_matches_gptme_serialization_when_every_key_gptme_writes_is_there():
     from gptme.memory import MemoryEntry as GptmeEntry
 
-    text = "---\nstatus: superseded\nsuperseded_by: b\ndescription: 'say: hi'\nname: a\n---\n\nBody\n"
+    text = (
+        "---\nstatus: superseded\nsuperseded_by: b\nmetadata:\n    type: general\n"
+        "description: 'say: hi'\nname: a\n---\n\nBody\n"
+    )
     gptme = GptmeEntry(name="a", description="say: hi", status="superseded", superseded_by="b", body="Body")
     assert formatted_entry(text) == gptme.to_markdown()
 
