@@ -83,3 +83,25 @@ async def test_entry_failing_the_strict_parse_gets_no_edits(start):
     await scan_done(session)
     session.open("foo.md")
     assert await format_document(session, "foo.md") == []
+
+
+COMMENTED_CRLF = (
+    "---\r\n# owner: alice\r\nstatus: living\r\nname: foo\r\ndescription: x  # short\r\n"
+    "supersedes: [a, b]  # b was wrong\r\n---\r\n\r\nBody line\r\nsecond\r\n"
+)
+
+
+@pytest.mark.timeout(30)
+async def test_format_on_save_keeps_comments_explicit_status_and_crlf_and_adds_no_key(start):
+    session = await start({})
+    (session.root / "foo.md").write_bytes(COMMENTED_CRLF.encode())
+    await scan_done(session)
+    session.open("foo.md", COMMENTED_CRLF)
+    edits = await format_document(session, "foo.md")
+    formatted = apply_text_edits(COMMENTED_CRLF, edits)
+    assert formatted == (
+        "---\r\n# owner: alice\r\nname: foo\r\ndescription: x  # short\r\nstatus: living\r\n"
+        "supersedes: [a, b]  # b was wrong\r\n---\r\n\r\nBody line\r\nsecond\r\n"
+    )
+    session.change("foo.md", formatted, 2)
+    assert await format_document(session, "foo.md") == []
