@@ -18,7 +18,7 @@ from memls.store.entry import MemoryEntry
 from memls.store.parse import parse_document
 from memls.store.rewrite import rewritten_text, value_end
 
-from .messy_entries import messy_entries
+from .messy_entries import messy_entries, split_body
 from .store_test_helpers import entry_file, store_for
 
 COMMENTED = (
@@ -206,3 +206,23 @@ def test_rename_changes_only_the_name_key(messy):
         after = raw(root / "b.md")
         assert lines_outside(after, {"name"}) == lines_outside(messy.text, {"name"})
         assert store_for(root).get("b").name == "b"
+
+
+@_SETTINGS
+@given(messy=messy_entries("a"), description=st.sampled_from(["new words", "it's: new"]),
+       body=st.sampled_from(["", "new body", "two\nlines\n"]))
+def test_save_over_an_entry_changes_only_description_and_body(messy, description, body):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write(Path(tmp), "a.md", messy.text)
+        store_for(Path(tmp)).save("a", description, body)
+        after = raw(path)
+        head_before, _ = split_body(messy.text)
+        head_after, body_after = split_body(after)
+        assert lines_outside(head_after, {"description"}) == lines_outside(head_before, {"description"})
+        new_body = body.strip("\n")
+        if new_body == parse_document(messy.text).entry.body:
+            assert body_after == messy.body  # an unchanged body is not touched
+        else:  # gptme's layout, in the file's line breaks
+            assert body_after == ("\n" + new_body + "\n" if new_body else "\n").replace("\n", messy.newline)
+        entry = store_for(Path(tmp)).get("a")
+        assert (entry.description, entry.body) == (description, body.strip("\n"))
