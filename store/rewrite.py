@@ -101,6 +101,8 @@ class _Plan:
         new = self.target.keys.get(key)
         if old is None and new is None:
             return
+        if old is not None and old.key.start_col != 0:
+            raise _NoMinimalEdit  # not a plain top-level block mapping
         if new is None:
             yield _edit(Span(old.key.start_line, 0, value_end(old)[0] + 1, 0), "")
         elif old is None:
@@ -123,8 +125,6 @@ class _Plan:
 
     def _replace(self, old: KeySpans, new: KeySpans) -> TextEdit:
         """The key and its value replaced; a comment after the value stays."""
-        if old.key.start_col != 0:
-            raise _NoMinimalEdit
         return _edit(Span(old.key.start_line, 0, *value_end(old)), self._key_text(new))
 
     def _insert_line(self, key: str) -> int:
