@@ -31,6 +31,7 @@ from .index import (
 )
 from .lookup import resolve_name
 from .reader import RootRead, parse_bytes, read_root
+from .rewrite import rewritten_text
 from .roots import MemoryRoot
 from .text import one_line
 
@@ -63,6 +64,14 @@ def strict_entry(path: Path, data: bytes, scope: str | None) -> MemoryEntry:
     if doc.strict_error is not None:
         raise MemoryFrontmatterError(doc.strict_error)
     return doc.entry
+
+
+def _reads_as(path: Path, data: bytes, scope: str | None, expected: MemoryEntry) -> bool:
+    """Whether ``data`` reads back, strictly, as exactly ``expected``."""
+    try:
+        return strict_entry(path, data, scope) == expected
+    except MemoryParseError:
+        return False
 
 
 def read_bytes(path: Path) -> bytes | None:
@@ -130,8 +139,17 @@ class RootTransaction:
 
     # staging
 
-    def write_entry(self, entry: MemoryEntry, *, create_only: bool = False) -> MemoryEntry:
+    def write_entry(
+        self, entry: MemoryEntry, *, create_only: bool = False, source: Path | None = None
+    ) -> MemoryEntry:
         """Stage an entry's file; return it as the strict reader reads it back.
+
+        An entry that already has a file (``source``, the entry's own path
+        unless it moves) is written as edits of that file's text: only the
+        keys whose values change are rewritten, so comments, key order,
+        unknown keys and line endings survive (:mod:`memls.store.rewrite`).
+        A new file is gptme's serialization. Either way the bytes must read
+        back as the serialized entry would, or the serialization is written.
 
         A file whose bytes would not change is not staged, so re-running a
         write (the same supersede twice) leaves the file untouched.
@@ -139,12 +157,26 @@ class RootTransaction:
         assert entry.path is not None
         data = serialize(entry)
         reread = strict_entry(entry.path, data, self.root.scope)
+        edited = self._edited(source or entry.path, entry)
+        if edited is not None and _reads_as(entry.path, edited, self.root.scope, reread):
+            data = edited
         if not create_only and self.bytes_of(entry.path) == data:
             return reread
         self.staged[entry.path] = data
         if create_only:
             self.create_only.add(entry.path)
         return reread
+
+    def _edited(self, source: Path, entry: MemoryEntry) -> bytes | None:
+        """``source``'s current bytes edited to hold ``entry``; None when there is no such file."""
+        data = self.bytes_of(source)
+        if data is None:
+            return None
+        try:
+            text = rewritten_text(data.decode("utf-8"), entry)
+            return None if text is None else text.encode("utf-8")
+        except (UnicodeError, ValueError, yaml.YAMLError):
+            return None
 
     def delete(self, path: Path) -> None:
         self.staged[path] = None

@@ -85,6 +85,17 @@ async def test_supersede_links_both_entries_and_leaves_audit_clean(start):
     await session.diagnostics("old.md", lambda d: "asymmetric-supersession" not in session.codes(d))
 
 
+async def test_supersede_command_edits_only_the_keys_it_sets(start):
+    commented = ("---\n# owner: alice\nname: old\ndescription: x  # short\n"
+                 "supersedes: [a, b]  # b was wrong\nzz_custom: keep\n---\nBody\n")
+    session = await start({"old.md": commented, "new.md": entry("new")})
+    await wait_until_scanned(session.client)
+    await run_command(session.client, "memls.supersede", "old", "new", session.uri("old.md"))
+    assert (session.root / "old.md").read_text(encoding="utf-8") == (
+        "---\n# owner: alice\nname: old\ndescription: x  # short\nstatus: superseded\n"
+        "supersedes: [a, b]  # b was wrong\nsuperseded_by: new\nzz_custom: keep\n---\nBody\n")
+
+
 @on_shared_server
 async def test_supersede_refuses_while_a_changed_file_has_unsaved_edits(shared):
     before = (shared.root / "tabs.md").read_bytes()

@@ -47,15 +47,15 @@ async def test_hand_curated_index_is_left_alone(start):
 
 
 @pytest.mark.timeout(30)
-async def test_entry_with_shuffled_keys_formats_to_canonical_text_keeping_unknown_keys(start):
+async def test_entry_with_shuffled_keys_formats_to_canonical_text_keeping_unknown_keys_and_explicit_status(start):
     session = await start({"foo.md": SHUFFLED})
     await scan_done(session)
     session.open("foo.md")
     edits = await format_document(session, "foo.md")
     assert len(edits) == 1
     assert apply_text_edits(SHUFFLED, edits) == (
-        '---\nname: foo\ndescription: "hello"\nmetadata:\n  type: project\nzz_custom: keep me\n'
-        "---\n\nBody.\n"
+        '---\nname: foo\ndescription: "hello"\nmetadata:\n  type: project\nstatus: living\n'
+        "zz_custom: keep me\n---\n\nBody.\n"
     )
 
 
@@ -82,4 +82,26 @@ async def test_entry_failing_the_strict_parse_gets_no_edits(start):
     session = await start({"foo.md": odd})
     await scan_done(session)
     session.open("foo.md")
+    assert await format_document(session, "foo.md") == []
+
+
+COMMENTED_CRLF = (
+    "---\r\n# owner: alice\r\nstatus: living\r\nname: foo\r\ndescription: x  # short\r\n"
+    "supersedes: [a, b]  # b was wrong\r\n---\r\n\r\nBody line\r\nsecond\r\n"
+)
+
+
+@pytest.mark.timeout(30)
+async def test_format_on_save_keeps_comments_explicit_status_and_crlf_and_adds_no_key(start):
+    session = await start({})
+    (session.root / "foo.md").write_bytes(COMMENTED_CRLF.encode())
+    await scan_done(session)
+    session.open("foo.md", COMMENTED_CRLF)
+    edits = await format_document(session, "foo.md")
+    formatted = apply_text_edits(COMMENTED_CRLF, edits)
+    assert formatted == (
+        "---\r\n# owner: alice\r\nname: foo\r\ndescription: x  # short\r\nstatus: living\r\n"
+        "supersedes: [a, b]  # b was wrong\r\n---\r\n\r\nBody line\r\nsecond\r\n"
+    )
+    session.change("foo.md", formatted, 2)
     assert await format_document(session, "foo.md") == []

@@ -51,6 +51,15 @@ def test_apply_fixes_writes_the_edit(tmp_path):
     assert (root / "a.md").read_text() == "bye\n"
 
 
+def test_apply_fixes_edits_a_crlf_file_in_place_keeping_its_line_endings(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "a.md").write_bytes(b"---\r\nname: a  # mine\r\n---\r\nBody\r\n")
+    fix = Fix("t", (TextEdit(root / "a.md", Span(2, 0, 2, 0), "status: historical\n"),))
+    apply_fixes([fix], {root / "a.md": "---\nname: a  # mine\n---\nBody\n"}, root=root)
+    assert (root / "a.md").read_bytes() == b"---\r\nname: a  # mine\r\nstatus: historical\r\n---\r\nBody\r\n"
+
+
 def test_apply_fixes_refuses_a_fix_for_a_file_changed_on_disk(tmp_path):
     root = write(tmp_path / "memory", {"a.md": "hello\n"})
     fix = Fix("t", (TextEdit(root / "a.md", Span(0, 0, 0, 5), "bye"),))
