@@ -71,6 +71,12 @@ def is_generated_index(text: str, *entry_sets: Iterable[MemoryEntry]) -> bool:
     rendering is safe to render again. An index ending in an omission marker
     is compared with the rendering under that marker's budget.
     """
+    # Every rendering opens this way; checked first, since a render of a
+    # large root costs milliseconds and most curated indexes fail here.
+    if text != f"{INDEX_HEADER}\n" and not text.startswith(
+        (f"{INDEX_HEADER}\n\n## ", f"{INDEX_HEADER}\n\n- \u2026 ")
+    ):
+        return False
     budget = omission_budget(text)
     for entries in entry_sets:
         try:
