@@ -18,12 +18,10 @@ change how a memory is *spelled* and nothing else:
   rejects is left alone too: its meaning is in doubt;
 * ``MEMORY.md`` is rewritten as the engine's rendering of its root
   (:func:`render_root_view`), the same text ``memls index --write`` and the
-  ``index-drift`` fix produce. A hand-curated legacy index (any line the
-  renderer would not write) is left alone: format-on-save runs on every
-  save, and prose a person wrote must never disappear because of it (the
-  save itself upserts that index's lines). A machine-made legacy index cut
-  to a budget (it ends with gptme's omission marker) keeps that budget, so
-  formatting an index trimmed to fit Claude Code's limit does not un-trim it.
+  ``index-drift`` fix produce. A legacy index is curated unless it is
+  exactly that rendering (:func:`memls.store.index.is_generated_index`), so
+  formatting leaves every legacy index as it is: format-on-save runs on
+  every save, and text a person wrote must never disappear because of it.
 
 Everything works on the in-memory model (open buffers included); nothing
 here reads or writes files.
@@ -43,7 +41,6 @@ from .frontmatter import Frontmatter
 from .index import (
     IndexPolicy,
     index_entries,
-    is_generated_index,
     omission_budget,
     render_index,
     render_policy_view,
@@ -80,22 +77,19 @@ def render_root_view(state: RootState, *, budget: int | None = None) -> str:
 def formatted_index(state: RootState, text: str) -> str | None:
     """The canonical text of a root's ``MEMORY.md`` currently holding ``text``.
 
-    None when formatting must not touch it: a hand-curated legacy index, or a
-    managed root whose policy view cannot be rendered.
+    None when formatting must not touch it: a curated legacy index (any
+    text but memls's rendering, which is already canonical), or a managed
+    root whose policy view cannot be rendered.
     """
     managed = state.policy_path in state.documents
-    if not managed and text and not is_generated_index(text):
-        return None
     budget = None if managed else omission_budget(text)
     try:
-        return render_root_view(state, budget=budget)
-    except ValueError:
-        if budget is None:
-            return None
-    try:  # a marker budget too small to render: the full rendering
-        return render_root_view(state)
+        rendered = render_root_view(state, budget=budget)
     except ValueError:
         return None
+    if not managed and text and text != rendered:
+        return None
+    return rendered
 
 
 def formatted_entry(text: str, doc: Document | None = None) -> str | None:

@@ -132,6 +132,18 @@ async def test_new_memory_creates_the_entry_and_shows_it(start):
     assert [s.name for s in symbols] == ["deploy-steps"]  # the model knows it at once
 
 
+async def test_new_memory_of_a_new_type_keeps_a_generated_index_generated(start):
+    # Issue 11, defect 10: the line went to the end under '## Reference', then
+    # memls reported index-drift on its own write.
+    session = await start({"a.md": entry("a"), "r.md": entry("r", type_="reference")})
+    await wait_until_scanned(session.client)
+    store_of(session).write_index()
+    await run_command(session.client, "memls.newMemory", "tz", "Works from Stockholm.", "user", "")
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert index == store_of(session).render_root_index()
+    assert index.index("## User") < index.index("## Project") < index.index("## Reference")
+
+
 @on_shared_server
 async def test_new_memory_refuses_a_reserved_name_and_writes_nothing(shared):
     before = sorted(p.name for p in shared.root.iterdir())

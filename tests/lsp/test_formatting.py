@@ -24,17 +24,27 @@ async def format_document(session, name: str) -> list[types.TextEdit]:
 
 
 @pytest.mark.timeout(30)
-async def test_drifted_index_formats_to_the_engines_rendering(start):
+async def test_an_index_of_pointer_lines_with_its_own_hooks_is_curated_and_left_alone(start):
+    # Not memls's rendering, so curated (issue 11, defect 4): formatting never regenerates it.
     session = await start({"a.md": entry("a"), "b.md": entry("b", type_="user")},
+                          index="# Persistent Memory\n\n- [a](a.md) \u2014 my own hook\n")
+    await scan_done(session)
+    session.open("MEMORY.md")
+    assert await format_document(session, "MEMORY.md") == []
+
+
+@pytest.mark.timeout(30)
+async def test_a_drifted_managed_index_formats_to_its_policy_view(start):
+    session = await start({"a.md": entry("a"), "b.md": entry("b", type_="user"),
+                           ".memory-index.json": '{"version": 1, "budget": 1000, "selected": ["a.md"]}'},
                           index="# Persistent Memory\n\n- [a](a.md) \u2014 stale\n")
     await scan_done(session)
     session.open("MEMORY.md")
     edits = await format_document(session, "MEMORY.md")
     assert len(edits) == 1
-    entries = [parse_document((session.root / n).read_text(), path=session.root / n).entry
-               for n in ("a.md", "b.md")]
+    a = parse_document((session.root / "a.md").read_text(), path=session.root / "a.md").entry
     rendered = apply_text_edits((session.root / "MEMORY.md").read_text(), edits)
-    assert rendered == render_index(entries)
+    assert rendered == render_index([a])
 
 
 @pytest.mark.timeout(30)

@@ -179,13 +179,15 @@ def test_fix_all_never_applies_a_fix_that_needs_a_choice(tmp_path):
 CURATED = "# Notes\n\nMy own words.\n\n- [a](a.md) — a\n"
 
 
-def test_fix_all_fixes_many_lines_of_a_curated_index_within_the_pass_limit(tmp_path):
+def test_fix_all_fixes_many_lines_of_a_curated_index_in_one_repair(tmp_path):
     files = {"a.md": entry("a"), "MEMORY.md": CURATED}
     files |= {f"f{i:02d}.md": entry(f"f{i:02d}") for i in range(MAX_PASSES + 5)}
     root = write(tmp_path / "memory", files)
     ctx = context(root)
     report = fix_all(ctx)
-    assert len(report.applied) == MAX_PASSES + 5
+    # Every missing line offers the same repair, applied once.
+    [(_, repair)] = report.applied
+    assert repair.title.startswith("Add the lines for 'f00', 'f01', ")
     assert codes(reload(ctx)) == set()
     text = (root / "MEMORY.md").read_text()
     assert text.startswith(CURATED)
