@@ -203,26 +203,28 @@ async def test_a_fix_several_problems_share_is_offered_once_listing_them_all(sta
     diags = await session.diagnostics(
         "MEMORY.md", lambda d: sum(x.code == "index-missing-entry" for x in d) == 3)
     missing = [d for d in diags if d.code == "index-missing-entry"]
-    # Not stacked on the header: where "Add the line" would write.
+    # Not stacked on the header: on the last line, where the line repair appends.
     assert {d.range.start.line for d in missing} == {2}
     whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=3, character=0))
     actions = await session.client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=session.uri("MEMORY.md")), range=whole,
         context=types.CodeActionContext(diagnostics=missing, only=[types.CodeActionKind.QuickFix])))
     titles = [a.title for a in actions or []]
-    assert titles.count("Regenerate MEMORY.md") == 1, titles
-    assert sorted(t for t in titles if t.startswith("Add the line")) == [
-        "Add the line for 'a'", "Add the line for 'b'", "Add the line for 'c'"]
-    regenerate = next(a for a in actions if a.title == "Regenerate MEMORY.md")
-    assert len(regenerate.diagnostics or []) == 3
+    assert len(titles) == len(set(titles)), titles  # each distinct fix once
+    regenerate_titles = [t for t in titles if t.startswith("Regenerate MEMORY.md")]
+    assert len(regenerate_titles) == 1, titles
+    assert {f"Add the line for '{n}' in MEMORY.md" for n in "abc"} <= set(titles), titles
+    all_lines = next(a for a in actions if a.title == "Add the lines for 'a', 'b', 'c' in MEMORY.md")
+    assert len(all_lines.diagnostics or []) == 3  # the shared fix lists every diagnostic it resolves
     # Each entry's own fix resolves to its own line, though the three problems share a span.
-    add_c = next(a for a in actions if a.title == "Add the line for 'c'")
+    add_c = next(a for a in actions if a.title == "Add the line for 'c' in MEMORY.md")
     add_edit = await take(session, add_c)
     texts = [e.new_text for change in add_edit.document_changes or [] for e in change.edits]
     texts += [e.new_text for edits in (add_edit.changes or {}).values() for e in edits]
-    assert texts and all("(c.md)" in t for t in texts), texts
-    await apply_as_client(session, await take(session, regenerate), {"MEMORY.md": 1})
+    assert texts and all("(c.md)" in t and "(a.md)" not in t for t in texts), texts
+    await apply_as_client(session, await take(session, all_lines), {"MEMORY.md": 1})
     await session.diagnostics("MEMORY.md", lambda d: "index-missing-entry" not in session.codes(d))
+    assert "Notes kept by hand." in (session.root / "MEMORY.md").read_text(encoding="utf-8")
 
 
 async def fix_all(session, name: str) -> list[types.CodeAction]:
