@@ -93,9 +93,12 @@ class Document:
         nothing about its fields is known, so no other entry is told anything
         about its links. A parse failure never changes what others are told.
         """
-        if self.parsed is None or self.parsed.loaded:
-            return self
-        return self.last_good
+        return self if self.loads else self.last_good
+
+    @cached_property
+    def loads(self) -> bool:
+        """Whether its frontmatter loaded (or it is not parsed at all: an index, a policy)."""
+        return self.parsed is None or self.parsed.loaded
 
     @property
     def name(self) -> str | None:
@@ -105,8 +108,8 @@ class Document:
         ``facts``, or the name the text states for certain before the YAML
         failure, and no name at all when even that is in doubt.
         """
-        facts = self.facts
-        if facts is not self:
+        if not self.loads:
+            facts = self.last_good
             return facts.name if facts is not None else self.parsed.name_before_error
         entry = self.entry
         return entry.name if entry is not None else None
@@ -128,7 +131,7 @@ class Document:
         A link to one of them is not reported as dangling (see
         ``RootState.maybe_named``); nothing else is claimed from them.
         """
-        if self.kind != "entry" or self.name is not None or self.parsed is None or self.parsed.loaded:
+        if self.kind != "entry" or self.loads or self.name is not None:
             return frozenset()
         entry = self.entry
         return frozenset({self.path.stem, *([entry.name] if entry is not None else [])})
@@ -140,12 +143,12 @@ class Document:
         Checks about a document's name judge this one only, so a half-typed
         buffer shown with its last good facts is not blamed for them.
         """
-        if self.facts is self:
+        if self.loads:
             entry = self.entry
             return entry.name if entry is not None else None
         return self.parsed.name_before_error
 
-    @property
+    @cached_property
     def successor(self) -> str | None:
         """``superseded_by`` as the loaded frontmatter writes it: a non-empty string, else None.
 
@@ -155,7 +158,7 @@ class Document:
         value = self._written("superseded_by")
         return value if isinstance(value, str) and value else None
 
-    @property
+    @cached_property
     def predecessors(self) -> list[tuple[int, str]]:
         """``supersedes`` items that are strings, with their index in the list (a bare string is item 0)."""
         value = self._written("supersedes")
@@ -166,10 +169,9 @@ class Document:
         return []
 
     def _written(self, key: str) -> Any:
-        parsed = self.parsed
-        if self.entry is None or parsed is None or not parsed.loaded:
+        if self.entry is None or not self.loads:
             return None
-        return parsed.frontmatter.data.get(key)
+        return self.parsed.frontmatter.data.get(key)
 
     @property
     def links(self) -> frozenset[str]:
