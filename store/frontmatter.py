@@ -33,6 +33,7 @@ import yaml
 import yaml.reader
 
 from .spans import KeySpans, Span, YamlProblem
+from .text import one_line
 
 # libyaml is several times faster; the pure-Python loader builds the same data.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -162,7 +163,7 @@ def load_yaml(
     except RecursionError:
         return None, locator.problem("nesting too deep to load", 0), {}
     except Exception as exc:  # noqa: BLE001 - any str input must give a problem, not a crash
-        return None, locator.problem(f"invalid value: {_one_line(str(exc))}", 0), {}
+        return None, locator.problem(f"invalid value: {one_line(str(exc))}", 0), {}
     finally:
         if loader is not None:
             loader.dispose()
@@ -253,7 +254,7 @@ def _marked_problem(exc: yaml.MarkedYAMLError, locator: _Locator) -> YamlProblem
     """
     mark = exc.problem_mark or exc.context_mark
     problem = exc.problem or exc.context or "invalid YAML"
-    message = _one_line(f"{problem} ({exc.context})" if exc.problem and exc.context else problem)
+    message = one_line(f"{problem} ({exc.context})" if exc.problem and exc.context else problem)
     opener = exc.context_mark if (exc.context or "").startswith(_OPENER_CONTEXTS) else None
     if opener is not None and mark is not None and opener.index < mark.index:
         line, column = locator.position(opener.index)
@@ -270,7 +271,3 @@ def _reader_problem(
     character = ord(found.group()) if found else exc.character
     message = f"unacceptable character #x{character:04x}: control characters are not allowed"
     return locator.problem(message, offset)
-
-
-def _one_line(message: str) -> str:
-    return " ".join(message.split())

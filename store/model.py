@@ -42,6 +42,7 @@ from .reader import (
     stat_directory,
 )
 from .roots import MemoryRoot
+from .text import one_line
 
 DocumentKind = Literal["entry", "reserved", "index", "policy"]
 
@@ -628,7 +629,7 @@ def _read_document(
     try:
         data = read_capped(path)
     except OSError as exc:
-        return _make_document(state, path, kind, text="", read_error=" ".join(str(exc).split()))
+        return _make_document(state, path, kind, text="", read_error=one_line(str(exc)))
     if data is None:
         return _make_document(state, path, kind, text="", too_large=True)
     try:

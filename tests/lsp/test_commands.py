@@ -14,7 +14,7 @@ from pygls.exceptions import JsonRpcException
 from memls.store.roots import MemoryRoot
 from memls.store.store import MemoryStore
 
-from .conftest import Session, entry, open_session, run_command, wait_until_scanned
+from .conftest import Session, apply_text_edits, entry, open_session, run_command, wait_until_scanned
 
 on_shared_server = pytest.mark.asyncio(loop_scope="module")
 
@@ -60,7 +60,8 @@ async def test_regenerate_index_edits_an_open_index_instead_of_the_file(start):
     (applied,) = session.client.applied_edits
     edits = applied.edit.document_changes[0].edits if applied.edit.document_changes else \
         applied.edit.changes[session.uri("MEMORY.md")]
-    assert edits[0].new_text == store_of(session).render_root_index("project")
+    assert apply_text_edits(stale, edits) == store_of(session).render_root_index("project")
+    assert edits[0].range.start == types.Position(line=1, character=0)  # the unchanged title stays
 
 
 # -- memls.supersede ---------------------------------------------------------------------
@@ -78,9 +79,21 @@ async def test_supersede_links_both_entries_and_leaves_audit_clean(start):
     assert store.audit() == []
     (applied,) = session.client.applied_edits
     changes = applied.edit.document_changes or []
-    new_text = changes[0].edits[0].new_text if changes else applied.edit.changes[session.uri("old.md")][0].new_text
-    assert new_text == (session.root / "old.md").read_text(encoding="utf-8")
+    edits = changes[0].edits if changes else applied.edit.changes[session.uri("old.md")]
+    assert apply_text_edits(entry("old"), edits) == (session.root / "old.md").read_text(encoding="utf-8")
+    assert edits[0].range.start.line > 0  # the opening ``---`` and the name are untouched
     await session.diagnostics("old.md", lambda d: "asymmetric-supersession" not in session.codes(d))
+
+
+async def test_supersede_command_edits_only_the_keys_it_sets(start):
+    commented = ("---\n# owner: alice\nname: old\ndescription: x  # short\n"
+                 "supersedes: [a, b]  # b was wrong\nzz_custom: keep\n---\nBody\n")
+    session = await start({"old.md": commented, "new.md": entry("new")})
+    await wait_until_scanned(session.client)
+    await run_command(session.client, "memls.supersede", "old", "new", session.uri("old.md"))
+    assert (session.root / "old.md").read_text(encoding="utf-8") == (
+        "---\n# owner: alice\nname: old\ndescription: x  # short\nstatus: superseded\n"
+        "supersedes: [a, b]  # b was wrong\nsuperseded_by: new\nzz_custom: keep\n---\nBody\n")
 
 
 @on_shared_server
@@ -97,6 +110,7 @@ async def test_supersede_of_an_unknown_entry_is_a_one_line_error(shared):
     with pytest.raises(JsonRpcException) as caught:
         await run_command(shared.client, "memls.supersede", "no-such-entry", "prefer-uv")
     assert "no-such-entry" in str(caught.value) and "\n" not in str(caught.value)
+    assert caught.value.code == types.LSPErrorCodes.RequestFailed
     assert await run_command(shared.client, "memls.recall", "tabs")  # the server still answers
 
 
@@ -116,6 +130,18 @@ async def test_new_memory_creates_the_entry_and_shows_it(start):
     assert shown == ([result["uri"]] if window and window.show_document else [])
     symbols = await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="deploy"))
     assert [s.name for s in symbols] == ["deploy-steps"]  # the model knows it at once
+
+
+async def test_new_memory_of_a_new_type_keeps_a_generated_index_generated(start):
+    # Issue 11, defect 10: the line went to the end under '## Reference', then
+    # memls reported index-drift on its own write.
+    session = await start({"a.md": entry("a"), "r.md": entry("r", type_="reference")})
+    await wait_until_scanned(session.client)
+    store_of(session).write_index()
+    await run_command(session.client, "memls.newMemory", "tz", "Works from Stockholm.", "user", "")
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert index == store_of(session).render_root_index()
+    assert index.index("## User") < index.index("## Project") < index.index("## Reference")
 
 
 @on_shared_server
