@@ -76,13 +76,42 @@ class Document:
     read_error: str | None = None
     too_large: bool = False
     version: int | None = None
+    # While this buffer's frontmatter does not load: the last document of this
+    # path whose frontmatter did (see ``Workspace.update``), or None.
+    last_good: Document | None = None
 
     @property
     def entry(self) -> MemoryEntry | None:
         return self.parsed.entry if self.parsed is not None else None
 
     @property
+    def facts(self) -> Document | None:
+        """The document other entries are checked against in this one's place.
+
+        Itself when its frontmatter loaded (or it is not parsed at all). While
+        it does not load, half a keystroke away from what the user means, the
+        last document of the path that loaded (an editor buffer), else None:
+        nothing about its fields is known, so no other entry is told anything
+        about its links. A parse failure never changes what others are told.
+        """
+        return self if self.loads else self.last_good
+
+    @cached_property
+    def loads(self) -> bool:
+        """Whether its frontmatter loaded (or it is not parsed at all: an index, a policy)."""
+        return self.parsed is None or self.parsed.loaded
+
+    @property
     def name(self) -> str | None:
+        """The name this document holds for the other entries of its root (None: none).
+
+        The entry's name when its frontmatter loaded; otherwise the name of
+        ``facts``, or the name the text states for certain before the YAML
+        failure, and no name at all when even that is in doubt.
+        """
+        if not self.loads:
+            facts = self.last_good
+            return facts.name if facts is not None else self.parsed.name_before_error
         entry = self.entry
         return entry.name if entry is not None else None
 
@@ -97,14 +126,66 @@ class Document:
         return slugify(name) if name is not None else None
 
     @property
-    def links(self) -> frozenset[str]:
-        """Names this document's supersession fields point at."""
-        entry = self.entry
-        if entry is None:
+    def guessed_names(self) -> frozenset[str]:
+        """Names an entry whose name is in doubt may turn out to have: its file's stem and the reader's guess.
+
+        A link to one of them is not reported as dangling (see
+        ``RootState.maybe_named``); nothing else is claimed from them.
+        """
+        if self.kind != "entry" or self.loads or self.name is not None:
             return frozenset()
-        out = set(entry.supersedes)
-        if entry.superseded_by:
-            out.add(entry.superseded_by)
+        entry = self.entry
+        return frozenset({self.path.stem, *([entry.name] if entry is not None else [])})
+
+    @property
+    def stated_name(self) -> str | None:
+        """The name this document's own text states for certain (None: none, or in doubt).
+
+        Checks about a document's name judge this one only, so a half-typed
+        buffer shown with its last good facts is not blamed for them.
+        """
+        if self.loads:
+            entry = self.entry
+            return entry.name if entry is not None else None
+        return self.parsed.name_before_error
+
+    @cached_property
+    def successor(self) -> str | None:
+        """``superseded_by`` as the loaded frontmatter writes it: a non-empty string, else None.
+
+        A value of another type is the frontmatter checks' problem; the
+        reader's ``str()`` of it (``'None'``, ``'[a]'``) names no entry.
+        """
+        value = self._written("superseded_by")
+        return value if isinstance(value, str) and value else None
+
+    @cached_property
+    def predecessors(self) -> list[tuple[int, str]]:
+        """``supersedes`` items that are strings, with their index in the list (a bare string is item 0)."""
+        value = self._written("supersedes")
+        if isinstance(value, str):
+            return [(0, value)]
+        if isinstance(value, list):
+            return [(i, item) for i, item in enumerate(value) if isinstance(item, str)]
+        return []
+
+    def _written(self, key: str) -> Any:
+        if self.entry is None or not self.loads:
+            return None
+        return self.parsed.frontmatter.data.get(key)
+
+    @property
+    def links(self) -> frozenset[str]:
+        """Names the supersession fields of ``facts`` point at (none while nothing is known)."""
+        facts = self.facts
+        if facts is None:
+            return frozenset()
+        if facts is not self:
+            return facts.links
+        out = {name for _, name in self.predecessors}
+        successor = self.successor
+        if successor:
+            out.add(successor)
         return frozenset(out)
 
 
@@ -118,6 +199,8 @@ class RootState:
     by_name: dict[str, list[Path]] = field(default_factory=lambda: defaultdict(list))
     by_slug: dict[str, list[Path]] = field(default_factory=lambda: defaultdict(list))
     linked_from: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
+    # Entries whose name is in doubt (their YAML does not load), by ``guessed_names``.
+    maybe_named: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
     # Bumped whenever something an index check reads of an entry changes (see
     # ``index_key``); keystrokes in a body or a link leave it alone, so the
     # root-wide index checks can reuse their last result (``memo``).
@@ -169,6 +252,8 @@ class RootState:
     def register(self, doc: Document) -> None:
         self.documents[doc.path] = doc
         self.track_index(doc.path, doc)
+        for name in doc.guessed_names:
+            self.maybe_named[name].add(doc.path)
         if doc.kind != "entry" or doc.name is None:
             return
         _insert_sorted(self.by_name[doc.name], doc.path)
@@ -193,7 +278,15 @@ class RootState:
 
     def unregister(self, path: Path) -> Document | None:
         doc = self.documents.pop(path, None)
-        if doc is None or doc.kind != "entry" or doc.name is None:
+        if doc is None:
+            return doc
+        for name in doc.guessed_names:
+            guessed = self.maybe_named.get(name)
+            if guessed is not None:
+                guessed.discard(path)
+                if not guessed:
+                    del self.maybe_named[name]
+        if doc.kind != "entry" or doc.name is None:
             return doc
         _discard(self.by_name, doc.name, path)
         _discard(self.by_slug, doc.slug, path)
@@ -327,10 +420,14 @@ class Workspace:
     # -- changes ------------------------------------------------------------
 
     def update(self, path: Path, text: str, *, version: int | None = None) -> set[Path]:
-        """Replace one document's text (from disk or an editor buffer).
+        """Replace one document's text (an editor buffer).
 
         Returns the paths whose check results may have changed; empty when
-        the path is not a memory document.
+        the path is not a memory document. When the new text's frontmatter
+        does not load, the other entries keep being checked against the last
+        text of this path that loaded (``Document.facts``): one Enter inside a
+        value must not light up its link neighbours. Disk reads
+        (``update_from_disk``) keep no such memory: a file is what it says.
         """
         state = self.root_of(path)
         kind = document_kind(path.name)
@@ -339,6 +436,9 @@ class Workspace:
         path = state.path / path.name
         old = state.unregister(path)
         doc = _make_document(state, path, kind, text=text, version=version)
+        if doc.facts is None and old is not None:
+            # A keystroke that breaks the YAML leaves other entries told what they were told.
+            doc.last_good = old.facts
         state.register(doc)
         return self._affected(state, path, old, doc)
 
@@ -394,6 +494,8 @@ class Workspace:
             if doc is not None and doc.kind == "entry" and doc.name is not None:
                 names.add(doc.name)
                 links |= doc.links
+            elif doc is not None:
+                names |= doc.guessed_names
         if not names and not links:
             return affected
         slugs = {slugify(n) for n in names}
