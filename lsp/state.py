@@ -39,7 +39,6 @@ class RootsChange:
 
     affected: set[Path]
     gone: set[Path]
-    added: tuple[RootState, ...] = ()
 
 
 @dataclass
@@ -94,8 +93,9 @@ class ServerState:
         ``gone``, for the client to stop showing.
         """
         change = self.sync_roots()
-        self.load_roots(change.added)
-        return RootsChange(self.all_paths(), gone_paths(change.removed), change.added)
+        for root in change.added:
+            self._load_root(root)
+        return RootsChange(self.all_paths(), gone_paths(change.removed))
 
     def change_folders(self, added: Iterable[Path], removed: Iterable[Path]) -> RootsChange:
         """``workspace/didChangeWorkspaceFolders``: each folder its own project, served at once."""
@@ -190,13 +190,6 @@ class ServerState:
         if state.documents or (self.scanning and state.path in self.scan_roots):
             return set()
         return self._load_root(state)
-
-    def load_roots(self, states: Iterable[RootState]) -> set[Path]:
-        """Read roots new to the model now (not by the first scan); returns their paths."""
-        affected: set[Path] = set()
-        for state in states:
-            affected |= self._load_root(state)
-        return affected
 
     def _load_root(self, state: RootState) -> set[Path]:
         for doc_path in self.workspace.scan(state):

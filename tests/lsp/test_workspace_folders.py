@@ -17,7 +17,15 @@ from lsprotocol import types
 
 from memls.lsp.convert import path_to_uri
 
-from .conftest import ProblemList, entry, folder_of, initialize_folders, run_command, wait_until_scanned, write_root
+from .conftest import (
+    ProblemList,
+    entry,
+    folder_of,
+    initialize_folders,
+    run_command,
+    wait_until_scanned,
+    write_root,
+)
 
 pytestmark = pytest.mark.timeout(60)
 
