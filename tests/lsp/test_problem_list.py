@@ -65,7 +65,7 @@ async def test_a_file_renamed_by_the_reserved_name_fix_leaves_the_problem_list(e
     actions = await editor_client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=path_to_uri(old)), range=diag.range,
         context=types.CodeActionContext(diagnostics=[diag], only=[types.CodeActionKind.QuickFix])))
-    action = next(a for a in actions if a.title == "Rename 'memory-notes' to 'notes'")
+    action = next(a for a in actions if a.title.startswith("Rename 'memory-notes' to 'notes'"))
     if action.edit is None:
         action = await editor_client.code_action_resolve_async(action)
     apply_workspace_edit(action.edit, buffers={old: old.read_text(encoding="utf-8")})
