@@ -85,7 +85,9 @@ class DiagnosticsPublisher:
         results = check_paths(ctx, sorted(paths, key=str))  # a stable order; str compares fast
         out = []
         for path, problems in results.items():
-            if not state.is_memory_document(path) and not problems:
+            # The model's own answer: asking the state would adopt a gone file's directory
+            # again as a root by its look (a removed folder's memory/ still holds MEMORY.md).
+            if not state.workspace.is_memory_document(path) and not problems:
                 out.append((path, state.version(path), []))
                 continue
             out.append((path, state.version(path), self.to_lsp(problems, path)))
@@ -128,14 +130,15 @@ class DiagnosticsPublisher:
                 types.PublishDiagnosticsParams(uri=path_to_uri(path), diagnostics=diags, version=version)
             )
 
-    def left_model(self, paths: Iterable[Path]) -> None:
+    def left_model(self, paths: set[Path]) -> None:
         """Paths whose roots were unloaded: in pull mode, ask for the report that clears them.
 
         Their re-check (scheduled with the change) finds them empty too, but
-        a client that pulled in between already holds that result, so the
-        refresh is asked for here, whatever the re-check concludes.
+        it sees no change when a report the client pulled in between already
+        cleared them; the refresh is asked for here, whatever it concludes
+        (a folder closes rarely, an extra pull is cheap).
         """
-        if self.pull and self._shown & set(paths):
+        if self.pull and paths:
             self.server.workspace_diagnostic_refresh(None)
 
     def forget(self, path: Path) -> None:

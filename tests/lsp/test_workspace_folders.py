@@ -119,6 +119,8 @@ async def test_a_document_opened_before_its_folder_was_added_keeps_its_buffer(ed
 
 async def test_a_removed_folder_is_unloaded_and_leaves_the_problem_list(editor_client, tmp_path):
     alpha, beta = alpha_and_beta(tmp_path)
+    # A MEMORY.md makes beta's memory/ a root by its look too: it must not come back by it.
+    (beta / "memory" / "MEMORY.md").write_text("# Memory\n", encoding="utf-8")
     session, _ = await initialize_folders(editor_client, [alpha, beta])
     await wait_until_scanned(editor_client)
     problems = ProblemList(session)
