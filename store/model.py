@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -189,12 +189,15 @@ class Document:
         return frozenset(out)
 
 
-@dataclass
+@dataclass(eq=False)
 class RootState:
-    """One memory root: its documents and the lookups the checks need."""
+    """One memory root: its documents and the lookups the checks need.
+
+    Compared by identity: a root is one object however many stacks hold it.
+    """
 
     root: MemoryRoot
-    order: int  # 0 is the nearest layer
+    order: int  # when it joined the model (layering comes from the workspace's stacks)
     documents: dict[Path, Document] = field(default_factory=dict)
     by_name: dict[str, list[Path]] = field(default_factory=lambda: defaultdict(list))
     by_slug: dict[str, list[Path]] = field(default_factory=lambda: defaultdict(list))
@@ -299,25 +302,57 @@ class RootState:
         return doc
 
 
-class Workspace:
-    """Every memory root a client works on, kept current one document at a time."""
+DEFAULT_STACK = "default"
 
-    def __init__(self, roots: Sequence[MemoryRoot]):
+
+@dataclass(frozen=True)
+class StackChange:
+    """What :meth:`Workspace.set_stack` did to the set of roots.
+
+    ``added`` roots are new to the model and hold no documents yet (the
+    caller loads them); ``removed`` roots are no longer in any stack and were
+    unloaded with their documents (the caller clears what it showed of them).
+    """
+
+    added: tuple[RootState, ...] = ()
+    removed: tuple[RootState, ...] = ()
+
+
+class Workspace:
+    """Every memory root a client works on, kept current one document at a time.
+
+    Roots layer in *stacks*: an ordered list of roots, nearest first, read as
+    one memory (the nearest root wins on a name). A CLI run is one stack. An
+    editor with several workspace folders has one stack per folder -- each
+    folder is its own project, whose ``memory/`` layers only with its own
+    Claude Code root, the agent and user roots and the configured roots --
+    and the stacks share the root objects they have in common (the user
+    root is one root, loaded once, whatever number of folders layer over
+    it). Checks that compare roots (shadowing, cross-root links) look only
+    at roots that share a stack, so two unrelated projects never hide each
+    other's entries or count as each other's "other root".
+    """
+
+    def __init__(self, roots: Sequence[MemoryRoot] = ()):
         self.roots: list[RootState] = []
-        seen: set[Path] = set()
-        for order, root in enumerate(roots):
-            key = _real(root.path)
-            if key in seen:
-                continue
-            seen.add(key)
-            self.roots.append(RootState(root=root, order=order))
-        self._root_by_dir = {r.path: r for r in self.roots}
-        self._root_by_real = {_real(r.path): r for r in self.roots}
+        self._stacks: dict[Hashable, list[RootState]] = {}
+        self._root_by_dir: dict[Path, RootState] = {}
+        self._root_by_real: dict[Path, RootState] = {}
+        self._next_order = 0
+        if roots:
+            self.set_stack(DEFAULT_STACK, roots)
 
     @classmethod
     def load(cls, roots: Sequence[MemoryRoot]) -> Workspace:
-        """Read and parse every document of every root, each file once."""
-        ws = cls(roots)
+        """Read and parse every document of every root (one stack), each file once."""
+        return cls.load_stacks({DEFAULT_STACK: roots})
+
+    @classmethod
+    def load_stacks(cls, stacks: Mapping[Hashable, Sequence[MemoryRoot]]) -> Workspace:
+        """Read and parse every document of every stack's roots, each file once."""
+        ws = cls()
+        for key, roots in stacks.items():
+            ws.set_stack(key, roots)
         with paused_gc():
             for state in ws.roots:
                 _load_root(state)
@@ -335,16 +370,99 @@ class Workspace:
             state.parse_cache = None
         return caches
 
+    # -- stacks -------------------------------------------------------------
+
+    def set_stack(self, key: Hashable, roots: Sequence[MemoryRoot]) -> StackChange:
+        """Make the stack ``key`` exactly ``roots`` (nearest first); ``[]`` removes it."""
+        return self.set_stacks({key: roots})
+
+    def set_stacks(
+        self, stacks: Mapping[Hashable, Sequence[MemoryRoot]], *, remove: Iterable[Hashable] = ()
+    ) -> StackChange:
+        """Set several stacks and remove others, in one step.
+
+        A root already in the model (by its real directory) is shared, not
+        read twice; a root that moves from a removed stack to a set one stays
+        loaded. Roots that no stack holds afterwards leave the model.
+        """
+        added: list[RootState] = []
+        for key, roots in stacks.items():
+            states: list[RootState] = []
+            for root in roots:
+                state = self._state_of(root.path)
+                if state is None:
+                    state = self._new_state(root)
+                    added.append(state)
+                if state not in states:
+                    states.append(state)
+            if not states:
+                self._stacks.pop(key, None)
+                continue
+            self._stacks[key] = states
+            # A root that stood alone (found by its look) now layers with others.
+            for state in states:
+                if key != _alone(state):
+                    self._stacks.pop(_alone(state), None)
+        for key in remove:
+            self._stacks.pop(key, None)
+        return StackChange(tuple(added), self._drop_unstacked())
+
+    def stacks(self) -> dict[Hashable, list[MemoryRoot]]:
+        """Each stack's roots, nearest first (what :meth:`load_stacks` takes)."""
+        return {key: [s.root for s in states] for key, states in self._stacks.items()}
+
     def add_root(self, root: MemoryRoot) -> RootState:
-        """Add a root (farthest layer) with no documents yet; idempotent."""
-        existing = self._root_by_dir.get(root.path) or self._root_by_real.get(_real(root.path))
+        """Add a root that layers with nothing (a stack of its own), no documents yet; idempotent.
+
+        For a directory found to be a memory root by its look: it is nobody's
+        layer, so it shadows nothing and nothing shadows it.
+        """
+        existing = self._state_of(root.path)
         if existing is not None:
             return existing
-        state = RootState(root=root, order=len(self.roots))
+        state = self._new_state(root)
+        self._stacks[_alone(state)] = [state]
+        return state
+
+    def farther_than(self, state: RootState) -> list[RootState]:
+        """Roots layered behind ``state`` in any stack that holds it, nearest first."""
+        out: list[RootState] = []
+        for stack in self._stacks.values():
+            if state in stack:
+                for other in stack[stack.index(state) + 1:]:
+                    if other not in out:
+                        out.append(other)
+        return out
+
+    def layered_with(self, state: RootState) -> list[RootState]:
+        """Every other root that shares a stack with ``state``, in stack order."""
+        out: list[RootState] = []
+        for stack in self._stacks.values():
+            if state in stack:
+                for other in stack:
+                    if other is not state and other not in out:
+                        out.append(other)
+        return out
+
+    def _state_of(self, directory: Path) -> RootState | None:
+        return self._root_by_dir.get(directory) or self._root_by_real.get(_real(directory))
+
+    def _new_state(self, root: MemoryRoot) -> RootState:
+        state = RootState(root=root, order=self._next_order)
+        self._next_order += 1
         self.roots.append(state)
         self._root_by_dir[root.path] = state
         self._root_by_real[_real(root.path)] = state
         return state
+
+    def _drop_unstacked(self) -> tuple[RootState, ...]:
+        kept = {id(s) for stack in self._stacks.values() for s in stack}
+        dropped = tuple(s for s in self.roots if id(s) not in kept)
+        if dropped:
+            self.roots = [s for s in self.roots if id(s) in kept]
+            self._root_by_dir = {d: s for d, s in self._root_by_dir.items() if id(s) in kept}
+            self._root_by_real = {d: s for d, s in self._root_by_real.items() if id(s) in kept}
+        return dropped
 
     def scan(self, state: RootState) -> list[Path]:
         """The memory documents of one root on disk, sorted (nothing is read)."""
@@ -659,6 +777,11 @@ def _discard(index: dict[str, list[Path]], key: str, path: Path) -> None:
         paths.remove(path)
     if not paths:
         del index[key]
+
+
+def _alone(state: RootState) -> tuple[str, Path]:
+    """The key of the stack a root has on its own (``Workspace.add_root``)."""
+    return ("alone", state.path)
 
 
 def _real(path: Path) -> Path:

@@ -149,11 +149,11 @@ def _check_visible(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]
 
 
 def _other_root_entry(ctx: CheckContext, state: RootState, name: str) -> Document | None:
-    for other in ctx.workspace.roots:
-        if other is not state:
-            found = other.visible(name)
-            if found is not None:
-                return found
+    """The entry ``name`` in a root layered with this one (an unrelated project's does not count)."""
+    for other in ctx.workspace.layered_with(state):
+        found = other.visible(name)
+        if found is not None:
+            return found
     return None
 
 
