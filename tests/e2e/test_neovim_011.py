@@ -173,7 +173,9 @@ def test_renaming_an_entry_moves_its_file_and_follows_every_link(nvim011):
     text = renamed["renamed"]["disk"]
     assert text is not None and "name: current-rule\n" in text
     assert "superseded_by: current-rule\n" in renamed["old"]["disk"]
-    assert renamed["old"]["buffer"] == renamed["old"]["disk"] and not renamed["old"]["modified"]
+    assert Path(renamed["current"]) == nvim011.memory / "current-rule.md"  # the moved file is shown
+    assert renamed["old"]["buffer"] == renamed["old"]["disk"]  # the open linking entry follows
+    assert renamed["old"]["modified"] is False  # ... and is not left dirty though it equals the disk
     assert "(current-rule.md)" in renamed["index"] and "(new.md)" not in renamed["index"]
     rename_errors = [n for n in nvim011.result["notifications"] if "-32803" in n["message"]]
     assert rename_errors == []

@@ -228,8 +228,9 @@ function steps.rename()
   local line, col = find_line(new, 'name: ')
   vim.api.nvim_win_set_cursor(0, { line + 1, col + 1 })
   vim.lsp.buf.rename('current-rule')
-  wait_for('current-rule.md to exist', function()
+  wait_for('current-rule.md to exist and be shown', function()
     return vim.uv.fs_stat(memory .. '/current-rule.md') ~= nil
+      and vim.api.nvim_buf_get_name(0) == memory .. '/current-rule.md'
   end)
   local old_buf = vim.fn.bufnr(memory .. '/old.md')
   wait_for("old.md's buffer to follow the rename", function()
@@ -238,6 +239,7 @@ function steps.rename()
   result.rename = {
     new_exists = vim.uv.fs_stat(memory .. '/new.md') ~= nil,
     renamed = state_of(memory .. '/current-rule.md'),
+    current = vim.api.nvim_buf_get_name(0),
     old = state_of(memory .. '/old.md'),
     index = read_file(memory .. '/MEMORY.md'),
   }
