@@ -62,7 +62,7 @@ from .index import (
     render_policy_view,
 )
 from .lookup import entry_to_save, resolve_name
-from .names import check_name
+from .names import check_name, slugify
 from .reader import RootRead, read_root, shadow_by_name
 from .roots import MemoryRoot, default_write_root, resolve_roots
 from .text import fold_line_breaks
@@ -340,9 +340,13 @@ class MemoryStore:
                 raise FileExistsError(
                     f"cannot rename '{old.name}' to '{new_name}': {new_path.name} already exists"
                 )
-            clash = tx.by_name(new_slug)
+            clash = tx.by_name(new_slug) or next(
+                (e for e in tx.entries() if e.path != old.path and slugify(e.name) == new_slug), None)
             if clash is not None and clash.path != old.path:
                 raise ValueError(
+                    f"cannot rename '{old.name}' to '{new_slug}': {clash.filename} holds '{clash.name}', "
+                    "whose file name is the same, so a save of either would overwrite the other"
+                    if clash.name != new_slug else
                     f"cannot rename '{old.name}' to '{new_slug}': entry {clash.filename} already has that name"
                 )
             renamed = replace(old, name=new_slug, path=new_path)
@@ -353,17 +357,21 @@ class MemoryStore:
                     continue
                 if _links_to(other, old.name):
                     linked.append(tx.write_entry(_relink(tx.strict(other), old.name, new_slug)))
+            # Written as edits of the old file, before that file is staged for deletion.
+            renamed = tx.write_entry(renamed, create_only=new_path != old.path, source=old.path)
             if new_path != old.path:
                 tx.delete(old.path)
                 tx.modes[new_path] = stat.S_IMODE(old.path.stat().st_mode)
-            renamed = tx.write_entry(renamed, create_only=new_path != old.path)
             tx.transfer_selection(old.filename, renamed.filename)
             tx.update_index_for_rename(old, renamed)
             tx.commit(expect_visible=[renamed])
         return renamed
 
-    def delete(self, name: str, *, scope: str | None = None) -> Path:
+    def delete(self, name: str, *, scope: str | None = None) -> MemoryEntry:
         """Delete an entry, its index line and its place in ``supersedes`` lists.
+
+        Returns the entry that was deleted, so a caller can say which one it
+        was (NAME may have matched a file stem when no entry has that name).
 
         An entry still named as another entry's ``superseded_by`` is refused:
         deleting it would leave that entry pointing at nothing, and only the
@@ -392,7 +400,7 @@ class MemoryStore:
             # Pointer lines carry no links, so only the deleted entry's line changes.
             tx.update_index_for_lifecycle([target], deleted=True)
             tx.commit(expect_visible=[])
-            return target.path
+            return target
 
     def set_status(
         self, name: str, status: str, *, scope: str | None = None

@@ -90,7 +90,7 @@ async def test_asymmetric_back_link_fix_edits_the_other_file(start):
     })
     await scan_done(session)
     session.open("old.md")
-    await fix(session, "old.md", "asymmetric-supersession", "Add 'old' to supersedes of 'new'", {"old.md": 1})
+    await fix(session, "old.md", "asymmetric-supersession", "Add 'old' to supersedes in new.md", {"old.md": 1})
     assert "old" in (session.root / "new.md").read_text()
     assert "asymmetric-supersession" not in audit_codes(session.root)
 
@@ -118,7 +118,9 @@ async def test_dangling_link_retarget_fix_links_both_ends(start):
     })
     await scan_done(session)
     session.open("old.md")
-    await fix(session, "old.md", "dangling-superseded-by", "Change to 'new'", {"old.md": 1})
+    # The title names the other file the fix edits (issue 11, defect 7).
+    await fix(session, "old.md", "dangling-superseded-by",
+              "Change to 'new' and add 'old' to supersedes in new.md", {"old.md": 1})
     assert "superseded_by: new" in (session.root / "old.md").read_text()
     assert audit_codes(session.root) == set()
 
@@ -143,10 +145,10 @@ async def test_create_missing_entry_fix_creates_the_entry_in_every_profile(start
     session.open("new.md")
     if session.profile != FILE_OPS:
         _, actions = await actions_for(session, "new.md", "dangling-supersedes")
-        await run_command(session, next(a for a in actions if a.title == "Create entry 'gone'"))
+        await run_command(session, next(a for a in actions if a.title == "Create entry 'gone' (gone.md)"))
         await session.diagnostics("new.md", lambda d: "dangling-supersedes" not in session.codes(d))
     else:
-        await fix(session, "new.md", "dangling-supersedes", "Create entry 'gone'", {"new.md": 1})
+        await fix(session, "new.md", "dangling-supersedes", "Create entry 'gone' (gone.md)", {"new.md": 1})
     created = (session.root / "gone.md").read_text()
     assert "superseded_by: new" in created
     assert audit_codes(session.root) == set()
@@ -160,7 +162,7 @@ async def test_create_fix_never_overwrites_a_file_created_meanwhile(start):
         pytest.skip(f"{session.profile}: the client cannot create files, so no create fix is offered")
     session.open("new.md")
     _, actions = await actions_for(session, "new.md", "dangling-supersedes")
-    action = next(a for a in actions if a.title == "Create entry 'gone'")
+    action = next(a for a in actions if a.title == "Create entry 'gone' (gone.md)")
     edit = await take(session, action)
     mine = "---\nname: gone\ndescription: written by hand meanwhile\n---\n\nkeep me\n"
     (session.root / "gone.md").write_text(mine, encoding="utf-8")
@@ -175,7 +177,8 @@ async def test_reserved_name_fix_renames_the_file(start):
     await scan_done(session)
     session.open("memory-notes.md")
     diag, actions = await actions_for(session, "memory-notes.md", "reserved-name")
-    action = next(a for a in actions if a.title == "Rename 'memory-notes' to 'notes'")
+    action = next(a for a in actions
+                  if a.title == "Rename 'memory-notes' to 'notes' (memory-notes.md to notes.md)")
     if session.profile != FILE_OPS:
         await run_command(session, action)
         # The open buffer's file moved: its diagnostics are cleared, the new file is shown.
@@ -199,7 +202,7 @@ async def test_a_fix_the_server_carries_out_is_refused_while_its_file_has_unsave
         pytest.skip("VS Code applies file-moving fixes itself, to its buffers")
     session.open("memory-notes.md")
     _, actions = await actions_for(session, "memory-notes.md", "reserved-name")
-    action = next(a for a in actions if a.title == "Rename 'memory-notes' to 'notes'")
+    action = next(a for a in actions if a.title.startswith("Rename 'memory-notes' to 'notes'"))
     session.change("memory-notes.md", entry("memory-notes", body="typed\n"), version=2)
     with pytest.raises(JsonRpcException, match="save memory-notes.md first"):
         await run_command(session, action)
@@ -208,13 +211,14 @@ async def test_a_fix_the_server_carries_out_is_refused_while_its_file_has_unsave
 
 
 @pytest.mark.timeout(30)
-async def test_regenerate_index_fix(start):
-    drifted = "# Persistent Memory\n\n## Project\n\n- [gone](gone.md) \u2014 d\n"
-    session = await start({"a.md": entry("a")}, index=drifted)
+async def test_regenerate_index_fix_is_offered_for_a_curated_index_and_says_what_it_replaces(start):
+    curated = "# Persistent Memory\n\n## Project\n\n- [gone](gone.md) \u2014 d\n"
+    session = await start({"a.md": entry("a")}, index=curated)
     await scan_done(session)
     session.open("MEMORY.md")
     # index-missing-entry appears once the first scan has read a.md.
-    await fix(session, "MEMORY.md", "index-drift", "Regenerate MEMORY.md", {"MEMORY.md": 1},
+    await fix(session, "MEMORY.md", "index-broken-link",
+              "Regenerate MEMORY.md (replaces its hand-written lines)", {"MEMORY.md": 1},
               ready=frozenset({"index-missing-entry"}))
     assert "[a](a.md)" in (session.root / "MEMORY.md").read_text()
     assert not {"index-drift", "index-broken-link", "index-missing-entry"} & check_codes(session.root)
