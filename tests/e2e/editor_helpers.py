@@ -12,6 +12,7 @@ means, so neither shadows the other.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -41,8 +42,15 @@ def fenced_blocks(language: str) -> list[str]:
 
 
 def nvim_or_skip() -> str:
-    """The ``nvim`` executable; skip only where it is missing and apt cannot install it."""
-    nvim = shutil.which("nvim")
+    """Debian's ``nvim`` on ``PATH``; skip only where it is missing and apt cannot install it.
+
+    The test venv's ``bin`` is left out of the search: its ``nvim`` is the
+    0.11 of the test extra, which must not stand in for 0.7 when the venv
+    is activated.
+    """
+    venv_bin = Path(sys.executable).parent.resolve()
+    search = [d for d in os.environ.get("PATH", "").split(os.pathsep) if d and Path(d).resolve() != venv_bin]
+    nvim = shutil.which("nvim", path=os.pathsep.join(search))
     if nvim is not None:
         return nvim
     if shutil.which("apt-get") is None:
