@@ -25,13 +25,12 @@ of an edit.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from memls.store.apply import StaleFixError, apply_fixes
-from memls.store.diagnostics import CreateFile, Fix, RenameFile, TextEdit
+from memls.store.diagnostics import Fix, RenameFile, TextEdit
 
 from ..convert import path_to_uri
 from ..errors import RequestFailed, reason
@@ -104,9 +103,3 @@ async def carry_out(ls: MemlsServer, fix: Fix, label: str) -> None:
 def fix_command(title: str, data: dict[str, Any]) -> types.Command:
     """The command a quick fix carries when the server applies it."""
     return types.Command(title=title, command=APPLY_FIX, arguments=[data])
-
-
-def created_or_moved(fix: Fix) -> list[Path]:
-    """The files ``fix`` creates or renames to."""
-    return [op.path if isinstance(op, CreateFile) else op.new
-            for op in fix.operations if isinstance(op, CreateFile | RenameFile)]
