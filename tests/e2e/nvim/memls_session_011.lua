@@ -10,6 +10,8 @@
 --   MEMLS_E2E_WAIT_MS    how long each wait may take
 --   MEMLS_E2E_FRESH      the text of a new memory, written with :w
 --   MEMLS_E2E_FRESH2     the text of a second new memory
+--   MEMLS_E2E_LSP_LOG    (optional) set: Neovim logs the LSP traffic at debug level
+--                        to $HOME/.local/state/nvim/lsp.log
 -- The script only acts and records; the pytest side asserts. Each step runs
 -- even when an earlier one failed; a failed step's message goes to
 -- errors[step]. The user's configuration also formats on save.
