@@ -29,6 +29,7 @@ from .client_features import ClientFeatures
 from .convert import uri_to_path
 from .diagnostics import DiagnosticsPublisher
 from .engine import Engine
+from .errors import log_refusals_quietly
 from .state import RootsChange, ServerState
 from .watcher import Watching
 
@@ -72,6 +73,7 @@ class MemlsServer(LanguageServer):
 
 
 def create_server() -> MemlsServer:
+    log_refusals_quietly()
     server = MemlsServer()
 
     @server.feature(types.INITIALIZE)
@@ -134,7 +136,10 @@ def create_server() -> MemlsServer:
         if path is None:
             return
         affected = await ls.engine.run(ls.state.close, path)
-        ls.after_change(affected)
+        # A client may drop a closed document's diagnostics (Neovim does, and its
+        # `:edit` of the current file closes and reopens it): send them again.
+        ls.diagnostics.forget(path)
+        ls.after_change(affected | {path})
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: MemlsServer, params: types.DidChangeConfigurationParams) -> None:

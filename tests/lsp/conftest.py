@@ -14,6 +14,7 @@ import sys
 import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Union
 
 import pytest
 import pytest_lsp
@@ -43,6 +44,7 @@ def act_as_editor(lsp_client: LanguageClient) -> None:
     """
     lsp_client.registrations = []  # type: ignore[attr-defined]
     lsp_client.applied_edits = []  # type: ignore[attr-defined]
+    tell_commands_from_code_actions(lsp_client)
 
     @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register_capability(params: types.RegistrationParams) -> None:
@@ -52,6 +54,23 @@ def act_as_editor(lsp_client: LanguageClient) -> None:
     def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
         lsp_client.applied_edits.append(params)  # type: ignore[attr-defined]
         return types.ApplyWorkspaceEditResult(applied=True)
+
+
+def tell_commands_from_code_actions(lsp_client: LanguageClient) -> None:
+    """Read a code action that carries a command as a ``CodeAction``, as editors do.
+
+    lsprotocol takes any item with a ``command`` key for a ``Command``; the
+    spec tells them apart by the type of ``command`` (a string only in a
+    ``Command``), and so do VS Code and Neovim.
+    """
+    converter = lsp_client.protocol._converter
+
+    def structure(obj, _type):
+        kind = types.Command if isinstance(obj.get("command"), str) else types.CodeAction
+        return converter.structure(obj, kind)
+
+    converter.register_structure_hook(types.Command | types.CodeAction, structure)
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], structure)  # noqa: UP007
 
 
 @pytest_lsp.fixture(
