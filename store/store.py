@@ -281,7 +281,7 @@ class MemoryStore:
             )
             entry = tx.write_entry(entry)
             check_index_fields(entry)
-            tx.update_index_for_save(entry)
+            tx.update_index_for_save(entry, previous)
             tx.commit(expect_visible=[entry])
         assert entry.path is not None
         return entry.path

@@ -29,6 +29,7 @@ from memls.store.checks import check_paths
 from memls.store.index import IndexPolicy
 from memls.store.index_sync import autosave_keeps_index_line, commit_index, index_after_save
 from memls.store.parse import parse_document
+from memls.store.reader import read_root
 from memls.store.text import one_line
 
 from ..state import HeldIndexLine
@@ -96,19 +97,26 @@ def update_index_on_save(state: ServerState, path: Path, previous_text: str | No
 def _saved_entries(state: ServerState, root) -> list:
     """The root's entries as saved on disk: open buffers count with their saved text.
 
+    While the first scan is still loading this root the model holds only part
+    of it, and an index computed from a part would lose the other entries'
+    lines: the root is then read from disk by the store's reader. A buffer
+    that was never saved (no file yet) is not an entry on disk, so it is left out.
     An entry whose line an autosave kept counts as the text the index last
     followed, so another entry's save does not publish it either.
     """
+    if state.scanning and root.path in state.scan_roots:
+        entries = [_held_version(state, root, e.path, e) for e in read_root(root.path, root.scope).entries]
+        return [e for e in entries if e is not None]
     out = []
     for doc in root.entry_documents():
-        held = state.held_index_lines.get(doc.path)
-        if held is not None:
-            if held.synced_text is not None:
-                kept = parse_document(held.synced_text, path=doc.path, scope=root.scope).entry
-                if kept is not None:
-                    out.append(kept)
+        if doc.path in state.held_index_lines:
+            kept = _held_version(state, root, doc.path, doc.entry)
+            if kept is not None:
+                out.append(kept)
             continue
         buffer = state.buffers.get(doc.path)
+        if buffer is not None and buffer.saved_text is None:
+            continue
         if buffer is not None and buffer.saved_text is not None and buffer.saved_text != buffer.text:
             saved = parse_document(buffer.saved_text, path=doc.path, scope=root.scope).entry
             if saved is not None:
@@ -116,6 +124,14 @@ def _saved_entries(state: ServerState, root) -> list:
             continue
         out.append(doc.entry)
     return out
+
+
+def _held_version(state: ServerState, root, path, entry):
+    """``entry`` as the index follows it: the kept text's entry while an autosave holds its line."""
+    held = state.held_index_lines.get(path)
+    if held is None:
+        return entry
+    return parse_document(held.synced_text, path=path, scope=root.scope).entry if held.synced_text else None
 
 
 AUTOMATIC_SAVES = (types.TextDocumentSaveReason.AfterDelay, types.TextDocumentSaveReason.FocusOut)
