@@ -137,7 +137,7 @@ async def test_open_unmodified_index_is_written_on_disk_without_an_edit(start):
     # The server's view is the written text: a second save upserts into it, not into the old one.
     session.change("a.md", entry("a", "first, revised twice"), 3)
     save(session, "a.md", entry("a", "first, revised twice"))
-    await barrier(session, "zz-probe-2.md")
+    await barrier(session, "zz-probe-3.md")
     assert "first, revised twice" in (session.root / "MEMORY.md").read_text(encoding="utf-8")
     assert session.client.applied_edits == []
 
@@ -187,6 +187,7 @@ async def test_autosave_of_a_half_typed_entry_keeps_its_index_line_and_says_so(s
     session = await start({"a.md": entry("a", "first"), "b.md": entry("b", "second")}, index=CURATED)
     session.open("a.md")
     session.change("a.md", HALF_TYPED, 2)
+    await barrier(session, "zz-typed.md")  # the server has the file as opened before the save writes it
     autosave(session, "a.md", HALF_TYPED)
     diags = await session.diagnostics("a.md", lambda d: "index-line-kept" in session.codes(d))
     [kept] = [d for d in diags if d.code == "index-line-kept"]
@@ -204,6 +205,7 @@ async def test_manual_save_of_a_half_typed_entry_updates_the_index_as_asked(star
     session = await start({"a.md": entry("a", "first")}, index=CURATED)
     session.open("a.md")
     session.change("a.md", HALF_TYPED, 2)
+    await barrier(session, "zz-typed.md")  # the server has the file as opened before the save writes it
     autosave(session, "a.md", HALF_TYPED, types.TextDocumentSaveReason.Manual)
     await barrier(session)
     assert "\u2014 first\n" not in (session.root / "MEMORY.md").read_text(encoding="utf-8")
@@ -219,6 +221,7 @@ async def test_another_entrys_save_does_not_publish_a_held_entry(start, tmp_path
     session = await start(files, index=rendered(scratch))
     session.open("a.md")
     session.change("a.md", HALF_TYPED, 2)
+    await barrier(session, "zz-typed.md")  # the server has the file as opened before the save writes it
     autosave(session, "a.md", HALF_TYPED)
     await session.diagnostics("a.md", lambda d: "index-line-kept" in session.codes(d))
     await edit_and_save(session, "b.md", entry("b", "second, now revised"))
@@ -236,7 +239,7 @@ async def test_a_client_without_apply_edit_is_told_once_why_an_open_changed_inde
     await edit_and_save(session, "a.md", entry("a", "first, now revised"))
     session.change("a.md", entry("a", "first, revised twice"), 3)
     save(session, "a.md", entry("a", "first, revised twice"))
-    await barrier(session, "zz-probe-2.md")
+    await barrier(session, "zz-probe-3.md")
     assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == CURATED
     told = [m for m in client.messages if "MEMORY.md was not updated" in m.message]
     assert len(told) == 1 and "unsaved changes" in told[0].message, client.messages
