@@ -576,7 +576,9 @@ def _json_locations(text: str) -> dict[str, tuple[Span, list[Span]]]:
     found: dict[str, tuple[Span, list[Span]]] = {}
 
     def skip(i: int) -> int:
-        return _WHITESPACE.match(text, i).end()  # type: ignore[union-attr]
+        match = _WHITESPACE.match(text, i)
+        assert match is not None  # a starred class matches the empty string
+        return match.end()
 
     def span(start: int, end: int) -> Span:
         return Span(*_position(text, start), *_position(text, end))
