@@ -1,4 +1,4 @@
-"""House rules a machine can check: the layer rule and pyflakes-clean code."""
+"""House rules a machine can check: the layer rule, lint-clean and type-checked code."""
 
 from __future__ import annotations
 
