@@ -84,7 +84,7 @@ class DiagnosticsPublisher:
         state = self.server.state
         ctx = state.context()
         results = check_paths(ctx, sorted(paths, key=str))  # a stable order; str compares fast
-        out = []
+        out: list[tuple[Path, int | None, list[types.Diagnostic]]] = []
         for path, problems in results.items():
             # The model's own answer: asking the state would adopt a gone file's directory
             # again as a root by its look (a removed folder's memory/ still holds MEMORY.md).
