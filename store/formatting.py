@@ -49,9 +49,7 @@ def render_root_view(state: RootState, *, budget: int | None = None) -> str:
     """
     policy_doc = state.documents.get(state.policy_path)
     managed = policy_doc is not None
-    entries = index_entries(
-        (d.entry for d in state.entry_documents() if d.entry is not None), managed=managed
-    )
+    entries = index_entries(state.entries_for_index(), managed=managed)
     if policy_doc is None:
         return render_index(entries, budget=budget)
     if policy_doc.read_error is not None or policy_doc.too_large:
@@ -91,7 +89,7 @@ def formatted_entry(text: str, doc: Document | None = None) -> str | None:
     scope = doc.root.scope if doc is not None else None
     parsed = parse_document(text, path=path, scope=scope)
     entry = parsed.entry
-    if entry is None or parsed.strict_error is not None:
+    if entry is None or parsed.strict_error is not None or parsed.unread_values is not None:
         return None
     canonical = entry.to_markdown()
     reread = parse_document(canonical, path=path, scope=scope)

@@ -36,10 +36,13 @@ from .names import is_index_filename, slugify
 from .parse import ParsedDocument, parse_document
 from .reader import (
     MAX_DOCUMENT_BYTES,
+    Listing,
     child_path_maker,
     decode_document,
+    headline,
     read_capped,
     stat_directory,
+    unreadable_reason,
 )
 from .roots import MemoryRoot
 
@@ -75,10 +78,19 @@ class Document:
     read_error: str | None = None
     too_large: bool = False
     version: int | None = None
+    # A too-large entry's fields from its first MiB, for the index alone
+    # (:func:`memls.store.reader.headline`); every other check sees no entry.
+    headline: MemoryEntry | None = None
 
     @property
     def entry(self) -> MemoryEntry | None:
         return self.parsed.entry if self.parsed is not None else None
+
+    @property
+    def index_entry(self) -> MemoryEntry | None:
+        """The entry as the index sees it: the entry, or a too-large file's headline."""
+        entry = self.entry
+        return entry if entry is not None else self.headline
 
     @property
     def name(self) -> str | None:
@@ -152,6 +164,14 @@ class RootState:
         return [
             docs[p] for p in sorted(docs, key=str)
             if docs[p].kind == "entry" and docs[p].entry is not None
+        ]
+
+    def entries_for_index(self) -> list[MemoryEntry]:
+        """What the index lists, in file order: every entry, and every too-large file's headline."""
+        docs = self.documents
+        return [
+            entry for p in sorted(docs, key=str)
+            if docs[p].kind == "entry" and (entry := docs[p].index_entry) is not None
         ]
 
     def named(self, name: str) -> list[Document]:
@@ -253,8 +273,18 @@ class Workspace:
         return state
 
     def scan(self, state: RootState) -> list[Path]:
-        """The memory documents of one root on disk, sorted (nothing is read)."""
-        return [path for path, _ in self.listing(state)]
+        """The memory documents of one root on disk, sorted (nothing is read).
+
+        Entry names no reader can open (a broken symlink, a directory) are
+        included: they are reported, never silently skipped.
+        """
+        try:
+            found = stat_directory(state.path, is_document_filename)
+        except OSError:
+            return []
+        child = child_path_maker(state.path)
+        unreadable = [name for name, _ in found.unreadable if document_kind(name) == "entry"]
+        return sorted(child(name) for name in [*(name for name, _ in found.files), *unreadable])
 
     def listing(self, state: RootState) -> list[tuple[Path, os.stat_result]]:
         """The memory documents of one root with their ``stat``, in file order.
@@ -268,7 +298,7 @@ class Workspace:
         except OSError:
             return []
         child = child_path_maker(state.path)
-        return [(child(name), st) for name, st in found]
+        return [(child(name), st) for name, st in found.files]
 
     def load_document(self, path: Path, st: os.stat_result | None = None) -> None:
         """Read one file into the model without computing what it affects (bulk loads).
@@ -348,10 +378,14 @@ class Workspace:
         if state is None or kind is None:
             return set()
         path = state.path / path.name
-        if not path.is_file():
+        unreadable = unreadable_reason(path)
+        if unreadable is not None and (kind != "entry" or not os.path.lexists(path)):
             return self.remove(path)
         old = state.unregister(path)
-        doc = _read_document(state, path, kind)
+        if unreadable is not None:
+            doc = _make_document(state, path, kind, text="", read_error=unreadable)
+        else:
+            doc = _read_document(state, path, kind)
         state.register(doc)
         return self._affected(state, path, old, doc)
 
@@ -439,7 +473,7 @@ def index_key(doc: Document) -> tuple | None:
     ``name`` and ``status`` values sit (index problems point at them as
     related locations). None for documents that are not parsed entries.
     """
-    entry = doc.entry
+    entry = doc.index_entry
     if doc.kind != "entry" or entry is None:
         return None
     keys = doc.parsed.frontmatter.keys if doc.parsed and doc.parsed.frontmatter else {}
@@ -477,9 +511,14 @@ def _load_root(state: RootState) -> None:
     a dictionary lookup per file, and no parse.
     """
     try:
-        listed = stat_directory(state.path, is_document_filename)
+        listing = stat_directory(state.path, is_document_filename)
     except OSError:
-        listed = []
+        listing = Listing([], [])
+    for name, why in listing.unreadable:
+        if document_kind(name) == "entry":
+            path = state.path / name
+            state.register(_make_document(state, path, "entry", text="", read_error=why))
+    listed = listing.files
     cache = open_documents_cache(state.path)
     parsed = [(name, st) for name, st in listed if document_kind(name) in ("entry", "reserved")]
     prefix = os.path.join(os.fspath(state.path), "")
@@ -527,8 +566,11 @@ def _read_document(
         data = read_capped(path)
     except OSError as exc:
         return _make_document(state, path, kind, text="", read_error=" ".join(str(exc).split()))
-    if data is None:
-        return _make_document(state, path, kind, text="", too_large=True)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        doc = _make_document(state, path, kind, text="", too_large=True)
+        if kind == "entry":
+            doc.headline = headline(path, data, state.scope)
+        return doc
     try:
         text = decode_document(data)
     except UnicodeDecodeError as exc:

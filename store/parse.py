@@ -96,6 +96,20 @@ class ParsedDocument:
         return doc
 
     @property
+    def unread_values(self) -> str | None:
+        """Why a rewrite would lose values of this document that memls left unread, or None.
+
+        Values whose YAML aliases expand past the loader's budget are not in
+        the entry (:func:`memls.store.frontmatter.load_yaml`), so a rewrite
+        from the entry would silently drop them: writers refuse instead.
+        """
+        fm = self.frontmatter
+        if fm is None or not fm.oversized:
+            return None
+        keys = ", ".join(".".join(value.path) for value in fm.oversized)
+        return f"{keys} expand too far through YAML aliases to be read; rewrite them without aliases first"
+
+    @property
     def strict_error(self) -> str | None:
         """The message a strict parse raises, or None when it passes."""
         error = self.strict_exception

@@ -42,3 +42,18 @@ class YamlProblem:
     message: str
     line: int
     column: int
+
+
+class OversizedValue(NamedTuple):
+    """A frontmatter value left unread because YAML aliases expand it past the node budget.
+
+    ``path`` is the key path of what was left out: a top-level key, or a key of
+    a mapping under one (``("metadata", "nested")``), so the rest of that
+    mapping (``metadata.type``) is still read.
+    """
+
+    path: tuple[str, ...]
+    # Where the key of the left-out value is written.
+    key: Span
+    # How many values its aliases add beyond its text; None when it contains itself.
+    nodes: int | None

@@ -60,7 +60,7 @@ from .index import (
 from .names import check_name, slugify
 from .reader import ENTRY_SUFFIX, FileRead, RootRead, read_root, shadow_by_name
 from .roots import MemoryRoot, default_write_root, resolve_roots
-from .text import fold_line_breaks
+from .text import fold_line_breaks, index_line_hazards
 from .transaction import RootTransaction, read_bytes, serialize, strict_entry
 
 
@@ -233,8 +233,8 @@ class MemoryStore:
         slug = check_name(name)
         description = single_line(description, "description")
         title = single_line(title, "title") if title is not None else None
-        if title is not None and "]" in title:
-            raise ValueError("title must not contain ']': it would break its MEMORY.md link")
+        if title is not None and ("[" in title or "]" in title):
+            raise ValueError("title must not contain '[' or ']': it would break its MEMORY.md link")
         if type is not None:
             type = check_type(type)
         if not isinstance(body, str):
@@ -311,6 +311,7 @@ class MemoryStore:
                 new = replace(new, supersedes=[*new.supersedes, old.name])
             old = tx.write_entry(old)
             new = tx.write_entry(new)
+            check_index_fields(new)  # its line goes into MEMORY.md
             tx.transfer_selection(old.filename, new.filename)
             tx.update_index_for_supersede(old, new)
             tx.commit(expect_visible=[old, new])
@@ -510,6 +511,14 @@ def check_index_fields(entry: MemoryEntry) -> None:
     ):
         if len(value.splitlines()) > 1:
             raise ValueError(f"{field_name} must be a single line: it becomes part of MEMORY.md")
+    link_field = "title" if entry.title else "name"
+    for field_name, value in (("name", entry.name), ("title", entry.title or "")):
+        hazards = index_line_hazards(value, link_text=field_name == link_field)
+        if hazards:
+            raise ValueError(
+                f"{field_name} {value!r} contains {' and '.join(hazards)}, "
+                "which would break its MEMORY.md line; fix the entry first"
+            )
 
 
 def _read_back(entry: MemoryEntry, *, create: bool) -> MemoryEntry:
@@ -537,7 +546,7 @@ def _require_root(root: MemoryRoot, name: str) -> None:
 
 
 def _index_entries(read: RootRead, *, managed: bool) -> list[MemoryEntry]:
-    return index_entries(read.entries, managed=managed)
+    return index_entries(read.entries_for_index, managed=managed)
 
 
 def _links_to(entry: MemoryEntry, name: str) -> bool:

@@ -61,6 +61,8 @@ def strict_entry(path: Path, data: bytes, scope: str | None) -> MemoryEntry:
         )
     if doc.strict_error is not None:
         raise MemoryFrontmatterError(doc.strict_error)
+    if doc.unread_values is not None:
+        raise MemoryFrontmatterError(f"{path.name}: {doc.unread_values}")
     return doc.entry
 
 
@@ -188,7 +190,7 @@ class RootTransaction:
 
     def _render(self) -> str:
         entries = index_entries(
-            self._read_staged().entries,
+            self._read_staged().entries_for_index,
             managed=self.policy is not None,
         )
         if self.policy is None:

@@ -86,7 +86,9 @@ def _saved_entries(state: ServerState, root) -> list:
                 out.append(saved)
             continue
         out.append(doc.entry)
-    return out
+    # Files too large to read keep their index line (their headline).
+    out.extend(d.headline for d in root.documents.values() if d.headline is not None)
+    return sorted(out, key=lambda e: str(e.path))
 
 
 def register(server: MemlsServer) -> None:

@@ -115,9 +115,7 @@ def _expected(state: RootState, *, budget: int | None = None) -> _Expected:
     """The rendering ``MemoryStore.write_index(budget=...)`` would produce for this root."""
     policy_doc = state.documents.get(state.policy_path)
     managed = policy_doc is not None
-    entries = index_entries(
-        (d.entry for d in state.entry_documents() if d.entry is not None), managed=managed
-    )
+    entries = index_entries(state.entries_for_index(), managed=managed)
     out = _Expected(state, managed, entries)
     if policy_doc is None:
         out.text = render_index(entries, budget=budget)
@@ -185,7 +183,7 @@ def check_absent(ctx: CheckContext, path: Path) -> list[Problem]:
     key = state.index_revision
     cached = state.memo.get("any-living")
     if cached is None or cached[0] != key:
-        cached = (key, any(d.entry is not None and d.entry.is_living for d in state.entry_documents()))
+        cached = (key, any(entry.is_living for entry in state.entries_for_index()))
         state.memo["any-living"] = cached
     if not cached[1]:
         return []
@@ -234,7 +232,8 @@ def _check_lines(
 ) -> Iterator[Problem | None]:
     """Per-line problems of a legacy index (curated or machine-made)."""
     state = doc.root
-    by_filename = {d.path.name: d for d in state.entry_documents()}
+    by_filename = {d.path.name: d for d in state.documents.values()
+                   if d.kind == "entry" and d.index_entry is not None}
     listed: set[str] = set()
     for link in parse_index_lines(doc.text):
         target = link.target
@@ -251,7 +250,7 @@ def _check_lines(
                 data=line_data,
             )
             continue
-        entry = entry_doc.entry
+        entry = entry_doc.index_entry
         assert entry is not None
         if not entry.is_living:
             yield ctx.problem(
@@ -312,9 +311,7 @@ def _check_policy(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
         yield ctx.problem("invalid-index-policy", doc, _policy_error_span(doc.text, exc), str(exc))
         return
     state = doc.root
-    entries = index_entries(
-        (d.entry for d in state.entry_documents() if d.entry is not None), managed=True
-    )
+    entries = index_entries(state.entries_for_index(), managed=True)
     by_filename = {entry.filename: entry for entry in entries}
     locations = _json_locations(doc.text)
     selected_items = locations.get("selected", (None, []))[1]
