@@ -302,6 +302,7 @@ class MemoryStore:
                 raise ValueError(f"cannot supersede entry '{old.name}' with itself")
             old = tx.strict(old)
             new = tx.strict(new)
+            check_index_fields(new)  # its line goes into MEMORY.md
             if not new.is_living:
                 raise ValueError(f"replacement entry '{new.name}' is not living")
             if not old.is_living and old.superseded_by != new.name:
@@ -311,7 +312,6 @@ class MemoryStore:
                 new = replace(new, supersedes=[*new.supersedes, old.name])
             old = tx.write_entry(old)
             new = tx.write_entry(new)
-            check_index_fields(new)  # its line goes into MEMORY.md
             tx.transfer_selection(old.filename, new.filename)
             tx.update_index_for_supersede(old, new)
             tx.commit(expect_visible=[old, new])
