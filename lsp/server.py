@@ -25,10 +25,11 @@ from memls.store.cache import ParseCache, paused_gc
 from memls.store.model import document_kind
 
 from . import __version__
+from .client_features import ClientFeatures
 from .convert import uri_to_path
 from .diagnostics import DiagnosticsPublisher
 from .engine import Engine
-from .state import ClientFeatures, ServerState
+from .state import ServerState
 from .watcher import PollingWatcher
 
 log = logging.getLogger(__name__)
@@ -65,33 +66,6 @@ class MemlsServer(LanguageServer):
             self.diagnostics.schedule(affected)
 
 
-def _client_features(caps: types.ClientCapabilities, encoding: str) -> ClientFeatures:
-    text = caps.text_document
-    ws = caps.workspace
-    window = caps.window
-    pull = bool(text and text.diagnostic) and bool(
-        ws and ws.diagnostics and ws.diagnostics.refresh_support
-    )
-    edit = ws.workspace_edit if ws else None
-    return ClientFeatures(
-        pull_diagnostics=pull,
-        dynamic_watchers=bool(ws and ws.did_change_watched_files
-                              and ws.did_change_watched_files.dynamic_registration),
-        file_operations=bool(ws and ws.file_operations and (
-            ws.file_operations.did_rename or ws.file_operations.will_rename)),
-        document_changes=bool(edit and edit.document_changes),
-        resource_operations=bool(edit and edit.resource_operations and {
-            types.ResourceOperationKind.Create, types.ResourceOperationKind.Rename
-        } <= set(edit.resource_operations)),
-        related_information=bool(text and text.publish_diagnostics
-                                 and text.publish_diagnostics.related_information) or pull,
-        work_done_progress=bool(window and window.work_done_progress),
-        apply_edit=bool(ws and ws.apply_edit),
-        configuration=bool(ws and ws.configuration),
-        position_encoding=str(encoding),
-    )
-
-
 def create_server() -> MemlsServer:
     server = MemlsServer()
 
@@ -101,10 +75,9 @@ def create_server() -> MemlsServer:
         if not folders and params.root_uri:
             folders = [uri_to_path(params.root_uri)]
         ls.state.folders = [f for f in folders if f is not None]
-        encoding = ls.workspace.position_encoding
-        ls.state.client = _client_features(params.capabilities, encoding or "utf-16")
-        ls.state.client.name = params.client_info.name if params.client_info else ""
         options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+        ls.state.client = ClientFeatures.read(
+            params.capabilities, encoding=ls.workspace.position_encoding or "utf-16", options=options)
         settings = options.get("settings", options)
         # The roots are known before any document opens, so a document opened
         # before the scan starts joins its root with the right scope and layer

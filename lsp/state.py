@@ -21,24 +21,8 @@ from memls.store.reader import disk_text
 from memls.store.roots import MemoryRoot, editor_roots, is_memory_root
 from memls.store.settings import Settings, load_settings
 
+from .client_features import ClientFeatures
 from .convert import Positions
-
-
-@dataclass
-class ClientFeatures:
-    """What the client declared at ``initialize``, reduced to the decisions we make."""
-
-    pull_diagnostics: bool = False
-    dynamic_watchers: bool = False
-    file_operations: bool = False
-    document_changes: bool = False
-    resource_operations: bool = False
-    related_information: bool = True
-    work_done_progress: bool = False
-    apply_edit: bool = False
-    configuration: bool = False
-    position_encoding: str = "utf-16"
-    name: str = ""  # clientInfo.name ("Visual Studio Code", "Neovim", ...)
 
 
 @dataclass
@@ -165,15 +149,19 @@ class ServerState:
     def document(self, path: Path) -> Document | None:
         return self.workspace.document(path)
 
-    def positions(self, path: Path) -> Positions:
-        """Position conversion for a path's current text (buffer, model or disk)."""
+    def text(self, path: Path) -> str:
+        """A path's current text as the client has it: its buffer, else the model's, else the disk's."""
         buffer = self.buffers.get(path)
         if buffer is not None:
-            return Positions(buffer.text.replace("\r\n", "\n"), self.client.position_encoding)
+            return buffer.text
         doc = self.workspace.document(path)
         if doc is not None:
-            return Positions(doc.text, self.client.position_encoding)
-        return Positions(disk_text(path) or "", self.client.position_encoding)
+            return doc.text
+        return disk_text(path) or ""
+
+    def positions(self, path: Path) -> Positions:
+        """Position conversion for a path's current text (buffer, model or disk)."""
+        return Positions(self.text(path).replace("\r\n", "\n"), self.client.position_encoding)
 
     def version(self, path: Path) -> int | None:
         buffer = self.buffers.get(path)

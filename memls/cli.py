@@ -273,6 +273,9 @@ def cli() -> None:
     Roots come from MEMLS_MEMORY_DIRS or GPTME_MEMORY_DIRS (os.pathsep
     separated), else the workspace's memory/ directory, the Claude Code
     project memory, the agent workspace and the user's config directory.
+
+    A NAME means the entry whose name equals it; a file name or slug match
+    counts only when no entry has that name and only one entry matches.
     """
 
 
@@ -459,8 +462,10 @@ def supersede_command(old_name: str, new_name: str, scope: str | None) -> None:
 @click.option("--scope", help="Root containing the entry (default: write root).")
 def rename_command(old_name: str, new_name: str, scope: str | None) -> None:
     """Rename an entry: its name, its file, the links to it and its index line."""
-    open_store().rename(old_name, new_name, scope=scope)
-    click.echo(f"Renamed {clean_line(old_name)} -> {clean_line(new_name)}")
+    renamed = open_store().rename(old_name, new_name, scope=scope)
+    click.echo(
+        f"Renamed {clean_line(old_name)} -> {clean_line(renamed.name)} ({clean_line(renamed.filename)})"
+    )
 
 
 @cli.command("delete")
@@ -468,8 +473,8 @@ def rename_command(old_name: str, new_name: str, scope: str | None) -> None:
 @click.option("--scope", help="Root containing the entry (default: write root).")
 def delete_command(name: str, scope: str | None) -> None:
     """Delete an entry and its index line."""
-    open_store().delete(name, scope=scope)
-    click.echo(f"Deleted {clean_line(name)}")
+    path = open_store().delete(name, scope=scope)
+    click.echo(f"Deleted {clean_line(name)} ({clean_line(path.name)})")
 
 
 @cli.command("historical")
@@ -477,8 +482,8 @@ def delete_command(name: str, scope: str | None) -> None:
 @click.option("--scope", help="Root containing the entry (default: write root).")
 def historical_command(name: str, scope: str | None) -> None:
     """Mark an entry historical: kept on disk, left out of the index and recall."""
-    open_store().set_status(name, "historical", scope=scope)
-    click.echo(f"Marked {clean_line(name)} historical")
+    entry = open_store().set_status(name, "historical", scope=scope)
+    click.echo(f"Marked {clean_line(entry.name)} historical ({clean_line(entry.filename)})")
 
 
 # --------------------------------------------------------------------------

@@ -8,6 +8,7 @@ the same signature, so code written against gptme works with
 from .audit import AuditIssue
 from .entry import MemoryEntry
 from .errors import (
+    AmbiguousNameError,
     LockTimeoutError,
     MemoryFrontmatterError,
     MemoryParseError,
@@ -40,6 +41,7 @@ __all__ = [
     "slugify",
     "update_index_line",
     # memls additions
+    "AmbiguousNameError",
     "LockTimeoutError",
     "MemoryMatch",
     "ParsedDocument",

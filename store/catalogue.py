@@ -61,7 +61,7 @@ CATALOGUE: tuple[CheckSpec, ...] = (
     CheckSpec("unknown-key", "frontmatter", "hint",
               "a top-level key memls does not know (it is kept on every rewrite)"),
     CheckSpec("name-filename-mismatch", "frontmatter", "warning",
-              "`name` is not the file's stem: a `save` of that name would write a different file",
+              "`name` is not the file's stem: gptme's `save` of that name writes a different file",
               "rename the entry (file, name and links) to match"),
     CheckSpec("unsafe-index-text", "frontmatter", "warning",
               "a name, description or title would break its `MEMORY.md` line (a line break or NUL, or `[` / `]` in the link text)",
@@ -75,7 +75,7 @@ CATALOGUE: tuple[CheckSpec, ...] = (
               "a `memory*.md` file holds an entry (every reader skips it, so it is invisible), or a `name` whose slug starts with `memory`",
               "rename to a suggested free name (file, name, links and index line)"),
     CheckSpec("slug-collision", "names", "error",
-              "two names in one root have the same slug, so saving one would overwrite the other's file",
+              "two names in one root have the same slug, so gptme's `save` of one overwrites the other's file",
               "rename to a suggested free name"),
     # -- supersession -------------------------------------------------------------
     CheckSpec("duplicate-name", "supersession", "error",

@@ -31,3 +31,7 @@ class LockTimeoutError(TimeoutError):
 
 class RoundTripError(OSError):
     """A staged write would not be seen again by the store's own readers."""
+
+
+class AmbiguousNameError(ValueError):
+    """A NAME that no entry has exactly, but that several entries match by file stem or slug."""

@@ -22,6 +22,7 @@ from .checks import CheckContext, check_workspace
 from .diagnostics import Fix, Problem
 from .fix_merge import choose_combinable, safe_fixes
 from .model import Workspace
+from .text import one_line
 
 MAX_PASSES = 10
 
@@ -62,7 +63,7 @@ def fix_all(ctx: CheckContext) -> FixReport:
             try:
                 apply_fixes([f for _, f in chosen], texts, root=state.path)
             except (OSError, ValueError, RuntimeError) as exc:
-                report.failed.extend((p, " ".join(str(exc).split())) for p, _ in chosen)
+                report.failed.extend((p, one_line(str(exc))) for p, _ in chosen)
                 continue
             report.applied.extend(chosen)
             progressed = True

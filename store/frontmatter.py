@@ -33,6 +33,7 @@ import yaml
 import yaml.reader
 
 from .spans import KeySpans, OversizedValue, Span, YamlProblem
+from .text import one_line
 
 # libyaml is several times faster; the pure-Python loader builds the same data.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -194,7 +195,7 @@ def load_yaml(yaml_text: str, first_line: int = 0, *, fast: bool = True) -> Load
     except RecursionError:
         return LoadedYaml(None, locator.problem("nesting too deep to load", 0), {})
     except Exception as exc:  # noqa: BLE001 - any str input must give a problem, not a crash
-        return LoadedYaml(None, locator.problem(f"invalid value: {_one_line(str(exc))}", 0), {})
+        return LoadedYaml(None, locator.problem(f"invalid value: {one_line(str(exc))}", 0), {})
     finally:
         if loader is not None:
             loader.dispose()
@@ -412,7 +413,7 @@ def _marked_problem(exc: yaml.MarkedYAMLError, locator: _Locator) -> YamlProblem
     mark = exc.problem_mark or exc.context_mark
     problem = exc.problem or exc.context or "invalid YAML"
     message = f"{problem} ({exc.context})" if exc.problem and exc.context else problem
-    return locator.problem(_one_line(message), mark.index if mark is not None else 0)
+    return locator.problem(one_line(message), mark.index if mark is not None else 0)
 
 
 def _reader_problem(
@@ -423,7 +424,3 @@ def _reader_problem(
     character = ord(found.group()) if found else exc.character
     message = f"unacceptable character #x{character:04x}: control characters are not allowed"
     return locator.problem(message, offset)
-
-
-def _one_line(message: str) -> str:
-    return " ".join(message.split())

@@ -45,6 +45,7 @@ from .reader import (
     unreadable_reason,
 )
 from .roots import MemoryRoot
+from .text import one_line
 
 DocumentKind = Literal["entry", "reserved", "index", "policy"]
 
@@ -565,7 +566,7 @@ def _read_document(
     try:
         data = read_capped(path)
     except OSError as exc:
-        return _make_document(state, path, kind, text="", read_error=" ".join(str(exc).split()))
+        return _make_document(state, path, kind, text="", read_error=one_line(str(exc)))
     if len(data) > MAX_DOCUMENT_BYTES:
         doc = _make_document(state, path, kind, text="", too_large=True)
         if kind == "entry":

@@ -28,6 +28,7 @@ from .entry import EntryRecord, MemoryEntry, entry_from_record, entry_record
 from .frontmatter import normalize_text
 from .names import is_index_filename
 from .parse import ParsedDocument, parse_document
+from .text import one_line
 
 ENTRY_SUFFIX = ".md"
 # Memory entries are a few KB. A larger file is reported, never parsed, so a
@@ -114,7 +115,7 @@ def _unreadable(path: Path, found: os.stat_result | OSError) -> str:
         error = IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     else:
         return f"not a regular file: {path}"
-    return _one_line(error)
+    return _error_line(error)
 
 
 def child_path_maker(root_dir: Path) -> Callable[[str], Path]:
@@ -259,7 +260,7 @@ def _read_root(root_dir: Path, scope: str | None, cache: bool) -> RootRead:
         try:
             data = read_capped(path)
         except OSError as exc:
-            result.files.append(FileRead(filename, None, _one_line(exc)))
+            result.files.append(FileRead(filename, None, _error_line(exc)))
             continue
         # Every outcome is a function of the bytes (and the size, for the
         # cap), so a file that is not an entry is remembered as well.
@@ -301,7 +302,7 @@ def parse_bytes(
     try:
         text = decode_document(data)
     except UnicodeDecodeError as exc:
-        return None, _one_line(exc)
+        return None, _error_line(exc)
     return parse_document(text, path=path, scope=scope), None
 
 
@@ -344,7 +345,7 @@ def shadow_by_name(entries: Iterable[MemoryEntry]) -> list[MemoryEntry]:
     return list(seen.values())
 
 
-def _one_line(exc: BaseException) -> str:
+def _error_line(exc: BaseException) -> str:
     if isinstance(exc, UnicodeDecodeError):
         return f"not UTF-8 text (byte {exc.start})"
-    return " ".join(str(exc).split())
+    return one_line(str(exc))

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from .catalogue import codes, spec
 from .diagnostics import SEVERITIES, SeverityOrOff
+from .text import one_line
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -108,7 +109,7 @@ def load_settings(workspace: Path) -> Settings:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            return Settings(warnings=(f"{path}: {' '.join(str(exc).split())}",))
+            return Settings(warnings=(f"{path}: {one_line(str(exc))}",))
         if name == "pyproject.toml":
             tool = data.get("tool", {})
             if not isinstance(tool, Mapping):

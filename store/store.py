@@ -30,6 +30,10 @@ Deliberate differences from gptme, each closing a way to lose or hide data:
   (:func:`memls.store.index.is_generated_index`); a hand-curated index only has the
   affected pointer lines edited (gptme regenerates and clobbers it).
 * Dot-files are not entries (see :mod:`memls.store.reader`).
+* A NAME means the entry with that exact ``name``; a stem or slug match only
+  when no entry has it and one entry matches (:mod:`memls.store.lookup`).
+  ``save`` updates that entry in place and never overwrites a file holding
+  another entry (gptme picks the first match in name order, and overwrites).
 * A write never hides an entry the readers could see before it: a save whose
   file would be shadowed by, or would shadow, another file with the same
   name in its root is refused with ``RoundTripError``.
@@ -57,8 +61,9 @@ from .index import (
     render_index,
     render_policy_view,
 )
-from .names import check_name, slugify
-from .reader import ENTRY_SUFFIX, FileRead, RootRead, read_root, shadow_by_name
+from .lookup import entry_to_save, resolve_name
+from .names import check_name
+from .reader import RootRead, read_root, shadow_by_name
 from .roots import MemoryRoot, default_write_root, resolve_roots
 from .text import fold_line_breaks, index_line_hazards
 from .transaction import RootTransaction, read_bytes, serialize, strict_entry
@@ -126,26 +131,24 @@ class MemoryStore:
         )
 
     def get(self, name: str, scope: str | None = None) -> MemoryEntry | None:
-        """First entry (in name order) whose name or file stem equals ``name`` or its slug.
+        """The entry ``name`` means across the roots (nearest first), None when none.
 
-        Only the entry found is built: the rest of the root is looked at
-        through its file records (names and file names).
+        The entry named exactly ``name``; a file stem or slug match only when
+        no entry has that name, and refused (``AmbiguousNameError``) when
+        several match that way (see :mod:`memls.store.lookup`). Only the entry
+        found is built: the rest is looked at through its file records.
         """
-        wanted = {name, slugify(name)}
         roots = self.roots if scope is None else [r for r in self.roots if r.scope == scope]
-        visible: dict[str, tuple[RootRead, FileRead]] = {}
-        for read in self._read(roots):
-            for f in read.files:
-                if f.name is not None and f.name not in visible:
-                    visible[f.name] = (read, f)
-        matches = [
-            found for entry_name, found in visible.items()
-            if entry_name in wanted or found[1].filename[: -len(ENTRY_SUFFIX)] in wanted
-        ]
-        if not matches:
+        found = resolve_name(
+            ((read, f) for read in self._read(roots) for f in read.files),
+            name,
+            name_of=lambda match: match[1].name,
+            filename_of=lambda match: match[1].filename,
+        )
+        if found is None:
             return None
-        read, found = min(matches, key=lambda m: m[1].name)
-        return read.entry_of(found)
+        read, file = found
+        return read.entry_of(file)
 
     # -- index -------------------------------------------------------------
 
@@ -229,6 +232,11 @@ class MemoryStore:
         its index line instead of adding one; a file the readers would not
         find under its name (shadowed by an earlier file of the same name) or
         that would hide another file is refused with ``RoundTripError``.
+
+        The entry saved is the one named ``name`` (else ``slugify(name)``, the
+        name a new entry gets), updated in place wherever its file is; a new
+        entry goes to ``<slug>.md``, and when that file holds another entry the
+        save is refused instead of overwriting it (gptme overwrites it).
         """
         slug = check_name(name)
         description = single_line(description, "description")
@@ -261,11 +269,7 @@ class MemoryStore:
         check_index_fields(_read_back(fresh, create=True))
         with root_lock(root.path, create_root=True):
             tx = RootTransaction(root)
-            existing = tx.bytes_of(path)
-            if existing is not None:
-                previous = strict_entry(path, existing, root.scope)
-            else:
-                previous = MemoryEntry(name=slug, path=path, scope=root.scope)
+            previous = _entry_before_save(tx, name, slug)
             entry = replace(
                 previous,
                 description=description,
@@ -279,7 +283,8 @@ class MemoryStore:
             check_index_fields(entry)
             tx.update_index_for_save(entry)
             tx.commit(expect_visible=[entry])
-        return path
+        assert entry.path is not None
+        return entry.path
 
     def supersede(
         self, old_name: str, new_name: str, *, scope: str | None = None
@@ -534,6 +539,26 @@ def _read_back(entry: MemoryEntry, *, create: bool) -> MemoryEntry:
             f"refusing to write '{entry.name}': its file would be read back as '{reread.name}'"
         )
     return reread
+
+
+def _entry_before_save(tx: RootTransaction, name: str, slug: str) -> MemoryEntry:
+    """The entry a save of ``name`` updates (parsed strictly), or a blank one at ``<slug>.md``.
+
+    A file at ``<slug>.md`` that holds another entry is that entry's: the
+    save is refused with a way out rather than replacing its body.
+    """
+    existing = entry_to_save(tx.entries(), name)
+    if existing is not None:
+        return tx.strict(existing)
+    path = tx.root.path / f"{slug}.md"
+    data = tx.bytes_of(path)
+    if data is None:
+        return MemoryEntry(name=slug, path=path, scope=tx.root.scope)
+    other = strict_entry(path, data, tx.root.scope)
+    raise ValueError(
+        f"{path.name} holds another entry, {other.name!r}: to update it, save under "
+        f"that exact name; to add a new entry, choose a name that is not {name!r}"
+    )
 
 
 def _require_root(root: MemoryRoot, name: str) -> None:

@@ -19,7 +19,6 @@ _ALL_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # readable. CR is still removed: on its own it returns the cursor and lets
 # later text overwrite earlier text on the same line.
 _CONTROLS_EXCEPT_TAB_LF = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_WHITESPACE_WITH_NEWLINE = re.compile(r"\s*\n\s*")
 
 
 def strip_controls(text: str, *, multiline: bool) -> str:
@@ -36,15 +35,15 @@ def strip_controls(text: str, *, multiline: bool) -> str:
 
 
 def one_line(text: str) -> str:
-    """``text`` as a single printable line (for ``Error: ...`` messages).
+    """``text`` as a single printable line (for error messages, diagnostics, summaries).
 
     Messages can carry multi-line details (a YAML parser's error points at
-    the offending line on a second line) and pieces of memory text. A line
-    break and the whitespace around it become one space, then every control
+    the offending line on a second line, with a caret under it) and pieces of
+    memory text. Every run of whitespace -- line breaks of any kind, tabs,
+    the indentation of a caret line -- becomes one space, then every control
     character is removed, so one message is always exactly one line.
     """
-    joined = _WHITESPACE_WITH_NEWLINE.sub(" ", text.strip())
-    return strip_controls(joined, multiline=False)
+    return strip_controls(" ".join(text.split()), multiline=False)
 
 
 # The breaks that split a line for some reader of a memory: LF and CR for

@@ -29,9 +29,10 @@ from .index import (
     render_policy_view,
     upsert_index_line,
 )
-from .names import slugify
-from .reader import RootRead, parse_bytes, read_root, shadow_by_name
+from .lookup import resolve_name
+from .reader import RootRead, parse_bytes, read_root
 from .roots import MemoryRoot
+from .text import one_line
 
 
 def serialize(entry: MemoryEntry) -> bytes:
@@ -39,7 +40,7 @@ def serialize(entry: MemoryEntry) -> bytes:
     try:
         text = entry.to_markdown()
     except yaml.YAMLError as exc:
-        detail = " ".join(str(exc).split())
+        detail = one_line(str(exc))
         raise ValueError(f"entry '{entry.name}' cannot be written as YAML: {detail}") from None
     try:
         return text.encode("utf-8")
@@ -115,12 +116,11 @@ class RootTransaction:
         return None
 
     def find(self, name: str) -> MemoryEntry:
-        """Look up by name, slug or file stem in this root only."""
-        wanted = {name, slugify(name)}
-        for e in shadow_by_name(self.entries()):
-            if e.name in wanted or (e.path is not None and e.path.stem in wanted):
-                return e
-        raise KeyError(f"no memory entry named '{name}' in {self.root.scope}")
+        """The entry ``name`` means in this root (:func:`memls.store.lookup.resolve_name`)."""
+        found = resolve_name(self.entries(), name)
+        if found is None:
+            raise KeyError(f"no memory entry named '{name}' in {self.root.scope}")
+        return found
 
     def strict(self, entry: MemoryEntry) -> MemoryEntry:
         """The entry as its file parses strictly: writes never normalise a broken file."""

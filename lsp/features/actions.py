@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
 
 from memls.store.checks import check_paths, fixes_for
 from memls.store.diagnostics import Fix, Problem, TextEdit
@@ -39,6 +38,8 @@ from memls.store.fix_merge import combinable_safe_fixes
 from memls.store.spans import Span
 
 from ..convert import workspace_edit
+from ..document_request import document_request
+from ..errors import RequestFailed
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
@@ -46,8 +47,6 @@ if TYPE_CHECKING:
 
 FIX_ALL_KIND = "source.fixAll.memls"
 KINDS = (types.CodeActionKind.QuickFix, FIX_ALL_KIND)
-# LSP's RequestFailed: a valid request the server could not carry out.
-REQUEST_FAILED = -32803
 
 
 def wants(kind: str, only: list[str] | None) -> bool:
@@ -173,7 +172,7 @@ class ActionBuilder:
         if data.get("kind") == FIX_ALL_KIND:
             fixes = self._fix_all_fixes(problems)
             if not fixes:
-                raise JsonRpcException("memls: nothing left to fix in this document", code=REQUEST_FAILED)
+                raise RequestFailed("memls: nothing left to fix in this document")
             action.edit = edit_of(self.state, [op for fix in fixes for op in fix.operations])
             return action
         wanted = data.get("problem") or {}
@@ -187,32 +186,17 @@ class ActionBuilder:
             else:
                 fix = next((f for f in candidates if f.title == data.get("title")), None)
         if fix is None or not can_apply(self.state, fix):
-            raise JsonRpcException(
-                "memls: the problem this fix was for has changed; ask for fixes again",
-                code=REQUEST_FAILED)
+            raise RequestFailed("memls: the problem this fix was for has changed; ask for fixes again")
         action.edit = edit_of(self.state, fix.operations)
         return action
-
-
-def _lazy(ls: MemlsServer) -> bool:
-    """Whether the client resolves a code action's edit later (and keeps our data)."""
-    caps = ls.client_capabilities
-    action_caps = caps.text_document.code_action if caps and caps.text_document else None
-    if action_caps is None or not action_caps.data_support or action_caps.resolve_support is None:
-        return False
-    return "edit" in (action_caps.resolve_support.properties or [])
 
 
 def register(server: MemlsServer) -> None:
     options = types.CodeActionOptions(code_action_kinds=list(KINDS), resolve_provider=True)
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, options)
-    async def code_action(ls: MemlsServer, params: types.CodeActionParams):
-        path = ls.memory_path(params.text_document.uri)
-        if path is None:
-            return None
-        builder = ActionBuilder(ls, path, _lazy(ls))
-        return await ls.engine.run(builder.actions, params) or None
+    @document_request(server, types.TEXT_DOCUMENT_CODE_ACTION, options)
+    def code_action(ls: MemlsServer, path: Path, params: types.CodeActionParams):
+        return ActionBuilder(ls, path, ls.state.client.resolve_code_action_edits).actions(params) or None
 
     @server.feature(types.CODE_ACTION_RESOLVE)
     async def code_action_resolve(ls: MemlsServer, action: types.CodeAction):

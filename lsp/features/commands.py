@@ -40,7 +40,6 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
 
 from memls.store.entry import MemoryEntry
 from memls.store.index import INDEX_FILENAME
@@ -53,7 +52,9 @@ from memls.store.store import MemoryStore
 
 from .. import __version__
 from ..convert import path_to_uri, uri_to_path
-from .save import IndexUpdate, _edit_open_index
+from ..errors import RequestFailed, reason
+from ..text_edits import buffer_edit
+from .save import IndexUpdate, edit_open_index
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
@@ -70,35 +71,24 @@ DEFAULT_RECALL_LIMIT = 10
 MAX_RECALL_LIMIT = 200
 
 
-class CommandError(JsonRpcException):
-    """A command refused or failed: LSP's ``RequestFailed`` with one line of text."""
-
-    CODE = -32803
-
-
-def one_line(exc: BaseException) -> str:
-    text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-    return " ".join(str(text).split()) or type(exc).__name__
-
-
 # -- arguments ------------------------------------------------------------------------
 
 
 def _string(args: tuple, index: int, what: str, *, required: bool = True) -> str | None:
     if index >= len(args) or args[index] is None:
         if required:
-            raise CommandError(f"missing argument: {what}")
+            raise RequestFailed(f"missing argument: {what}")
         return None
     value = args[index]
     if not isinstance(value, str):
-        raise CommandError(f"{what} must be a string")
+        raise RequestFailed(f"{what} must be a string")
     return value
 
 
 def _target_path(target: str) -> Path:
     path = uri_to_path(target) if ":" in target.split("/", 1)[0] else Path(target).expanduser()
     if path is None:
-        raise CommandError(f"not a file URI: {target}")
+        raise RequestFailed(f"not a file URI: {target}")
     return path
 
 
@@ -115,7 +105,7 @@ def root_for_target(state: ServerState, target: str | None) -> RootState:
             if root is not None:
                 return root
         if not state.workspace.roots:
-            raise CommandError("no memory root in this workspace")
+            raise RequestFailed("no memory root in this workspace")
         chosen = default_write_root([r.root for r in state.workspace.roots])
         return next(r for r in state.workspace.roots if r.root == chosen)
     path = _target_path(target)
@@ -124,7 +114,7 @@ def root_for_target(state: ServerState, target: str | None) -> RootState:
     # client request can make the server write somewhere nobody pointed it at.
     root = state.workspace.root_of(path / INDEX_FILENAME if path.is_dir() else path)
     if root is None:
-        raise CommandError(f"not a memory root of this workspace, or a document in one: {path}")
+        raise RequestFailed(f"not a memory root of this workspace, or a document in one: {path}")
     return root
 
 
@@ -143,23 +133,7 @@ def _refuse_dirty(state: ServerState, paths: list[Path]) -> None:
     dirty = [p.name for p in paths
              if (b := state.buffers.get(p)) is not None and b.text != b.saved_text]
     if dirty:
-        raise CommandError(f"save {', '.join(sorted(set(dirty)))} first: it has unsaved changes")
-
-
-def _whole_buffer_edit(state: ServerState, path: Path, text: str) -> types.WorkspaceEdit:
-    positions = state.positions(path)
-    last = len(positions.lines) - 1
-    edit = types.TextEdit(
-        range=types.Range(start=types.Position(line=0, character=0),
-                          end=positions.to_client(last, len(positions.lines[last]))),
-        new_text=text,
-    )
-    uri = path_to_uri(path)
-    if state.client.document_changes:
-        return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=state.version(path)),
-            edits=[edit])])
-    return types.WorkspaceEdit(changes={uri: [edit]})
+        raise RequestFailed(f"save {', '.join(sorted(set(dirty)))} first: it has unsaved changes")
 
 
 def write_through_store(
@@ -168,7 +142,7 @@ def write_through_store(
     """Run a store write, then update the model from disk (engine thread).
 
     ``touched`` are the files the write may change. Open ones must have no
-    unsaved changes; those the write changed are returned as whole-buffer
+    unsaved changes; those the write changed are returned as buffer
     edits (and the server's buffer takes the new text at once). A client
     without ``workspace/applyEdit`` reloads the file itself; its buffer, and
     so the model, keep the old text until it sends the change.
@@ -186,7 +160,9 @@ def write_through_store(
         if text is None or text == buffer.text:
             continue
         if state.client.apply_edit:
-            syncs.append(BufferSync(_whole_buffer_edit(state, path, text), label))
+            edit = buffer_edit(state, path, text)
+            if edit is not None:
+                syncs.append(BufferSync(edit, label))
             affected |= state.change(path, text, buffer.version)
             state.saved(path, text)
     return result, affected, syncs
@@ -220,9 +196,11 @@ def _regenerate_index(state: ServerState, target: str | None) -> tuple[dict, Ind
 
 def _supersede(state: ServerState, old: str, new: str, target: str | None):
     root = root_for_target(state, target)
-    touched = [d.path for name in (old, new) if (d := root.visible(name)) is not None]
-    touched += [root.index_path, root.policy_path]
     store = MemoryStore([root.root])
+    # The files the store will write: found on disk by the engine's one rule
+    # (memls.store.lookup), as the store finds them, not by the buffers' names.
+    touched = [e.path for name in (old, new) if (e := store.get(name)) is not None and e.path]
+    touched += [root.index_path, root.policy_path]
     (old_entry, new_entry), affected, syncs = write_through_store(
         state, touched, lambda: store.supersede(old, new, scope=root.scope),
         f"memls: supersede {old} with {new}",
@@ -244,10 +222,10 @@ def _new_memory(state: ServerState, name: str, description: str, type_: str,
     root = root_for_target(state, target)
     path = root.path / f"{slug}.md"
     if path.exists() or path in state.buffers:
-        raise CommandError(f"{path.name} already exists in {root.path}")
+        raise RequestFailed(f"{path.name} already exists in {root.path}")
     taken = root.by_slug.get(slug)
-    if taken:  # the store would refuse too (one name, one file); say which file has it
-        raise CommandError(f"an entry named '{slug}' already exists: {taken[0].name}")
+    if taken:  # the name, or one sharing its file, is taken: a new memory never updates it
+        raise RequestFailed(f"an entry named '{root.documents[taken[0]].name}' already exists: {taken[0].name}")
     touched = [path, root.index_path, root.policy_path]
     store = MemoryStore([root.root])
     written, affected, syncs = write_through_store(
@@ -355,13 +333,13 @@ def _command(server: MemlsServer, name: str):
         async def handler(ls, *args):
             try:
                 return await fn(ls, *args)
-            except CommandError:
+            except RequestFailed:
                 raise
             except (ValueError, KeyError, TypeError, OSError, TimeoutError) as exc:
-                raise CommandError(f"{name}: {one_line(exc)}") from exc
+                raise RequestFailed(f"{name}: {reason(exc)}") from exc
             except Exception as exc:  # noqa: BLE001 - a command must never take the server down
                 log.exception("command %s failed", name)
-                raise CommandError(f"{name} failed: {one_line(exc)}") from exc
+                raise RequestFailed(f"{name} failed: {reason(exc)}") from exc
 
         server.command(name)(handler)
         return fn
@@ -376,8 +354,8 @@ def register(server: MemlsServer) -> None:
     async def regenerate_index(ls: MemlsServer, *args):
         target = _string(args, 0, "root path or document URI", required=False)
         result, update = await ls.engine.run(_regenerate_index, ls.state, target)
-        if update is not None and ls.state.client.apply_edit:
-            await _edit_open_index(ls, update)
+        if update is not None:
+            await edit_open_index(ls, update)
         ls.after_change({Path(result["path"])})
         return result
 
@@ -402,8 +380,7 @@ def register(server: MemlsServer) -> None:
             _new_memory, ls.state, name, description, type_, body, target)
         await _apply(ls, syncs)
         ls.after_change(affected)
-        window = ls.client_capabilities.window
-        if window and window.show_document and window.show_document.support:
+        if ls.state.client.show_document:
             await ls.window_show_document_async(
                 types.ShowDocumentParams(uri=result["uri"], take_focus=True))
         return result
@@ -413,7 +390,7 @@ def register(server: MemlsServer) -> None:
         query = _string(args, 0, "query")
         limit = args[1] if len(args) > 1 and args[1] is not None else DEFAULT_RECALL_LIMIT
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RECALL_LIMIT:
-            raise CommandError(f"limit must be a whole number from 1 to {MAX_RECALL_LIMIT}")
+            raise RequestFailed(f"limit must be a whole number from 1 to {MAX_RECALL_LIMIT}")
         return await ls.engine.run(_recall, ls.state, cache, query, limit)
 
     @_command(server, DEBUG_INFO)

@@ -29,6 +29,7 @@ from lsprotocol import types
 
 from memls.store.diagnostics import TextEdit
 from memls.store.rename_plan import plan_file_rename
+from memls.store.text import one_line
 
 from ..convert import uri_to_path
 from .actions import edit_of
@@ -63,7 +64,7 @@ def rename_edits(state: ServerState, renames: list[tuple[Path, Path]]) -> tuple[
         try:
             planned = plan_file_rename(state.workspace, old, new)
         except ValueError as exc:
-            refused.append(" ".join(str(exc).split()))
+            refused.append(one_line(str(exc)))
             continue
         paths = {e.path for e in planned}
         if paths & touched:

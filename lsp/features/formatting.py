@@ -4,7 +4,8 @@ What the canonical text is (and when a document has none) is decided by
 :mod:`memls.store.formatting`: an entry becomes its gptme serialization when it
 passes the strict parse, ``MEMORY.md`` becomes the engine's rendering of its
 root unless it is hand-curated. This module only sends the difference as
-one edit replacing the whole document, or no edit at all when the text is
+one edit covering what changed (:func:`memls.lsp.text_edits.minimal_edit`, so
+the cursor and folds elsewhere stay put), or no edit at all when the text is
 already canonical or must be left alone -- so format-on-save never touches
 a document that does not parse.
 """
@@ -17,6 +18,9 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from memls.store.formatting import formatted_document
+
+from ..document_request import document_request
+from ..text_edits import minimal_edit
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
@@ -31,16 +35,11 @@ def format_edits(state: ServerState, path: Path) -> list[types.TextEdit]:
     new = formatted_document(doc)
     if new is None or new == doc.text:
         return []
-    positions = state.positions(path)
-    last = len(positions.lines) - 1
-    end = positions.to_client(last, len(positions.lines[last]))
-    return [types.TextEdit(range=types.Range(start=types.Position(line=0, character=0), end=end), new_text=new)]
+    edit = minimal_edit(state.text(path), new, state.client.position_encoding)
+    return [edit] if edit is not None else []
 
 
 def register(server: MemlsServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_FORMATTING)
-    async def formatting(ls: MemlsServer, params: types.DocumentFormattingParams):
-        path = ls.memory_path(params.text_document.uri)
-        if path is None:
-            return None
-        return await ls.engine.run(format_edits, ls.state, path)
+    @document_request(server, types.TEXT_DOCUMENT_FORMATTING)
+    def formatting(ls: MemlsServer, path: Path, params: types.DocumentFormattingParams):
+        return format_edits(ls.state, path)

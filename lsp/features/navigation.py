@@ -1,16 +1,17 @@
 """Navigation: definition, references, hover, document and workspace symbols.
 
 What a link means, where it lands and what an outline holds are the
-engine's decisions (:mod:`memls.store.navigation`); this module converts positions
+engine's decisions (:mod:`memls.store.links`, :mod:`memls.store.hover`,
+:mod:`memls.store.symbols`); this module converts positions
 to and from the client's units and shapes the results to what the client
 declared (``LocationLink`` or ``Location``, Markdown or plain text,
-hierarchical or flat symbols, symbol tags).
+hierarchical or flat symbols, symbol tags; see :mod:`memls.lsp.client_features`).
 
-Body headings and VS Code: VS Code's built-in Markdown server already lists
-a document's headings in the outline, so for a client that names itself
-"Visual Studio Code" (``clientInfo.name``) entry outlines keep only the
-frontmatter symbol and ``MEMORY.md`` outlines list the pointer lines without
-their ``## Type`` headings; every other client gets the whole outline.
+Body headings: an editor that outlines Markdown headings itself (VS Code's
+built-in Markdown support; the client declares ``markdownOutline``) would
+list each heading twice, so for it entry outlines keep only the frontmatter
+symbol and ``MEMORY.md`` outlines list the pointer lines without their
+``## Type`` headings; every other client gets the whole outline.
 """
 
 from __future__ import annotations
@@ -21,10 +22,13 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from memls.store import navigation
+from memls.store.hover import hover
+from memls.store.links import definition, reference_at, references
 from memls.store.spans import Span
+from memls.store.symbols import SymbolInfo, document_symbols, workspace_symbols
 
 from ..convert import path_to_uri
+from ..document_request import document_request
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
@@ -37,11 +41,6 @@ _SYMBOL_KIND = {
 }
 # Markdown emphasis and code marks, dropped for a client that shows plain text.
 _MARKUP = re.compile(r"\*\*|`")
-VSCODE_CLIENT = "Visual Studio Code"
-
-
-def is_vscode(state: ServerState) -> bool:
-    return VSCODE_CLIENT in state.client.name
 
 
 # -- definition and references ------------------------------------------------------
@@ -58,17 +57,17 @@ def _location(state: ServerState, location) -> types.Location:
 
 
 def definition_result(
-    state: ServerState, path: Path, position: types.Position, link_support: bool
+    state: ServerState, path: Path, position: types.Position
 ) -> list[types.LocationLink] | types.Location | None:
     """The target's ``name:`` value for the reference under the cursor (engine thread)."""
     line, col = _cursor(state, path, position)
-    ref = navigation.reference_at(state.workspace, path, line, col)
+    ref = reference_at(state.workspace, path, line, col)
     if ref is None:
         return None
-    target = navigation.definition(state.workspace, path, line, col)
+    target = definition(state.workspace, path, line, col)
     if target is None:
         return None
-    if not link_support:
+    if not state.client.location_links:
         return _location(state, target)
     positions = state.positions(target.path)
     span = target.span
@@ -88,10 +87,10 @@ def references_result(
     state: ServerState, path: Path, position: types.Position, include_declaration: bool
 ) -> list[types.Location] | None:
     line, col = _cursor(state, path, position)
-    found = navigation.references(
+    found = references(
         state.workspace, path, line, col, include_declaration=include_declaration
     )
-    if not found and navigation.reference_at(state.workspace, path, line, col) is None:
+    if not found and reference_at(state.workspace, path, line, col) is None:
         return None
     return [_location(state, location) for location in found]
 
@@ -99,14 +98,12 @@ def references_result(
 # -- hover ----------------------------------------------------------------------------
 
 
-def hover_result(
-    state: ServerState, path: Path, position: types.Position, markdown: bool
-) -> types.Hover | None:
+def hover_result(state: ServerState, path: Path, position: types.Position) -> types.Hover | None:
     line, col = _cursor(state, path, position)
-    info = navigation.hover(state.workspace, path, line, col)
+    info = hover(state.workspace, path, line, col)
     if info is None:
         return None
-    if markdown:
+    if state.client.hover_markdown:
         contents = types.MarkupContent(kind=types.MarkupKind.Markdown, value=info.markdown)
     else:
         contents = types.MarkupContent(
@@ -115,37 +112,30 @@ def hover_result(
     return types.Hover(contents=contents, range=state.positions(path).range(info.span))
 
 
-def prefers_markdown(formats) -> bool:
-    """Markdown unless the client lists formats and plain text comes first or alone."""
-    if not formats:
-        return True
-    return types.MarkupKind.Markdown in formats
-
-
 # -- document symbols ---------------------------------------------------------------
 
 
-def _outline(state: ServerState, path: Path) -> list[navigation.SymbolInfo] | None:
+def _outline(state: ServerState, path: Path) -> list[SymbolInfo] | None:
     doc = state.document(path)
     if doc is None:
         return None
-    symbols = navigation.document_symbols(doc)
-    if not is_vscode(state):
+    symbols = document_symbols(doc)
+    if not state.client.markdown_outline:
         return symbols
-    if doc.kind == "index":  # pointer lines only; VS Code lists the headings
-        out: list[navigation.SymbolInfo] = []
+    if doc.kind == "index":  # pointer lines only; the editor lists the headings
+        out: list[SymbolInfo] = []
         for symbol in symbols:
             out.extend(symbol.children if symbol.kind == "heading" else (symbol,))
         return out
     return [s for s in symbols if s.kind != "heading"]
 
 
-def _symbol_name(symbol: navigation.SymbolInfo) -> str:
+def _symbol_name(symbol: SymbolInfo) -> str:
     # The protocol requires a non-empty name (VS Code rejects the whole outline).
     return symbol.name.strip() or symbol.detail or "#"
 
 
-def _document_symbol(positions, symbol: navigation.SymbolInfo) -> types.DocumentSymbol:
+def _document_symbol(positions, symbol: SymbolInfo) -> types.DocumentSymbol:
     return types.DocumentSymbol(
         name=_symbol_name(symbol),
         detail=symbol.detail or None,
@@ -157,18 +147,18 @@ def _document_symbol(positions, symbol: navigation.SymbolInfo) -> types.Document
 
 
 def document_symbols_result(
-    state: ServerState, path: Path, hierarchical: bool
+    state: ServerState, path: Path
 ) -> list[types.DocumentSymbol] | list[types.SymbolInformation] | None:
     symbols = _outline(state, path)
     if symbols is None:
         return None
     positions = state.positions(path)
-    if hierarchical:
+    if state.client.hierarchical_symbols:
         return [_document_symbol(positions, s) for s in symbols]
     uri = path_to_uri(path)
     flat: list[types.SymbolInformation] = []
 
-    def walk(symbol: navigation.SymbolInfo, container: str | None) -> None:
+    def walk(symbol: SymbolInfo, container: str | None) -> None:
         flat.append(types.SymbolInformation(
             name=_symbol_name(symbol),
             kind=_SYMBOL_KIND[symbol.kind],
@@ -186,82 +176,36 @@ def document_symbols_result(
 # -- workspace symbols ----------------------------------------------------------------
 
 
-def workspace_symbols_result(
-    state: ServerState, query: str, deprecated_tag: bool
-) -> list[types.WorkspaceSymbol]:
+def workspace_symbols_result(state: ServerState, query: str) -> list[types.WorkspaceSymbol]:
     out = []
-    for symbol in navigation.workspace_symbols(state.workspace, query):
+    for symbol in workspace_symbols(state.workspace, query):
         out.append(types.WorkspaceSymbol(
             name=symbol.name,
             kind=types.SymbolKind.Object,
             location=_location(state, symbol.location),
             container_name=symbol.detail or None,
-            tags=[types.SymbolTag.Deprecated] if deprecated_tag and not symbol.living else None,
+            tags=[types.SymbolTag.Deprecated] if state.client.workspace_symbol_deprecated_tag and not symbol.living else None,
         ))
     return out
 
 
-# -- capabilities ---------------------------------------------------------------------
-
-
-def _link_support(ls: MemlsServer) -> bool:
-    text = ls.client_capabilities.text_document
-    return bool(text and text.definition and text.definition.link_support)
-
-
-def _hover_markdown(ls: MemlsServer) -> bool:
-    text = ls.client_capabilities.text_document
-    return prefers_markdown(text.hover.content_format if text and text.hover else None)
-
-
-def _hierarchical(ls: MemlsServer) -> bool:
-    text = ls.client_capabilities.text_document
-    return bool(text and text.document_symbol
-                and text.document_symbol.hierarchical_document_symbol_support)
-
-
-def _symbol_deprecated_tag(ls: MemlsServer) -> bool:
-    ws = ls.client_capabilities.workspace
-    tags = ws.symbol.tag_support if ws and ws.symbol else None
-    return bool(tags and types.SymbolTag.Deprecated in tags.value_set)
-
-
 def register(server: MemlsServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    async def definition(ls: MemlsServer, params: types.DefinitionParams):
-        path = ls.memory_path(params.text_document.uri)
-        if path is None:
-            return None
-        return await ls.engine.run(
-            definition_result, ls.state, path, params.position, _link_support(ls)
-        )
+    @document_request(server, types.TEXT_DOCUMENT_DEFINITION)
+    def definition_request(ls: MemlsServer, path: Path, params: types.DefinitionParams):
+        return definition_result(ls.state, path, params.position)
 
-    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    async def references(ls: MemlsServer, params: types.ReferenceParams):
-        path = ls.memory_path(params.text_document.uri)
-        if path is None:
-            return None
-        return await ls.engine.run(
-            references_result, ls.state, path, params.position,
-            params.context.include_declaration,
-        )
+    @document_request(server, types.TEXT_DOCUMENT_REFERENCES)
+    def references_request(ls: MemlsServer, path: Path, params: types.ReferenceParams):
+        return references_result(ls.state, path, params.position, params.context.include_declaration)
 
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    async def hover(ls: MemlsServer, params: types.HoverParams):
-        path = ls.memory_path(params.text_document.uri)
-        if path is None:
-            return None
-        return await ls.engine.run(hover_result, ls.state, path, params.position, _hover_markdown(ls))
+    @document_request(server, types.TEXT_DOCUMENT_HOVER)
+    def hover_request(ls: MemlsServer, path: Path, params: types.HoverParams):
+        return hover_result(ls.state, path, params.position)
 
-    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    async def document_symbol(ls: MemlsServer, params: types.DocumentSymbolParams):
-        path = ls.memory_path(params.text_document.uri)
-        if path is None:
-            return None
-        return await ls.engine.run(document_symbols_result, ls.state, path, _hierarchical(ls))
+    @document_request(server, types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def document_symbol(ls: MemlsServer, path: Path, params: types.DocumentSymbolParams):
+        return document_symbols_result(ls.state, path)
 
     @server.feature(types.WORKSPACE_SYMBOL)
     async def workspace_symbol(ls: MemlsServer, params: types.WorkspaceSymbolParams):
-        return await ls.engine.run(
-            workspace_symbols_result, ls.state, params.query, _symbol_deprecated_tag(ls)
-        )
+        return await ls.engine.run(workspace_symbols_result, ls.state, params.query)

@@ -2,7 +2,7 @@
 
 ``prepareRename`` accepts a position on the document's own ``name:`` value,
 a ``supersedes`` item, a ``superseded_by`` value or a ``MEMORY.md`` pointer
-(``memls.store.navigation.reference_at``), answering the reference's range and
+(``memls.store.links.reference_at``), answering the reference's range and
 the entry's name as the placeholder. ``rename`` asks the engine for the
 plan (``memls.store.rename_plan.plan_rename``: the name, every link in the root,
 the index line, the policy's filename and one file rename) and sends it as
@@ -28,14 +28,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
 
 from memls.store.diagnostics import RenameFile
+from memls.store.links import definition, reference_at
 from memls.store.model import Document
-from memls.store.navigation import definition, reference_at
 from memls.store.rename_plan import plan_rename
 
-from .actions import REQUEST_FAILED, edit_of
+from ..document_request import document_request
+from ..errors import RequestFailed
+from .actions import edit_of
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
@@ -45,10 +46,6 @@ NO_FILE_RENAME = (
     "memls: this editor cannot rename files through the language server, and the entry's "
     "file must follow its name; rename it with `memls rename {old} {new}` instead"
 )
-
-
-def _failed(message: str) -> JsonRpcException:
-    return JsonRpcException(" ".join(message.split()), code=REQUEST_FAILED)
 
 
 def _target(state: ServerState, path: Path, line: int, col: int) -> tuple[types.Range, str, Document] | None:
@@ -63,7 +60,7 @@ def _target(state: ServerState, path: Path, line: int, col: int) -> tuple[types.
         location = definition(ws, path, line, col)
         doc = ws.document(location.path) if location is not None else None
     if doc is None or doc.entry is None:
-        raise _failed(f"memls: '{ref.name}' names no entry of this root; there is nothing to rename")
+        raise RequestFailed(f"memls: '{ref.name}' names no entry of this root; there is nothing to rename")
     return state.positions(path).range(ref.span), ref.name, doc
 
 
@@ -81,30 +78,24 @@ def rename(state: ServerState, path: Path, position: types.Position, new_name: s
     line, col = state.positions(path).from_client(position)
     found = _target(state, path, line, col)
     if found is None:
-        raise _failed("memls: there is no memory name here to rename")
+        raise RequestFailed("memls: there is no memory name here to rename")
     _rng, _text, doc = found
     assert doc.entry is not None
     try:
         fix = plan_rename(state.workspace, doc, new_name)
     except ValueError as exc:
-        raise _failed(str(exc)) from None
+        raise RequestFailed(str(exc)) from None
     moves_file = any(isinstance(op, RenameFile) for op in fix.operations)
     if moves_file and not (state.client.document_changes and state.client.resource_operations):
-        raise _failed(NO_FILE_RENAME.format(old=doc.entry.name, new=new_name))
+        raise RequestFailed(NO_FILE_RENAME.format(old=doc.entry.name, new=new_name))
     return edit_of(state, fix.operations)
 
 
 def register(server: MemlsServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
-    async def prepare_rename(ls: MemlsServer, params: types.PrepareRenameParams):
-        path = ls.memory_path(params.text_document.uri)
-        if path is None:
-            return None
-        return await ls.engine.run(prepare, ls.state, path, params.position)
+    @document_request(server, types.TEXT_DOCUMENT_PREPARE_RENAME)
+    def prepare_rename(ls: MemlsServer, path: Path, params: types.PrepareRenameParams):
+        return prepare(ls.state, path, params.position)
 
-    @server.feature(types.TEXT_DOCUMENT_RENAME)
-    async def rename_request(ls: MemlsServer, params: types.RenameParams):
-        path = ls.memory_path(params.text_document.uri)
-        if path is None:
-            return None
-        return await ls.engine.run(rename, ls.state, path, params.position, params.new_name)
+    @document_request(server, types.TEXT_DOCUMENT_RENAME)
+    def rename_request(ls: MemlsServer, path: Path, params: types.RenameParams):
+        return rename(ls.state, path, params.position, params.new_name)

@@ -20,8 +20,9 @@ from lsprotocol import types
 from memls.store.index import IndexPolicy
 from memls.store.index_sync import commit_index, index_after_save
 from memls.store.parse import parse_document
+from memls.store.text import one_line
 
-from ..convert import path_to_uri
+from ..text_edits import buffer_edit
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
@@ -108,7 +109,7 @@ def register(server: MemlsServer) -> None:
             try:
                 update = update_index_on_save(ls.state, path, previous)
             except (OSError, ValueError) as exc:
-                return affected, None, " ".join(str(exc).split())
+                return affected, None, one_line(str(exc))
             if update is not None:
                 affected |= {update.index_path}
             return affected, update, None
@@ -118,28 +119,15 @@ def register(server: MemlsServer) -> None:
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"memls: MEMORY.md not updated: {error}"))
         if update is not None and not update.written:
-            await _edit_open_index(ls, update)
+            await edit_open_index(ls, update)
         ls.after_change(affected)
 
 
-async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
-    """Replace the open ``MEMORY.md`` buffer's text with the new index."""
-
-    def edit() -> types.WorkspaceEdit:
-        positions = ls.state.positions(update.index_path)
-        last = len(positions.lines) - 1
-        end = positions.to_client(last, len(positions.lines[last]))
-        text_edit = types.TextEdit(
-            range=types.Range(start=types.Position(line=0, character=0), end=end), new_text=update.text)
-        uri = path_to_uri(update.index_path)
-        if ls.state.client.document_changes:
-            return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-                text_document=types.OptionalVersionedTextDocumentIdentifier(
-                    uri=uri, version=ls.state.version(update.index_path)),
-                edits=[text_edit])])
-        return types.WorkspaceEdit(changes={uri: [text_edit]})
-
-    workspace_edit = await ls.engine.run(edit)
-    if ls.state.client.apply_edit:
+async def edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
+    """Bring the open ``MEMORY.md`` buffer to the new index (the changed lines only)."""
+    if not ls.state.client.apply_edit:
+        return
+    edit = await ls.engine.run(buffer_edit, ls.state, update.index_path, update.text)
+    if edit is not None:
         await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
-            edit=workspace_edit, label="memls: update MEMORY.md"))
+            edit=edit, label="memls: update MEMORY.md"))

@@ -239,8 +239,8 @@ def _check_names_and_text(ctx: CheckContext, doc: Document, fm: Frontmatter) -> 
         if slugify(name) != stem and not is_reserved_name(name):
             yield ctx.problem(
                 "name-filename-mismatch", doc, name_spans.value,
-                f"name '{name}' belongs in {slugify(name)}.md, not {doc.path.name}: a save of '{name}' "
-                "would write another file; rename the file or the entry",
+                f"name '{name}' belongs in {slugify(name)}.md, not {doc.path.name}: gptme's save of '{name}' "
+                "writes another file; rename the file or the entry",
             )
     description = data.get("description")
     if description is None or (isinstance(description, str) and not description.strip()):

@@ -3,7 +3,8 @@
 Every reader skips ``memory*.md`` files (that prefix belongs to ``MEMORY.md``
 and its archives), so an entry kept in such a file, or named so that its
 file would be one, is written and then never read again. Two names with one
-slug share one file name, so saving either overwrites the other. Both are
+slug share one file name, so gptme's save of either overwrites the other
+(memls's save refuses, see :mod:`memls.store.lookup`). Both are
 fixed by renaming to a free name through :mod:`memls.store.rename_plan`, which
 also updates links, the index line and the index policy.
 
@@ -57,7 +58,7 @@ def check(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
         names = ", ".join(f"'{o.name}' ({o.path.name})" for o in others)
         yield ctx.problem(
             "slug-collision", doc, name_span(doc),
-            f"name '{entry.name}' has the same slug '{slug}' as {names}: saving either writes "
+            f"name '{entry.name}' has the same slug '{slug}' as {names}: gptme's save of either writes "
             f"{slug}.md over the other; rename one of them",
             related=[
                 Related(Location(o.path, name_span(o)), f"'{o.name}' has the same slug '{slug}'")

@@ -49,7 +49,7 @@ def test_rename_moves_entry_and_reports_it(run, memory_dir):
     save_entry(run, "draft", "A draft.", "Body.")
     result = run("rename", "draft", "final")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == "Renamed draft -> final\n"
+    assert result.stdout == "Renamed draft -> final (final.md)\n"
     assert not (memory_dir / "draft.md").exists()
     assert shown(run, "final")["body"] == "Body."
     assert "[final](final.md)" in (memory_dir / "MEMORY.md").read_text()
@@ -81,7 +81,7 @@ def test_delete_removes_file_and_index_line(run, memory_dir):
     save_entry(run, "stays", "Stays.")
     result = run("delete", "gone")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == "Deleted gone\n"
+    assert result.stdout == "Deleted gone (gone.md)\n"
     assert not (memory_dir / "gone.md").exists()
     assert "gone" not in (memory_dir / "MEMORY.md").read_text()
     assert run("show", "gone").exit_code == 1
@@ -96,7 +96,7 @@ def test_historical_marks_entry_and_removes_it_from_index_and_recall(run):
     save_entry(run, "legacy", "Legacy deploy process notes.", "Deploy process legacy body.")
     result = run("historical", "legacy")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == "Marked legacy historical\n"
+    assert result.stdout == "Marked legacy historical (legacy.md)\n"
     assert shown(run, "legacy")["status"] == "historical"
     assert "legacy" not in run("index").stdout
     recalled = run("recall", "legacy deploy process", "--backend", "overlap", "--format", "json")

@@ -40,3 +40,7 @@ def test_one_line_never_contains_a_line_break_or_control(text):
 
 def test_one_line_joins_lines_with_single_space():
     assert one_line("first\n   second  \n\nthird\r") == "first second third"
+
+
+def test_one_line_collapses_every_whitespace_run_including_unicode_breaks():
+    assert one_line("key:\tvalue  here\u2028next\x85line\x1b[0m") == "key: value here next line[0m"

@@ -147,7 +147,7 @@ def start(client: LanguageClient, tmp_path: Path):
             capabilities=client_capabilities(profile),
             workspace_folders=[types.WorkspaceFolder(uri=path_to_uri(folder), name="workspace")],
             root_uri=path_to_uri(folder),
-            initialization_options={"settings": settings or {}},
+            initialization_options=initialization_options(profile, settings),
             process_id=os.getpid(),
         ))
         return Session(client, folder)
@@ -399,9 +399,17 @@ async def scan_done(session: Session, timeout: float = WAIT) -> None:
         await asyncio.sleep(0.02)
 
 
-# A real editor names itself in ``clientInfo``; the server leaves body headings
-# to VS Code's own Markdown outline when it sees VS Code.
+# A real editor names itself in ``clientInfo``; the server decides nothing by it.
 CLIENT_NAMES = {"visual-studio-code": "Visual Studio Code", "neovim": "Neovim", "emacs": "Eglot"}
+
+
+def initialization_options(profile: str, settings: dict | None = None) -> dict:
+    """What each profile's editor sends: the settings, and for VS Code (whose Markdown
+    support outlines headings itself) what the memls extension declares about that."""
+    options: dict = {"settings": settings or {}}
+    if profile == "visual-studio-code":
+        options["client"] = {"markdownOutline": True}
+    return options
 
 
 @pytest_lsp.fixture(
@@ -435,6 +443,7 @@ async def open_session(client: LanguageClient, files: Mapping[str, str], *,
     result = await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities(profile),
         client_info=types.ClientInfo(name=CLIENT_NAMES[profile]),
+        initialization_options=initialization_options(profile),
         workspace_folders=[types.WorkspaceFolder(uri=path_to_uri(folder), name="workspace")],
         root_uri=path_to_uri(folder),
         process_id=os.getpid(),

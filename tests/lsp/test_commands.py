@@ -14,7 +14,7 @@ from pygls.exceptions import JsonRpcException
 from memls.store.roots import MemoryRoot
 from memls.store.store import MemoryStore
 
-from .conftest import Session, entry, open_session, run_command, wait_until_scanned
+from .conftest import Session, apply_text_edits, entry, open_session, run_command, wait_until_scanned
 
 on_shared_server = pytest.mark.asyncio(loop_scope="module")
 
@@ -60,7 +60,8 @@ async def test_regenerate_index_edits_an_open_index_instead_of_the_file(start):
     (applied,) = session.client.applied_edits
     edits = applied.edit.document_changes[0].edits if applied.edit.document_changes else \
         applied.edit.changes[session.uri("MEMORY.md")]
-    assert edits[0].new_text == store_of(session).render_root_index("project")
+    assert apply_text_edits(stale, edits) == store_of(session).render_root_index("project")
+    assert edits[0].range.start == types.Position(line=1, character=0)  # the unchanged title stays
 
 
 # -- memls.supersede ---------------------------------------------------------------------
@@ -78,8 +79,9 @@ async def test_supersede_links_both_entries_and_leaves_audit_clean(start):
     assert store.audit() == []
     (applied,) = session.client.applied_edits
     changes = applied.edit.document_changes or []
-    new_text = changes[0].edits[0].new_text if changes else applied.edit.changes[session.uri("old.md")][0].new_text
-    assert new_text == (session.root / "old.md").read_text(encoding="utf-8")
+    edits = changes[0].edits if changes else applied.edit.changes[session.uri("old.md")]
+    assert apply_text_edits(entry("old"), edits) == (session.root / "old.md").read_text(encoding="utf-8")
+    assert edits[0].range.start.line > 0  # the opening ``---`` and the name are untouched
     await session.diagnostics("old.md", lambda d: "asymmetric-supersession" not in session.codes(d))
 
 
@@ -97,6 +99,7 @@ async def test_supersede_of_an_unknown_entry_is_a_one_line_error(shared):
     with pytest.raises(JsonRpcException) as caught:
         await run_command(shared.client, "memls.supersede", "no-such-entry", "prefer-uv")
     assert "no-such-entry" in str(caught.value) and "\n" not in str(caught.value)
+    assert caught.value.code == types.LSPErrorCodes.RequestFailed
     assert await run_command(shared.client, "memls.recall", "tabs")  # the server still answers
 
 

@@ -13,7 +13,8 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types
 
-from memls.lsp.features.completion import MAX_ITEMS, CompletionSupport, completion_result
+from memls.lsp.client_features import ClientFeatures
+from memls.lsp.features.completion import MAX_ITEMS, completion_result
 from memls.store.entry import KNOWN_KEYS
 
 from .conftest import Session, entry, open_session, unit_state
@@ -124,25 +125,22 @@ def _draft_state(tmp_path: Path, names: list[str]):
 
 def test_a_long_list_is_cut_and_marked_incomplete(tmp_path: Path):
     state = _draft_state(tmp_path, [f"entry-{i:03d}" for i in range(MAX_ITEMS + 5)])
-    result = completion_result(state, tmp_path / "memory" / "draft.md",
-                               types.Position(line=3, character=15), CompletionSupport())
+    result = completion_result(state, tmp_path / "memory" / "draft.md", types.Position(line=3, character=15))
     assert (len(result.items), result.is_incomplete) == (MAX_ITEMS, True)
 
 
 def test_without_tag_support_the_deprecated_property_is_set(tmp_path: Path):
     state = _draft_state(tmp_path, ["old", "x"])
-    support = CompletionSupport(deprecated_property=True)
-    result = completion_result(state, tmp_path / "memory" / "draft.md",
-                               types.Position(line=3, character=15), support)
+    state.client = ClientFeatures(completion_deprecated_property=True)
+    result = completion_result(state, tmp_path / "memory" / "draft.md", types.Position(line=3, character=15))
     old = next(i for i in result.items if i.label == "old")
     assert (old.deprecated, old.tags) == (True, None)
 
 
 def test_documentation_is_a_plain_string_without_markdown_support(tmp_path: Path):
     state = _draft_state(tmp_path, ["x"])
-    result = completion_result(state, tmp_path / "memory" / "draft.md",
-                               types.Position(line=3, character=15), CompletionSupport())
+    result = completion_result(state, tmp_path / "memory" / "draft.md", types.Position(line=3, character=15))
     assert isinstance(result.items[0].documentation, str)
-    rich = completion_result(state, tmp_path / "memory" / "draft.md", types.Position(line=3, character=15),
-                             CompletionSupport(markdown_documentation=True))
+    state.client = ClientFeatures(completion_markdown=True)
+    rich = completion_result(state, tmp_path / "memory" / "draft.md", types.Position(line=3, character=15))
     assert rich.items[0].documentation.kind == types.MarkupKind.Markdown

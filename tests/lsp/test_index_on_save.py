@@ -9,7 +9,7 @@ from lsprotocol import types
 from memls.store.index import IndexPolicy, index_entries, render_index, render_policy_view
 from memls.store.reader import read_root
 
-from .conftest import Session, barrier, entry
+from .conftest import Session, apply_text_edits, barrier, entry
 
 CURATED = "# Memory\n\nHand-written notes: ask Sam before touching the deploy entries.\n\n" \
           "- [a](a.md) \u2014 first\n"
@@ -111,5 +111,7 @@ async def test_open_index_gets_a_workspace_edit_instead_of_a_disk_write(start):
     else:
         edits = edit.changes[session.uri("MEMORY.md")]
     [text_edit] = edits
-    assert (text_edit.range.start.line, text_edit.range.start.character) == (0, 0)
-    assert "Hand-written notes" in text_edit.new_text and "first, now revised" in text_edit.new_text
+    updated = apply_text_edits(CURATED, edits)
+    assert "Hand-written notes" in updated and "first, now revised" in updated
+    # Only the changed pointer line is touched: the cursor and folds above it stay put.
+    assert text_edit.range.start.line == CURATED.count("\n") - 1 and "Hand-written" not in text_edit.new_text

@@ -14,6 +14,7 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types
 
+from memls.lsp.client_features import ClientFeatures
 from memls.lsp.convert import path_to_uri
 from memls.lsp.features.navigation import definition_result, document_symbols_result, hover_result
 
@@ -146,8 +147,9 @@ async def test_document_symbols_give_the_entry_and_its_keys(nav):
 
 
 @on_shared_server
-async def test_body_headings_are_symbols_except_in_vscode(nav):
-    """VS Code's own Markdown server lists headings; a second copy would double its outline."""
+async def test_body_headings_are_symbols_unless_the_client_outlines_markdown_itself(nav):
+    """VS Code's own Markdown server lists headings (its profile declares ``markdownOutline``);
+    a second copy would double its outline."""
     result = await symbols(nav, "old.md")
     if nav.profile == "visual-studio-code":
         assert [s.name for s in result] == ["old"]
@@ -196,22 +198,34 @@ async def test_workspace_symbols_tag_superseded_entries_where_supported(nav):
 def test_definition_is_a_plain_location_without_link_support(tmp_path: Path):
     state = unit_state(tmp_path, FILES)
     root = tmp_path / "memory"
-    result = definition_result(state, root / "old.md", pos(6, 16), link_support=False)
+    state.client = ClientFeatures(location_links=False)
+    result = definition_result(state, root / "old.md", pos(6, 16))
     assert result == types.Location(uri=path_to_uri(root / "new.md"), range=rng(1, 6, 1, 9))
 
 
 def test_hover_is_plain_text_for_a_client_without_markdown(tmp_path: Path):
     state = unit_state(tmp_path, FILES)
-    result = hover_result(state, tmp_path / "memory" / "old.md", pos(6, 16), markdown=False)
+    state.client = ClientFeatures(hover_markdown=False)
+    result = hover_result(state, tmp_path / "memory" / "old.md", pos(6, 16))
     assert result.contents.kind == types.MarkupKind.PlainText
     assert "**" not in result.contents.value and "old → new" in result.contents.value
 
 
 def test_flat_symbols_name_their_container(tmp_path: Path):
     state = unit_state(tmp_path, FILES)
-    result = document_symbols_result(state, tmp_path / "memory" / "old.md", hierarchical=False)
+    state.client = ClientFeatures(hierarchical_symbols=False)
+    result = document_symbols_result(state, tmp_path / "memory" / "old.md")
     assert all(isinstance(s, types.SymbolInformation) for s in result)
     by_name = {s.name: s for s in result}
     assert by_name["status"].container_name == "old"
     assert by_name["Detail"].container_name == "Notes"
     assert by_name["status"].location.range == rng(5, 0, 5, 18)
+
+
+def test_the_outline_follows_the_declared_markdown_outline_not_the_client_name(tmp_path: Path):
+    state = unit_state(tmp_path, FILES)
+    old = tmp_path / "memory" / "old.md"
+    state.client = ClientFeatures(hierarchical_symbols=True)
+    assert [s.name for s in document_symbols_result(state, old)] == ["old", "Notes"]
+    state.client = ClientFeatures(hierarchical_symbols=True, markdown_outline=True)
+    assert [s.name for s in document_symbols_result(state, old)] == ["old"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memls.store import MemoryFrontmatterError, MemoryParseError, MemoryRoot, MemoryStore
-from memls.store.errors import ReservedNameError, RoundTripError
+from memls.store.errors import ReservedNameError
 from memls.store.index import render_index
 from memls.store.recall import recall
 
@@ -85,20 +85,14 @@ def test_non_ascii_name_is_saved_and_found_by_every_reader(mstore, root):
     assert "- [日本語](日本語.md) — 日本語のメモ" in index_text(root)
 
 
-def test_save_refuses_name_shadowed_by_an_earlier_file_and_leaves_root_identical(mstore, root):
-    entry_file(root, "a.md", name="foo")
-    before = snapshot(root)
-    with pytest.raises(RoundTripError, match="foo"):
-        mstore.save("foo", "d")
-    assert snapshot(root) == before
-
-
-def test_save_refuses_a_new_file_that_would_hide_a_later_file_of_the_same_name(mstore, root):
-    entry_file(root, "z.md", name="foo")
-    before = snapshot(root)
-    with pytest.raises(RoundTripError, match="z.md"):
-        mstore.save("foo", "d")
-    assert snapshot(root) == before
+@pytest.mark.parametrize("filename", ["a.md", "z.md"])
+def test_save_updates_the_entry_with_that_name_in_its_own_file(mstore, root, filename):
+    """Before or after ``foo.md`` in file order: the entry named foo is updated, no second file."""
+    entry_file(root, filename, name="foo", body="old body")
+    path = mstore.save("foo", "new", "new body")
+    assert path == root / filename
+    assert not (root / "foo.md").exists()
+    assert (mstore.get("foo").path, mstore.get("foo").body) == (root / filename, "new body")
 
 
 def test_save_preserves_lifecycle_and_omitted_fields(mstore, root):

@@ -64,9 +64,15 @@ export function serverSettings(read: ConfigurationReader, context: VariableConte
   return { severity, roots, index: { onSave } };
 }
 
-/** What the client sends in `initialize`. */
-export function initializationOptions(read: ConfigurationReader, context: VariableContext = {}): { settings: ServerSettings } {
-  return { settings: serverSettings(read, context) };
+/**
+ * What the client sends in `initialize`: the settings, and what VS Code does itself
+ * that the server would otherwise duplicate (its Markdown support outlines headings).
+ */
+export function initializationOptions(
+  read: ConfigurationReader,
+  context: VariableContext = {},
+): { settings: ServerSettings; client: { markdownOutline: boolean } } {
+  return { settings: serverSettings(read, context), client: { markdownOutline: true } };
 }
 
 /** Configured roots as absolute folders, relative ones taken from the first workspace folder (as the server does). */

@@ -6,15 +6,20 @@ import { absoluteRoots, expandVariables, initializationOptions, needsRestart, se
 const reader = (values: Record<string, unknown>) => (key: string) => values[key];
 
 test("defaults map to an empty severity table, no roots and index on save auto", () => {
-  assert.deepEqual(initializationOptions(reader({})), { settings: { severity: {}, roots: [], index: { onSave: "auto" } } });
+  assert.deepEqual(initializationOptions(reader({})), {
+    settings: { severity: {}, roots: [], index: { onSave: "auto" } },
+    client: { markdownOutline: true },
+  });
 });
 
 test("settings map to the server's table under initializationOptions.settings", () => {
   const options = initializationOptions(
     reader({ "index.onSave": "off", severity: { "missing-description": "error", "unknown-key": "off" }, roots: ["/data/notes"] }),
   );
-  assert.deepEqual(options, {
-    settings: { severity: { "missing-description": "error", "unknown-key": "off" }, roots: ["/data/notes"], index: { onSave: "off" } },
+  assert.deepEqual(options.settings, {
+    severity: { "missing-description": "error", "unknown-key": "off" },
+    roots: ["/data/notes"],
+    index: { onSave: "off" },
   });
 });
 

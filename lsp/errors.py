@@ -1,0 +1,35 @@
+"""The one error the server answers a request with when it cannot carry it out.
+
+LSP reserves ``RequestFailed`` (-32803) for "the request was valid but the
+server could not do it": a rename to a reserved name, a fix whose problem
+has gone, a command refused because a buffer has unsaved changes. Editors
+show its message to the user as it is, so the message is always one line
+(:func:`memls.store.text.one_line`) -- a multi-line YAML error would be cut
+or shown as a wall of text.
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from memls.store.text import one_line
+
+
+class RequestFailed(JsonRpcException):
+    """LSP's ``RequestFailed`` error with a one-line message."""
+
+    CODE = int(types.LSPErrorCodes.RequestFailed)
+
+    def __init__(self, message: str):
+        super().__init__(one_line(message), code=self.CODE)
+
+
+def reason(exc: BaseException) -> str:
+    """What went wrong, in one line: the exception's message, else its type's name.
+
+    ``str(KeyError("x"))`` quotes the key; the sentence a ``KeyError`` was
+    raised with is its first argument.
+    """
+    text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+    return one_line(str(text)) or type(exc).__name__
