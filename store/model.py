@@ -274,32 +274,31 @@ class Workspace:
         return state
 
     def scan(self, state: RootState) -> list[Path]:
-        """The memory documents of one root on disk, sorted (nothing is read).
+        """The memory documents of one root on disk, sorted (nothing is read)."""
+        return [path for path, _ in self.listing(state)]
 
-        Entry names no reader can open (a broken symlink, a directory) are
-        included: they are reported, never silently skipped.
-        """
-        try:
-            found = stat_directory(state.path, is_document_filename)
-        except OSError:
-            return []
-        child = child_path_maker(state.path)
-        unreadable = [name for name, _ in found.unreadable if document_kind(name) == "entry"]
-        return sorted(child(name) for name in [*(name for name, _ in found.files), *unreadable])
-
-    def listing(self, state: RootState) -> list[tuple[Path, os.stat_result]]:
+    def listing(self, state: RootState) -> list[tuple[Path, os.stat_result | None]]:
         """The memory documents of one root with their ``stat``, in file order.
 
         Each file is stat-ed once, and its ``Path`` made once, after sorting
         the names (:func:`memls.store.reader.stat_directory`); at 10k files ``Path``
-        comparisons and path walks were a sixth of a load.
+        comparisons and path walks were a sixth of a load. Entry names no
+        reader can open (a broken symlink, a directory) come with no ``stat``:
+        they are loaded as unreadable documents and reported, never skipped.
         """
         try:
             found = stat_directory(state.path, is_document_filename)
         except OSError:
             return []
         child = child_path_maker(state.path)
-        return [(child(name), st) for name, st in found.files]
+        listed: list[tuple[Path, os.stat_result | None]] = [
+            (child(name), st) for name, st in found.files
+        ]
+        unreadable = [name for name, _ in found.unreadable if document_kind(name) == "entry"]
+        if unreadable:
+            listed.extend((child(name), None) for name in unreadable)
+            listed.sort(key=lambda item: item[0].name)
+        return listed
 
     def load_document(self, path: Path, st: os.stat_result | None = None) -> None:
         """Read one file into the model without computing what it affects (bulk loads).
@@ -383,10 +382,7 @@ class Workspace:
         if unreadable is not None and (kind != "entry" or not os.path.lexists(path)):
             return self.remove(path)
         old = state.unregister(path)
-        if unreadable is not None:
-            doc = _make_document(state, path, kind, text="", read_error=unreadable)
-        else:
-            doc = _read_document(state, path, kind)
+        doc = _read_document(state, path, kind)
         state.register(doc)
         return self._affected(state, path, old, doc)
 
@@ -550,6 +546,10 @@ def _read_document(
     the remembered identity stale (a re-parse next time), never the parse.
     Cached parses are stored without their path and placed here.
     """
+    if st is None:  # never open what is not a regular file (a FIFO would block)
+        unreadable = unreadable_reason(path)
+        if unreadable is not None:
+            return _make_document(state, path, kind, text="", read_error=unreadable)
     parsed_kind = kind in ("entry", "reserved")
     stamp = None
     observed_ns = now_ns()
