@@ -16,7 +16,7 @@ from pathlib import Path
 from .diagnostics import CreateFile, Fix, RenameFile, TextEdit
 from .edits import apply_edits
 from .files import Change, FileDelete, FileWrite, commit, root_lock
-from .reader import decode_document
+from .frontmatter import normalize_text
 
 
 class StaleFixError(RuntimeError):
@@ -58,17 +58,23 @@ def planned_files(fixes: Sequence[Fix], texts: Mapping[Path, str]) -> dict[Path,
 
 
 def apply_fixes(fixes: Sequence[Fix], texts: Mapping[Path, str], *, root: Path) -> dict[Path, str | None]:
-    """Write the fixes' result to disk in one locked commit; return what changed."""
+    """Write the fixes' result to disk in one locked commit; return what changed.
+
+    ``texts`` are the normalised texts the fixes were computed against; the
+    edits are applied to each file's own text, so a fix leaves a CRLF file CRLF.
+    """
     with root_lock(root):
+        # The file's own text: the edits keep its line endings and byte-order mark.
         current: dict[Path, str] = {}
         touched = {p for fix in fixes for p in fix.paths}
         for path in touched:
             try:
-                current[path] = decode_document(path.read_bytes())
+                current[path] = path.read_bytes().decode("utf-8")
             except FileNotFoundError:
                 continue
         for path in touched:
-            if current.get(path) != texts.get(path):
+            seen = current.get(path)
+            if (normalize_text(seen) if seen is not None else None) != texts.get(path):
                 raise StaleFixError(f"{path.name} changed since it was checked; check again")
         planned = planned_files(fixes, current)
         created = {op.path for fix in fixes for op in fix.operations if isinstance(op, CreateFile)}

@@ -112,7 +112,7 @@ CATALOGUE: tuple[CheckSpec, ...] = (
               "`superseded_by` names an entry that is itself superseded: the current entry is further down the chain (shown struck through)"),
     # -- index ----------------------------------------------------------------------
     CheckSpec("index-drift", "index", "warning",
-              "`MEMORY.md` differs from what memls would generate (policy-managed roots, and legacy roots whose index holds no hand-written prose)",
+              "a policy-managed root's `MEMORY.md` differs from its selected view (a legacy index that is not memls's rendering is curated: only its lines are checked)",
               "regenerate `MEMORY.md`"),
     CheckSpec("index-missing", "index", "warning",
               "the root has living entries but no `MEMORY.md`",

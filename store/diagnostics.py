@@ -62,6 +62,28 @@ class RenameFile:
 FileOperation = TextEdit | CreateFile | RenameFile
 
 
+def minimal_edit(path: Path, old: str, new: str) -> TextEdit:
+    """One edit turning ``old`` into ``new``, covering only the part that differs.
+
+    A whole-file replacement would move an editor's cursor and folds and
+    make every line look changed; the common prefix and suffix stay.
+    """
+    prefix = 0
+    limit = min(len(old), len(new))
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
+        suffix += 1
+    start, end = prefix, len(old) - suffix
+    return TextEdit(path, Span(*_position(old, start), *_position(old, end)), new[start : len(new) - suffix])
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset)
+    return line, offset - (text.rfind("\n", 0, offset) + 1)
+
+
 @dataclass(frozen=True)
 class Fix:
     """One way to resolve a problem.

@@ -9,6 +9,7 @@ another when used on distinct keys.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
@@ -172,16 +173,29 @@ def replace_list_item(doc: ParsedDocument, key: str, index: int, new: str) -> Te
 
 
 def apply_edits(text: str, edits: list[TextEdit]) -> str:
-    """Apply non-overlapping edits to ``text`` (positions in code points)."""
-    lines = text.split("\n")
-    starts = [0]
-    for line in lines[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
+    """Apply non-overlapping edits to ``text`` (positions in code points).
+
+    Positions are those of the normalised text the parser saw (one leading
+    byte-order mark dropped, CRLF and CR read as line breaks), and ``text``
+    may be either that text or the file's own: edits land on the same lines
+    and columns, every byte outside them is kept, and a line break in
+    ``new_text`` is written as the one ending the line the edit starts on (so
+    a key added to a CRLF file ends in CRLF). On normalised text this is a
+    plain splice.
+    """
+    lines = _raw_lines(text)
 
     def offset(line: int, col: int) -> int:
         if line >= len(lines):
             return len(text)
-        return min(starts[line] + col, starts[line] + len(lines[line]))
+        start, end, _ = lines[line]
+        return min(start + col, end)
+
+    def line_break(line: int) -> str:
+        for index in (line, line - 1):
+            if 0 <= index < len(lines) and lines[index][2]:
+                return lines[index][2]
+        return next((brk for _, _, brk in lines if brk), "\n")
 
     ordered = sorted(
         edits, key=lambda e: (offset(e.span.start_line, e.span.start_col), offset(e.span.end_line, e.span.end_col))
@@ -194,7 +208,28 @@ def apply_edits(text: str, edits: list[TextEdit]) -> str:
         if start < cursor:
             raise ValueError("overlapping edits")
         out.append(text[cursor:start])
-        out.append(edit.new_text)
+        brk = line_break(min(edit.span.start_line, len(lines) - 1))
+        out.append(edit.new_text if brk == "\n" else edit.new_text.replace("\n", brk))
         cursor = end
     out.append(text[cursor:])
     return "".join(out)
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_BYTE_ORDER_MARK = "\ufeff"
+
+
+def _raw_lines(text: str) -> list[tuple[int, int, str]]:
+    """Each line of ``text`` as (start offset, end of its content, its line break).
+
+    Breaks are found as :func:`memls.store.frontmatter.normalize_text` finds
+    them, so line ``n`` here is line ``n`` of the normalised text; a leading
+    byte-order mark is not part of the first line's columns.
+    """
+    lines = []
+    start = 1 if text.startswith(_BYTE_ORDER_MARK) else 0
+    for match in _LINE_BREAK.finditer(text):
+        lines.append((start, match.start(), match.group()))
+        start = match.end()
+    lines.append((start, len(text), ""))
+    return lines

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .checks import CheckContext, fixes_for
 from .diagnostics import Fix, Problem, TextEdit
+from .index import INDEX_FILENAME
 from .spans import Span
 
 
@@ -39,7 +40,16 @@ def combinable_safe_fixes(ctx: CheckContext, problems: Iterable[Problem]) -> lis
 
 
 def choose_combinable(candidates: Iterable[tuple[Problem, Fix]]) -> list[tuple[Problem, Fix]]:
-    """Keep, in order, each fix that collides with none kept before it."""
+    """Keep, in order, each fix that collides with none kept before it.
+
+    ``MEMORY.md`` is rendered from the entries, so a fix of the index alone
+    waits while any fix of an entry is pending: built in the same pass, it
+    would copy what the entry fix is about to change (a two-line
+    description, before it is folded, becomes a broken index line).
+    """
+    candidates = list(candidates)
+    if not all(_index_only(fix) for _, fix in candidates):
+        candidates = [(p, f) for p, f in candidates if not _index_only(f)]
     chosen: list[tuple[Problem, Fix]] = []
     claims = FixClaims()
     for problem, fix in candidates:
@@ -48,6 +58,10 @@ def choose_combinable(candidates: Iterable[tuple[Problem, Fix]]) -> list[tuple[P
         if claims.take(fix):
             chosen.append((problem, fix))
     return chosen
+
+
+def _index_only(fix: Fix) -> bool:
+    return all(path.name == INDEX_FILENAME for path in fix.paths)
 
 
 class FixClaims:

@@ -1,22 +1,27 @@
 """Canonical text of a memory document: what "format document" turns it into.
 
-Formatting must never change what a memory *means*, only how it is spelled,
-so it is offered only where the engine itself would write the file:
+Formatting runs on every save for many users (format-on-save), so it may
+change how a memory is *spelled* and nothing else:
 
-* an entry is rewritten as ``MemoryEntry.to_markdown()`` of its strict parse
-  (gptme's field order and quoting, unknown keys kept after the known ones).
-  A document the strict parse rejects is left alone: rewriting it would
-  silently coerce values whose meaning is in doubt, which is exactly what
-  gptme's strict writers refuse to do. The rewrite must also read back as
-  the same entry, or it is not offered (the round-trip invariant);
+* an entry's frontmatter keys are put in gptme's order (the known keys in
+  the order gptme writes them, unknown keys after them in their own order),
+  and each key is spelled as gptme spells it -- unless the key's text holds a
+  comment (or a ``#`` at all), or gptme's spelling would not load as the same
+  value: then the key keeps its own text. Comment lines move with the key
+  below them (those above the first key stay on top, those after the last
+  stay at the end); blank lines inside the frontmatter go. Formatting never
+  adds a key (no ``metadata: type: general`` the user never wrote), never
+  drops one (an explicit ``status: living`` stays), and never touches a byte
+  after the closing ``---`` (the body, its blank lines, its line endings).
+  The result must load as the same data and entry, keep every comment, and
+  format to itself, or no formatting is offered. A document the strict parse
+  rejects is left alone too: its meaning is in doubt;
 * ``MEMORY.md`` is rewritten as the engine's rendering of its root
   (:func:`render_root_view`), the same text ``memls index --write`` and the
-  ``index-drift`` fix produce. A hand-curated legacy index (any line the
-  renderer would not write) is left alone: format-on-save runs on every
-  save, and prose a person wrote must never disappear because of it (the
-  save itself upserts that index's lines). A machine-made legacy index cut
-  to a budget (it ends with gptme's omission marker) keeps that budget, so
-  formatting an index trimmed to fit Claude Code's limit does not un-trim it.
+  ``index-drift`` fix produce. A legacy index is curated unless it is
+  exactly that rendering (:func:`memls.store.index.is_generated_index`), so
+  formatting leaves every legacy index as it is: format-on-save runs on
+  every save, and text a person wrote must never disappear because of it.
 
 Everything works on the in-memory model (open buffers included); nothing
 here reads or writes files.
@@ -24,19 +29,28 @@ here reads or writes files.
 
 from __future__ import annotations
 
-from .entry import MemoryEntry
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .diagnostics import TextEdit
+from .edits import apply_edits
+from .entry import KNOWN_KEYS, dump_block, quote_scalar
+from .frontmatter import Frontmatter
 from .index import (
     IndexPolicy,
     index_entries,
-    is_generated_index,
     omission_budget,
     render_index,
     render_policy_view,
 )
 from .model import Document, RootState
 from .parse import parse_document
+from .rewrite import value_end
+from .spans import Span
 
-# gptme's omission marker, the last line of an index rendered under a budget.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def render_root_view(state: RootState, *, budget: int | None = None) -> str:
@@ -61,41 +75,142 @@ def render_root_view(state: RootState, *, budget: int | None = None) -> str:
 def formatted_index(state: RootState, text: str) -> str | None:
     """The canonical text of a root's ``MEMORY.md`` currently holding ``text``.
 
-    None when formatting must not touch it: a hand-curated legacy index, or a
-    managed root whose policy view cannot be rendered.
+    None when formatting must not touch it: a curated legacy index (any
+    text but memls's rendering, which is already canonical), or a managed
+    root whose policy view cannot be rendered.
     """
     managed = state.policy_path in state.documents
-    if not managed and text and not is_generated_index(text):
-        return None
     budget = None if managed else omission_budget(text)
     try:
-        return render_root_view(state, budget=budget)
-    except ValueError:
-        if budget is None:
-            return None
-    try:  # a marker budget too small to render: the full rendering
-        return render_root_view(state)
+        rendered = render_root_view(state, budget=budget)
     except ValueError:
         return None
+    if not managed and text and text != rendered:
+        return None
+    return rendered
 
 
 def formatted_entry(text: str, doc: Document | None = None) -> str | None:
-    """The canonical serialization of an entry's text, or None when it must stay.
+    """``text`` with its frontmatter in canonical layout, or None when it must stay.
 
-    None when the text is not an entry, fails gptme's strict parse, or its
-    canonical form would not read back as the same entry.
+    ``text`` may be a buffer's own text (CRLF, a byte-order mark): the new
+    frontmatter ends its lines as the opening ``---`` line does, and every
+    byte after the closing ``---`` is kept. None when the text is not an
+    entry, fails gptme's strict parse, or no layout provably keeps it.
     """
     path = doc.path if doc is not None else None
     scope = doc.root.scope if doc is not None else None
+    once = _formatted_once(text, path, scope)
+    if once is None or _formatted_once(once, path, scope) != once:
+        return None
+    return once
+
+
+def _formatted_once(text: str, path: Path | None, scope: str | None) -> str | None:
     parsed = parse_document(text, path=path, scope=scope)
-    entry = parsed.entry
-    if entry is None or parsed.strict_error is not None or parsed.unread_values is not None:
+    fm = parsed.frontmatter
+    if (parsed.entry is None or parsed.strict_error is not None or fm is None
+            or parsed.unread_values is not None):
         return None
-    canonical = entry.to_markdown()
-    reread = parse_document(canonical, path=path, scope=scope)
-    if reread.strict_error is not None or not _same_entry(reread.entry, entry):
+    if not isinstance(fm.data, dict):
         return None
+    block = _canonical_block(parsed.text.split("\n"), fm)
+    if block is None:
+        return None
+    closing = fm.block
+    new = apply_edits(text, [TextEdit(path or Path(), Span(0, 0, closing.end_line, closing.end_col), block)])
+    reread = parse_document(new, path=path, scope=scope)
+    after = reread.frontmatter
+    if (
+        after is None
+        or reread.strict_error is not None
+        or reread.entry != parsed.entry
+        or not _same_value(after.data, fm.data)
+        or _hash_lines(after.yaml_text) != _hash_lines(fm.yaml_text)
+    ):
+        return None
+    return new
+
+
+def _canonical_block(lines: list[str], fm: Frontmatter) -> str | None:
+    """The frontmatter block (``---`` to ``---``) in canonical layout; None if not a plain mapping.
+
+    A plain mapping has every key at the start of its own lines, and nothing
+    between keys but blank and comment lines.
+    """
+    keys = sorted(fm.keys.items(), key=lambda item: item[1].key.start_line)
+    if len(keys) != len(fm.data):  # a key that is not a string (or a merge key)
+        return None
+    closing_line = fm.block.end_line
+    header: list[str] = []  # comments above the first key stay on top
+    pieces: dict[str, list[str]] = {}
+    line = fm.content_start_line
+    for key, spans in keys:
+        end = value_end(spans)[0]
+        if spans.key.start_col != 0 or spans.key.start_line < line or end >= closing_line:
+            return None
+        comments = _comment_lines(lines[line : spans.key.start_line])
+        if comments is None:
+            return None
+        if not pieces:
+            header, comments = comments, []
+        pieces[key] = [*comments, _key_text(key, fm.data[key], lines[spans.key.start_line : end + 1])]
+        line = end + 1
+    trailing = _comment_lines(lines[line:closing_line])
+    if trailing is None:
+        return None
+    order = [k for k in KNOWN_KEYS if k in pieces] + [k for k, _ in keys if k not in KNOWN_KEYS]
+    body = [*header, *(text for k in order for text in pieces[k]), *trailing]
+    return "\n".join(["---", *body, "---"])
+
+
+def _comment_lines(lines: list[str]) -> list[str] | None:
+    """The comment lines among lines between keys (blank ones go); None if another line is there."""
+    kept = [text for text in lines if text.strip()]
+    return kept if all(text.lstrip().startswith("#") for text in kept) else None
+
+
+def _key_text(key: str, value: Any, own: list[str]) -> str:
+    """A key as gptme writes it, or its own lines when those hold a comment or say it otherwise."""
+    if any("#" in text for text in own):
+        return "\n".join(own)
+    try:
+        canonical = _gptme_spelling(key, value)
+        loaded = yaml.load(canonical, Loader=_LOADER)
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        return "\n".join(own)
+    if not _same_value(loaded, {key: value}):
+        return "\n".join(own)
     return canonical
+
+
+def _gptme_spelling(key: str, value: Any) -> str:
+    """How ``MemoryEntry.to_markdown`` writes one key holding ``value``."""
+    if isinstance(value, str):
+        if key in ("name", "status"):
+            return f"{key}: {value}"
+        if key in ("title", "description"):
+            return f"{key}: {quote_scalar(value)}"
+    if key == "metadata" and isinstance(value, dict) and value:
+        ordered = {"type": value["type"], **value} if "type" in value else value
+        return "metadata:\n" + dump_block(ordered, indent=2)
+    return dump_block({key: value}, indent=0)
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Equal as loaded YAML, types included (``1`` is not ``1.0`` or ``true``); mapping order aside."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=True))
+    return a == b or (a != a and b != b)  # NaN is itself
+
+
+def _hash_lines(yaml_text: str) -> list[str]:
+    """Every frontmatter line holding a ``#``: each must survive formatting, byte for byte."""
+    return sorted(line for line in yaml_text.split("\n") if "#" in line)
 
 
 def formatted_document(doc: Document) -> str | None:
@@ -107,21 +222,3 @@ def formatted_document(doc: Document) -> str | None:
     if doc.kind in ("entry", "reserved"):
         return formatted_entry(doc.text, doc)
     return None
-
-
-def _same_entry(a: MemoryEntry | None, b: MemoryEntry) -> bool:
-    """Equal in every field a reader or writer uses (the body's outer blank lines aside)."""
-    if a is None:
-        return False
-    return a == b or (
-        a.body.strip("\n") == b.body.strip("\n")
-        and _fields(a) == _fields(b)
-    )
-
-
-def _fields(entry: MemoryEntry) -> dict:
-    values = dict(vars(entry))
-    values.pop("body", None)
-    return values
-
-

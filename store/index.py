@@ -9,8 +9,9 @@ other way round.
 A root holding ``.memory-index.json`` is *managed*: its index shows exactly
 the entries the policy selects, never truncated, and any violation is an
 error, because a curated always-on view that silently drops or adds entries is
-worse than none. A root without it is *legacy*: saves only upsert one pointer
-line, so hand-written prose in ``MEMORY.md`` survives.
+worse than none. A root without it is *legacy*: its index is *generated* only while its
+bytes equal memls's rendering (:func:`is_generated_index`); any other legacy
+index is *curated*, and writes edit only the lines of the entries they touch.
 
 Everything here is pure text in, text out; reading files, locking and atomic
 writes belong to the callers.
@@ -59,23 +60,78 @@ def index_entries(entries: Iterable[MemoryEntry], *, managed: bool) -> list[Memo
     return entries if managed else shadow_by_name(entries)
 
 
-def is_generated_index(text: str) -> bool:
-    """True when ``MEMORY.md`` holds nothing a person wrote.
+def is_generated_index(text: str, *entry_sets: Iterable[MemoryEntry]) -> bool:
+    """True when a legacy ``MEMORY.md`` is exactly memls's rendering of one of ``entry_sets``.
 
-    Such an index (header, ``## Type`` headings, pointer lines, an omitted
-    marker) can be regenerated without losing anything; any other line is
-    hand-curated prose, and then only the changed entries' lines are edited.
+    This is the one definition of "generated": the bytes equal what memls
+    renders for the root, before or after the change being made (pass both
+    entry sets, file order). Anything else is *curated*, whatever it looks
+    like: link text and hooks a person chose look just like pointer lines, so
+    the shape of a line cannot say who wrote it, and only a byte-equal
+    rendering is safe to render again. An index ending in an omission marker
+    is compared with the rendering under that marker's budget.
     """
-    for line in text.splitlines():
-        if not line or line == INDEX_HEADER or line.startswith("## "):
-            continue
-        if _GENERATED_POINTER.match(line) or line.startswith("- \u2026 "):
-            continue
+    # Every rendering opens this way; checked first, since a render of a
+    # large root costs milliseconds and most curated indexes fail here.
+    if text != f"{INDEX_HEADER}\n" and not text.startswith(
+        (f"{INDEX_HEADER}\n\n## ", f"{INDEX_HEADER}\n\n- \u2026 ")
+    ):
         return False
-    return True
+    budget = omission_budget(text)
+    for entries in entry_sets:
+        try:
+            if text == render_index(index_entries(entries, managed=False), budget=budget):
+                return True
+        except ValueError:  # a marker budget too small to render: not ours
+            continue
+    return False
 
 
-_GENERATED_POINTER = re.compile(r"^- \[[^\]]*\]\([^)]*\)( \u2014 .*)?$")
+def generated_apart_from(text: str, rendering: str, filenames: Iterable[str]) -> bool:
+    """True when ``text`` equals ``rendering`` once both lose the lines of ``filenames``.
+
+    A fix has no "before" to compare with: it sees the index after a hand
+    edit added, retired or removed entries. When every line but those
+    entries' is exactly the rendering, the index was generated before that
+    edit, so repairing it gives the rendering again. A type heading left
+    with nothing under it goes with its last line (the renderer writes none).
+    """
+    doomed = set(filenames)
+    return _without_lines(text, doomed) == _without_lines(rendering, doomed)
+
+
+def _without_lines(text: str, filenames: set[str]) -> list[str]:
+    lines = _normalize_newlines(text).split("\n")
+    doomed = {link.line for link in parse_index_lines("\n".join(lines)) if link.target in filenames}
+    out: list[str] = []
+    emptied = False  # the current section lost a line
+    for i, line in enumerate(lines):
+        if line.startswith("## "):
+            _drop_empty_section(out, emptied)
+            emptied = False
+        if i in doomed:
+            emptied = True
+            continue
+        out.append(line)
+    _drop_empty_section(out, emptied)
+    while out and out[-1] == "":
+        out.pop()
+    return out
+
+
+def _drop_empty_section(out: list[str], emptied: bool) -> None:
+    """Drop the last section (heading and blank lines) if removals left it empty."""
+    if not emptied:
+        return
+    end = len(out)
+    start = end
+    while start > 0 and out[start - 1] == "":
+        start -= 1
+    if start > 0 and out[start - 1].startswith("## "):
+        del out[start - 1:end]
+        while out and out[-1] == "":
+            out.pop()
+        out.append("")
 
 
 # -- full rendering -----------------------------------------------------------
@@ -345,6 +401,28 @@ def remove_index_line(index_text: str, filename: str) -> str:
         return text
     lines = text.split("\n")
     return "\n".join(line for i, line in enumerate(lines) if i not in doomed)
+
+
+def retarget_index_line(index_text: str, old: MemoryEntry, renamed: MemoryEntry) -> str:
+    """``MEMORY.md`` after a rename: each pointer to the old file points at the new one.
+
+    A curated line is the user's text: its hook (the part after the link)
+    is kept, and its link text too, unless it was the old entry's own
+    title or name, which then follows the rename. Only those two spans
+    change; every other byte stays (newlines normalised, as gptme's writes do).
+    """
+    text = _normalize_newlines(index_text)
+    lines = text.split("\n")
+    for link in parse_index_lines(text):
+        if link.target != old.filename:
+            continue
+        line = lines[link.line]
+        title = link.title
+        if title in (old.index_title, old.name):
+            title = renamed.index_title
+        (t0, t1), (f0, f1) = link.title_span, link.target_span
+        lines[link.line] = line[:t0] + title + line[t1:f0] + renamed.filename + line[f1:]
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,9 @@ The rule (setting ``index.onSave``):
 - ``off``: the index is left alone;
 - ``regenerate``: the root's index is rendered anew;
 - ``auto`` (default): a policy-managed root renders its selected view; a
-  legacy root is rendered anew only when ``MEMORY.md`` is absent or was
-  exactly memls's rendering before this save, because then nobody curated it.
+  legacy root is rendered anew only when ``MEMORY.md`` is absent or is
+  generated (exactly memls's rendering before or after this save,
+  :func:`memls.store.index.is_generated_index`), because then nobody curated it.
   Otherwise only the saved entry's line is added, updated or removed, so a
   hand-written index keeps every word a person put there.
 """
@@ -23,6 +24,8 @@ from .index import (
     INDEX_FILENAME,
     IndexPolicy,
     index_entries,
+    is_generated_index,
+    omission_budget,
     remove_index_line,
     render_index,
     render_policy_view,
@@ -55,10 +58,11 @@ def index_after_save(
     if managed:
         assert policy is not None
         text = render_policy_view(index_entries(after, managed=True), policy)
-    elif mode == "regenerate" or current is None or current == render_index(
-        index_entries(before, managed=False)
-    ):
+    elif mode == "regenerate" or current is None:
         text = render_index(index_entries(after, managed=False))
+    elif is_generated_index(current, before, after):
+        # Generated stays generated, cut to the budget it was rendered with.
+        text = render_index(index_entries(after, managed=False), budget=omission_budget(current))
     elif saved is not None and saved.is_living:
         text = upsert_index_line(current, saved)
     else:

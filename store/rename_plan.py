@@ -26,10 +26,17 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from .diagnostics import Fix, RenameFile, TextEdit
+from .diagnostics import Fix, RenameFile, TextEdit, minimal_edit
 from .edits import insert_first_key, replace_list_item, set_scalar
 from .entry import MemoryEntry
-from .index import IndexPolicy, is_generated_index, parse_index_lines, render_index, render_policy_view
+from .index import (
+    IndexPolicy,
+    is_generated_index,
+    omission_budget,
+    parse_index_lines,
+    render_index,
+    render_policy_view,
+)
 from .model import Document, RootState, Workspace
 from .names import check_name, is_reserved_name, slugify
 from .reader import is_entry_filename, shadow_by_name
@@ -93,7 +100,10 @@ def plan_rename(workspace: Workspace, doc: Document, new_name: str) -> Fix:
     operations: list = _plan_edits(state, doc, entry, new_name=new_slug, new_path=new_path)
     if new_path != current:
         operations.append(RenameFile(doc.path, new_path))
-    return Fix(f"Rename '{entry.name}' to '{new_slug}'", tuple(operations))
+    title = f"Rename '{entry.name}' to '{new_slug}'"
+    if new_path != current:
+        title += f" ({doc.path.name} to {new_path.name})"
+    return Fix(title, tuple(operations))
 
 
 def plan_move_file(workspace: Workspace, doc: Document) -> Fix:
@@ -246,10 +256,11 @@ def _index_edits(
 ) -> list[TextEdit]:
     """``MEMORY.md`` after the rename, as the engine would leave it.
 
-    A policy-managed root and a legacy index holding only generated lines
-    are re-rendered (as the engine does, so the lines stay in name order);
-    a hand-curated index gets its pointer line's target and title edited in
-    place, so the prose and the description around them stay.
+    A policy-managed root and a generated legacy index (exactly memls's
+    rendering before or after the rename) are rendered again, so the lines
+    stay in memls's order; a curated index gets only its pointer line's
+    target edited, and its link text when that was the old name or title,
+    so every other byte (prose, other lines, the line's own hook) stays.
     """
     index_doc = state.documents.get(state.index_path)
     if index_doc is None or index_doc.read_error is not None or index_doc.too_large:
@@ -257,25 +268,31 @@ def _index_edits(
     text = index_doc.text
     policy = _policy(state)
     rendered = None
+    after = _entries_after(state, doc, renamed)
     if policy is not None:
         policy = policy.replace_selected(old_filename, renamed.filename)
         try:
-            rendered = render_policy_view(_entries_after(state, doc, renamed), policy)
+            rendered = render_policy_view(after, policy)
         except ValueError:  # a broken policy view: keep to the pointer line
             rendered = None
-    elif is_generated_index(text):
-        rendered = render_index(shadow_by_name(_entries_after(state, doc, renamed)))
+    elif is_generated_index(text, _entries_before(state), after):
+        rendered = render_index(shadow_by_name(after), budget=omission_budget(text))
     if rendered is not None:
-        return [_replace_text(state.index_path, text, rendered)] if rendered != text else []
+        return [minimal_edit(state.index_path, text, rendered)] if rendered != text else []
     edits = []
     for link in parse_index_lines(text):
         if link.target != old_filename:
             continue
         if renamed.filename != old_filename:
             edits.append(TextEdit(state.index_path, Span(link.line, link.target_span[0], link.line, link.target_span[1]), renamed.filename))
-        if not entry.title and link.title == entry.name and renamed.name != entry.name:
-            edits.append(TextEdit(state.index_path, Span(link.line, link.title_span[0], link.line, link.title_span[1]), renamed.name))
+        if link.title in (entry.index_title, entry.name) and renamed.index_title != link.title:
+            edits.append(TextEdit(state.index_path, Span(link.line, link.title_span[0], link.line, link.title_span[1]), renamed.index_title))
     return edits
+
+
+def _entries_before(state: RootState) -> list[MemoryEntry]:
+    """The root's entries as the index sees them, in file order."""
+    return state.entries_for_index()
 
 
 def _entries_after(state: RootState, doc: Document, renamed: MemoryEntry) -> list[MemoryEntry]:
@@ -306,28 +323,9 @@ def _policy_edits(state: RootState, old_filename: str, new_filename: str) -> lis
         found = [s for s in spellings if text.count(s) == 1]
         if len(found) == 1 and sum(text.count(s) for s in spellings) == 1:
             start = text.index(found[0])
-            return [_replace_text(
+            return [minimal_edit(
                 state.policy_path, text,
                 text[:start] + json.dumps(new_filename, ensure_ascii=False) + text[start + len(found[0]):],
             )]
     new_text = policy.replace_selected(old_filename, new_filename).dumps()
-    return [_replace_text(state.policy_path, text, new_text)]
-
-
-def _replace_text(path: Path, old: str, new: str) -> TextEdit:
-    """One edit turning ``old`` into ``new``, covering only the part that differs."""
-    prefix = 0
-    limit = min(len(old), len(new))
-    while prefix < limit and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
-        suffix += 1
-    start, end = prefix, len(old) - suffix
-    return TextEdit(path, Span(*_position(old, start), *_position(old, end)), new[start : len(new) - suffix])
-
-
-def _position(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset)
-    line_start = text.rfind("\n", 0, offset) + 1
-    return line, offset - line_start
+    return [minimal_edit(state.policy_path, text, new_text)]

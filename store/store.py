@@ -354,10 +354,11 @@ class MemoryStore:
                     continue
                 if _links_to(other, old.name):
                     linked.append(tx.write_entry(_relink(tx.strict(other), old.name, new_slug)))
+            # Written as edits of the old file, before that file is staged for deletion.
+            renamed = tx.write_entry(renamed, create_only=new_path != old.path, source=old.path)
             if new_path != old.path:
                 tx.delete(old.path)
                 tx.modes[new_path] = stat.S_IMODE(old.path.stat().st_mode)
-            renamed = tx.write_entry(renamed, create_only=new_path != old.path)
             tx.transfer_selection(old.filename, renamed.filename)
             tx.update_index_for_rename(old, renamed)
             tx.commit(expect_visible=[renamed])

@@ -23,14 +23,17 @@ from .index import (
     IndexPolicy,
     index_entries,
     is_generated_index,
+    omission_budget,
     parse_index_lines,
     remove_index_line,
     render_index,
     render_policy_view,
+    retarget_index_line,
     upsert_index_line,
 )
 from .lookup import resolve_name
 from .reader import RootRead, parse_bytes, read_root
+from .rewrite import rewritten_text
 from .roots import MemoryRoot
 from .text import one_line
 
@@ -65,6 +68,14 @@ def strict_entry(path: Path, data: bytes, scope: str | None) -> MemoryEntry:
     if doc.unread_values is not None:
         raise MemoryFrontmatterError(f"{path.name}: {doc.unread_values}")
     return doc.entry
+
+
+def _reads_as(path: Path, data: bytes, scope: str | None, expected: MemoryEntry) -> bool:
+    """Whether ``data`` reads back, strictly, as exactly ``expected``."""
+    try:
+        return strict_entry(path, data, scope) == expected
+    except MemoryParseError:
+        return False
 
 
 def read_bytes(path: Path) -> bytes | None:
@@ -132,8 +143,17 @@ class RootTransaction:
 
     # staging
 
-    def write_entry(self, entry: MemoryEntry, *, create_only: bool = False) -> MemoryEntry:
+    def write_entry(
+        self, entry: MemoryEntry, *, create_only: bool = False, source: Path | None = None
+    ) -> MemoryEntry:
         """Stage an entry's file; return it as the strict reader reads it back.
+
+        An entry that already has a file (``source``, the entry's own path
+        unless it moves) is written as edits of that file's text: only the
+        keys whose values change are rewritten, so comments, key order,
+        unknown keys and line endings survive (:mod:`memls.store.rewrite`).
+        A new file is gptme's serialization. Either way the bytes must read
+        back as the serialized entry would, or the serialization is written.
 
         A file whose bytes would not change is not staged, so re-running a
         write (the same supersede twice) leaves the file untouched.
@@ -141,12 +161,26 @@ class RootTransaction:
         assert entry.path is not None
         data = serialize(entry)
         reread = strict_entry(entry.path, data, self.root.scope)
+        edited = self._edited(source or entry.path, entry)
+        if edited is not None and _reads_as(entry.path, edited, self.root.scope, reread):
+            data = edited
         if not create_only and self.bytes_of(entry.path) == data:
             return reread
         self.staged[entry.path] = data
         if create_only:
             self.create_only.add(entry.path)
         return reread
+
+    def _edited(self, source: Path, entry: MemoryEntry) -> bytes | None:
+        """``source``'s current bytes edited to hold ``entry``; None when there is no such file."""
+        data = self.bytes_of(source)
+        if data is None:
+            return None
+        try:
+            text = rewritten_text(data.decode("utf-8"), entry)
+            return None if text is None else text.encode("utf-8")
+        except (UnicodeError, ValueError, yaml.YAMLError):
+            return None
 
     def delete(self, path: Path) -> None:
         self.staged[path] = None
@@ -194,18 +228,37 @@ class RootTransaction:
             managed=self.policy is not None,
         )
         if self.policy is None:
-            return render_index(entries)
+            return render_index(entries, budget=self._legacy_budget())
         return render_policy_view(entries, self.policy)
 
+    def _legacy_budget(self) -> int | None:
+        """The budget a generated legacy index was rendered with (its omission marker), kept."""
+        if self._original_index is None:
+            return None
+        return omission_budget(self._original_index.decode("utf-8", errors="replace"))
+
     def _regenerate(self) -> bool:
-        """Whether the index may be rewritten whole: managed, or legacy and absent or machine-made."""
+        """Whether the index may be rewritten whole: managed, absent, or generated.
+
+        A legacy index is generated only when its bytes are memls's rendering
+        of the root before or after this change (:func:`is_generated_index`);
+        every other one is curated and gets line edits only.
+        """
         if self.policy is not None or self._original_index is None:
             return True
-        return is_generated_index(self._original_index.decode("utf-8", errors="replace"))
+        return is_generated_index(
+            self._original_index.decode("utf-8", errors="replace"),
+            self._read.entries_for_index, self._read_staged().entries_for_index,
+        )
 
     def update_index_for_save(self, entry: MemoryEntry) -> None:
-        """A save edits only its own line, so hand-written prose survives (gptme's upsert)."""
-        if self.policy is not None:
+        """A generated index is rendered again; a curated one has only this entry's line edited.
+
+        In a curated index this is gptme's upsert, so hand-written prose
+        survives. A generated index stays generated: the line lands in its
+        type's section in memls's order (gptme appends it at the end).
+        """
+        if self._regenerate() and (self.policy is not None or self._original_index is not None):
             self._stage_index(self._render())
         elif entry.is_living:
             self._stage_index(upsert_index_line(self._index_text(), entry))
@@ -215,7 +268,11 @@ class RootTransaction:
     def update_index_for_lifecycle(
         self, changed: list[MemoryEntry], *, deleted: bool = False
     ) -> None:
-        """Index after a status change or delete: regenerate, or edit the changed lines."""
+        """Index after a status change or delete: regenerate, or edit the changed lines.
+
+        In a curated index a retired or deleted entry loses its line; a
+        living one gets a line only if it has none, so its own text stays.
+        """
         if self._regenerate():
             self._stage_index(self._render())
             return
@@ -223,35 +280,40 @@ class RootTransaction:
         for entry in changed:
             if deleted or not entry.is_living:
                 text = remove_index_line(text, entry.filename)
-            else:
+            elif not _has_pointer(text, entry.filename):
                 text = upsert_index_line(text, entry)
         self._stage_index(text)
 
     def update_index_for_supersede(self, old: MemoryEntry, new: MemoryEntry) -> None:
         """Index after a supersede: regenerate, or put the successor where the old line was.
 
-        In a curated index the replacement takes the old pointer's place (or
-        its own existing line is refreshed); an index that never listed the
-        old entry gets no new line it did not ask for.
+        In a curated index the replacement takes the old pointer's place; if
+        it already has a line of its own, that line stays as written and the
+        old one goes. An index that never listed the old entry gets no new
+        line it did not ask for.
         """
         if self._regenerate():
             self._stage_index(self._render())
             return
         text = self._index_text()
         if _has_pointer(text, new.filename):
-            text = upsert_index_line(remove_index_line(text, old.filename), new)
+            text = remove_index_line(text, old.filename)
         else:
             text = _replace_pointer(text, old.filename, new.index_line())
         self._stage_index(text)
 
     def update_index_for_rename(self, old: MemoryEntry, renamed: MemoryEntry) -> None:
-        """Index after a rename: regenerate, or rewrite the entry's own pointer in place."""
+        """Index after a rename: regenerate, or retarget the entry's own pointer in place.
+
+        A curated line keeps its link text and its hook: only the link
+        target changes, and the link text only when it was the old name.
+        """
         if self._regenerate():
             self._stage_index(self._render())
             return
         text = self._index_text()
         if renamed.is_living:
-            text = _replace_pointer(text, old.filename, renamed.index_line())
+            text = retarget_index_line(text, old, renamed)
         else:
             text = remove_index_line(text, old.filename)
         self._stage_index(text)

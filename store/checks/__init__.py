@@ -8,8 +8,9 @@ while checking, so a keystroke never pays for "did you mean" searches.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -95,11 +96,24 @@ def check_workspace(ctx: CheckContext) -> dict[Path, list[Problem]]:
 
 
 def fixes_for(ctx: CheckContext, problem: Problem) -> list[Fix]:
-    """The fixes the catalogue offers for one problem (computed on demand)."""
+    """The fixes the catalogue offers for one problem (computed on demand).
+
+    Every title names every file its fix changes besides the problem's own:
+    a quick fix that quietly edits another entry or ``MEMORY.md`` is a
+    change behind the user's back. Titles that already name them stay.
+    """
     family = _FAMILY_BY_CODE.get(problem.code)
     if family is None:
         return []
-    return list(family.fixes(ctx, problem))
+    return [_naming_every_file(fix, problem.path) for fix in family.fixes(ctx, problem)]
+
+
+def _naming_every_file(fix: Fix, own: Path) -> Fix:
+    unnamed = sorted({p.name for p in fix.paths
+                      if p != own and not re.search(rf"(?<![\w.-]){re.escape(p.name)}", fix.title)})
+    if not unnamed:
+        return fix
+    return replace(fix, title=f"{fix.title} (also edits {', '.join(unnamed)})")
 
 
 _FAMILY_BY_CODE = {

@@ -13,29 +13,29 @@ Two kinds of root, as in the engine (``store/index.py``):
   its own document (``invalid-index-policy``, ``index-over-budget``); when it
   is valid, ``MEMORY.md`` must equal the selected view (``index-drift``).
   Unselected entries are meant to be absent, so no per-line checks run.
-- A *legacy* root has no policy. A machine-made ``MEMORY.md`` (nothing but
-  the header, ``## Type`` headings, pointer lines and an omission marker)
-  must equal the rendering (``index-drift``); every legacy index, curated or
-  not, gets per-line checks (``index-broken-link``,
-  ``index-lists-non-living``, ``index-missing-entry``). Drift and the line
-  problems are both reported: the line problems say exactly what is wrong,
-  and the one regeneration clears all of them.
+- A *legacy* root has no policy. Its index is *generated* only while it
+  is exactly the rendering (``store.index.is_generated_index``); any other
+  legacy index is *curated*, so it has no ``index-drift``: only its lines
+  are judged (``index-broken-link``, ``index-lists-non-living``,
+  ``index-missing-entry``). ``memls index --check`` still compares bytes,
+  as gptme's does, so it reports DRIFT on a curated index by design.
 
-A machine-made index that ends in an omission marker ("... N more entries
+A legacy index that ends in an omission marker ("... N more entries
 omitted (budget B bytes)") was written with a one-shot budget; it is
 compared with the rendering under that same budget, and entries the budget
-leaves out are not "missing". So a regeneration keeps the budget it was
-made with, and the budgeted fix for ``index-beyond-claude-code-limit`` does
-not turn into drift.
+leaves out are not "missing".
 
 Which fix is safe (applied by ``memls check --fix`` without asking):
 
-- managed or machine-made legacy index: "Regenerate MEMORY.md" is safe,
-  since nothing a person wrote is lost; per-line edits are offered but not
-  safe (one safe fix per problem, and they would put lines out of order);
-- curated legacy index (hand-written prose): regenerating would clobber the
-  prose, so it is offered but not safe; the safe fix is the per-line edit
-  ("Add its line" as the engine's save would upsert it, "Remove this line").
+- managed index: "Regenerate MEMORY.md" is safe, the policy owns the view;
+- legacy index: regenerating would replace what a person wrote, so it is
+  offered but never safe. The safe fix is the line repair: the lines of
+  broken or retired entries go, missing entries' lines are added (gptme's
+  append), every other byte stays. When the index is the rendering apart
+  from exactly those lines, the repair gives the rendering, so a generated
+  index stays generated. With several line problems, one repair covering
+  all of them is the safe fix (the same ``Fix`` for each problem, applied
+  once), so two added lines never race for one spot.
 
 Every regenerate fix over one index is the same ``Fix`` value, so a caller
 applying all safe fixes of one ``MEMORY.md`` must apply identical fixes
@@ -51,19 +51,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..diagnostics import START, CreateFile, Fix, Location, Problem, Related, TextEdit
+from ..diagnostics import START, CreateFile, Fix, Location, Problem, Related, TextEdit, minimal_edit
 from ..entry import MemoryEntry
 from ..index import (
     CLAUDE_CODE_MAX_BYTES,
     INDEX_FILENAME,
     POLICY_FILENAME,
     POLICY_MIN_BUDGET,
+    IndexLink,
     IndexPolicy,
     claude_code_visible_limit,
+    generated_apart_from,
     index_entries,
-    is_generated_index,
     omission_budget,
     parse_index_lines,
+    remove_index_line,
     render_index,
     render_policy_view,
     upsert_index_line,
@@ -200,10 +202,9 @@ def _check_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
         return
     text = doc.text
     state = doc.root
-    generated = is_generated_index(text)
     managed = state.policy_path in state.documents
     # A policy view is never truncated, so only a legacy index carries a budget.
-    budget = omission_budget(text) if generated and not managed else None
+    budget = None if managed else omission_budget(text)
     try:
         expected = _expected(state, budget=budget)
     except ValueError:  # a marker budget too small to render: compare unbudgeted
@@ -211,7 +212,9 @@ def _check_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
         expected = _expected(state)
     data = {"budget": budget}
 
-    if (expected.managed or generated) and expected.text is not None and text != expected.text:
+    # A legacy index that is not memls's rendering is curated by definition
+    # (store.index.is_generated_index): only its lines are judged.
+    if expected.managed and expected.text is not None and text != expected.text:
         line = _first_difference(text, expected.text)
         yield ctx.problem(
             "index-drift", doc, _line_span(text, line),
@@ -223,64 +226,88 @@ def _check_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
     # exactly the living entries); skipping the line walk keeps the common
     # case fast on a large root.
     if not expected.managed and text != expected.text:
-        yield from _check_lines(ctx, doc, expected, budget, data)
+        yield from _check_lines(ctx, doc, expected, data)
     yield from _check_claude_code_limit(ctx, doc)
 
 
-def _check_lines(
-    ctx: CheckContext, doc: Document, expected: _Expected, budget: int | None, data: dict
-) -> Iterator[Problem | None]:
-    """Per-line problems of a legacy index (curated or machine-made)."""
+@dataclass(frozen=True)
+class _LineFinding:
+    """One line problem of a legacy index: a pointer to drop, or an entry without a line."""
+
+    code: str
+    target: str  # the filename the line points at, or the missing entry's file
+    link: IndexLink | None = None  # the pointer line (broken or non-living)
+    entry: MemoryEntry | None = None
+    entry_doc: Document | None = None
+
+
+def _line_findings(doc: Document, expected: _Expected, budget: int | None) -> list[_LineFinding]:
+    """Every line problem of a legacy index, in line order, then missing entries in file order."""
     state = doc.root
     by_filename = {d.path.name: d for d in state.documents.values()
                    if d.kind == "entry" and d.index_entry is not None}
     listed: set[str] = set()
+    found: list[_LineFinding] = []
     for link in parse_index_lines(doc.text):
         target = link.target
         if _EXTERNAL_TARGET.match(target):
             continue
         listed.add(target)
         entry_doc = by_filename.get(target)
-        line_data = {**data, "line": link.line, "target": target}
         if entry_doc is None:
+            found.append(_LineFinding("index-broken-link", target, link=link))
+        elif not entry_doc.index_entry.is_living:
+            found.append(_LineFinding("index-lists-non-living", target, link=link,
+                                      entry=entry_doc.index_entry, entry_doc=entry_doc))
+    shown = None
+    if budget is not None and expected.text is not None:
+        shown = {link.target for link in parse_index_lines(expected.text)}
+    for entry in expected.entries:
+        if not entry.is_living or entry.filename in listed:
+            continue
+        if shown is not None and entry.filename not in shown:
+            continue  # left out by the budget the index was rendered with
+        found.append(_LineFinding("index-missing-entry", entry.filename, entry=entry,
+                                  entry_doc=by_filename.get(entry.filename)))
+    return found
+
+
+def _check_lines(
+    ctx: CheckContext, doc: Document, expected: _Expected, data: dict
+) -> Iterator[Problem | None]:
+    """Per-line problems of a legacy index."""
+    header = _line_span(doc.text, 0)
+    for finding in _line_findings(doc, expected, data["budget"]):
+        target, entry, entry_doc = finding.target, finding.entry, finding.entry_doc
+        if finding.code == "index-broken-link":
+            link = finding.link
             yield ctx.problem(
                 "index-broken-link", doc,
                 Span(link.line, link.target_span[0], link.line, link.target_span[1]),
                 f"'{target}' is not a memory entry of this root; fix the link or remove the line",
-                data=line_data,
+                data={**data, "line": link.line, "target": target},
             )
-            continue
-        entry = entry_doc.index_entry
-        assert entry is not None
-        if not entry.is_living:
+        elif finding.code == "index-lists-non-living":
+            link = finding.link
             yield ctx.problem(
                 "index-lists-non-living", doc,
                 Span(link.line, link.title_span[0] - 1, link.line, link.target_span[1] + 1),
                 f"'{entry.name}' is {entry.status} but still listed; remove the line",
                 related=[Related(Location(entry_doc.path, _key_span(entry_doc, "status")),
                                  f"'{entry.name}' has status {entry.status}")],
-                data=line_data,
+                data={**data, "line": link.line, "target": target},
             )
-    shown = None
-    if budget is not None and expected.text is not None:
-        shown = {link.target for link in parse_index_lines(expected.text)}
-    header = _line_span(doc.text, 0)
-    for entry in expected.entries:
-        if not entry.is_living or entry.filename in listed:
-            continue
-        if shown is not None and entry.filename not in shown:
-            continue  # left out by the budget the index was rendered with
-        entry_doc = by_filename.get(entry.filename)
-        related = []
-        if entry_doc is not None:
-            related.append(Related(Location(entry_doc.path, _name_span(entry_doc)),
-                                   f"the living entry '{entry.name}'"))
-        yield ctx.problem(
-            "index-missing-entry", doc, header,
-            f"living entry '{entry.name}' ({entry.filename}) has no line in {INDEX_FILENAME}; add it",
-            related=related,
-            data={**data, "entry": entry.name, "filename": entry.filename},
-        )
+        else:
+            related = []
+            if entry_doc is not None:
+                related.append(Related(Location(entry_doc.path, _name_span(entry_doc)),
+                                       f"the living entry '{entry.name}'"))
+            yield ctx.problem(
+                "index-missing-entry", doc, header,
+                f"living entry '{entry.name}' ({entry.filename}) has no line in {INDEX_FILENAME}; add it",
+                related=related,
+                data={**data, "entry": entry.name, "filename": entry.filename},
+            )
 
 
 def _check_claude_code_limit(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
@@ -369,23 +396,75 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
     if problem.code not in ("index-drift", "index-broken-link", "index-lists-non-living",
                             "index-missing-entry"):
         return []
-    expected = _expected(state, budget=problem.data.get("budget"))
-    whole_is_safe = expected.managed or is_generated_index(doc.text)
+    budget = problem.data.get("budget")
+    expected = _expected(state, budget=budget)
+    regenerate = None
+    if expected.text is not None and expected.text != doc.text:
+        regenerate = Fix(f"Regenerate {INDEX_FILENAME}",
+                         (TextEdit(doc.path, _whole_span(doc.text), expected.text),),
+                         safe=expected.managed)
+    if expected.managed:
+        return [regenerate] if regenerate is not None else []
+    # A legacy index that differs from the rendering is curated: regenerating
+    # it would replace what a person wrote, so it is never the safe fix.
+    findings = [f for f in _line_findings(doc, expected, budget)
+                if ctx.settings.severity_of(f.code) != "off"]
+    this = next((f for f in findings if _is_finding_of(f, problem)), None)
     out = []
-    if expected.text is not None:
-        out.append(Fix(f"Regenerate {INDEX_FILENAME}",
-                       (TextEdit(doc.path, _whole_span(doc.text), expected.text),),
-                       safe=whole_is_safe))
-    if problem.code in ("index-broken-link", "index-lists-non-living") and "line" in problem.data:
-        out.append(Fix("Remove this line",
-                       (TextEdit(doc.path, _remove_line_span(doc.text, problem.data["line"]), ""),),
-                       safe=not whole_is_safe))
-    if problem.code == "index-missing-entry":
-        entry = next((e for e in expected.entries if e.filename == problem.data.get("filename")), None)
-        if entry is not None:
-            out.append(Fix(f"Add the line for '{entry.name}'",
-                           (_append_edit(doc, entry),), safe=not whole_is_safe))
+    if this is not None:
+        alone = len(findings) == 1
+        out.append(Fix(_line_fix_title([this]),
+                       (_line_repair(doc, [this], expected.text),), safe=alone))
+        if not alone:
+            out.append(Fix(_line_fix_title(findings),
+                           (_line_repair(doc, findings, expected.text),), safe=True))
+    if regenerate is not None:
+        out.append(Fix(f"Regenerate {INDEX_FILENAME} (replaces its hand-written lines)",
+                       regenerate.operations))
     return out
+
+
+def _is_finding_of(finding: _LineFinding, problem: Problem) -> bool:
+    if finding.code != problem.code:
+        return False
+    if finding.link is not None:
+        return finding.link.line == problem.data.get("line")
+    return finding.target == problem.data.get("filename")
+
+
+def _line_fix_title(findings: list[_LineFinding]) -> str:
+    """What a line repair does, naming each line it adds or removes and the file."""
+    added = [f"'{f.entry.name}'" for f in findings if f.code == "index-missing-entry"]
+    removed = list(dict.fromkeys(f"'{f.target}'" for f in findings if f.code != "index-missing-entry"))
+    parts = []
+    if added:
+        parts.append(f"add the line{'s' if len(added) > 1 else ''} for {', '.join(added)}")
+    if removed:
+        parts.append(f"remove the line{'s' if len(removed) > 1 else ''} for {', '.join(removed)}")
+    text = " and ".join(parts)
+    return f"{text[0].upper()}{text[1:]} in {INDEX_FILENAME}"
+
+
+def _line_repair(doc: Document, findings: list[_LineFinding], rendering: str | None) -> TextEdit:
+    """The index with the findings' lines added or removed, as one minimal edit.
+
+    When the index is memls's rendering apart from those entries' lines, it
+    was generated before the hand edit that caused them, and the repair is
+    the rendering (lines in their type's section, memls's order). Otherwise
+    the index is curated: the doomed lines go and each missing entry's line
+    is appended as gptme's save appends it; every other byte stays.
+    """
+    text = doc.text
+    filenames = [f.target for f in findings]
+    if rendering is not None and generated_apart_from(text, rendering, filenames):
+        return minimal_edit(doc.path, text, rendering)
+    new = text
+    for filename in dict.fromkeys(f.target for f in findings if f.code != "index-missing-entry"):
+        new = remove_index_line(new, filename)
+    for finding in findings:
+        if finding.code == "index-missing-entry":
+            new = upsert_index_line(new, finding.entry)
+    return minimal_edit(doc.path, text, new)
 
 
 def _budgeted_regenerate(state: RootState, doc: Document) -> list[Fix]:
@@ -418,15 +497,6 @@ def _budgeted_regenerate(state: RootState, doc: Document) -> list[Fix]:
     )]
 
 
-def _append_edit(doc: Document, entry: MemoryEntry) -> TextEdit:
-    """The engine's upsert of one pointer line, as a minimal edit."""
-    new = upsert_index_line(doc.text, entry)
-    if new.startswith(doc.text):
-        end = _end_span(doc.text)
-        return TextEdit(doc.path, end, new[len(doc.text):])
-    return TextEdit(doc.path, _whole_span(doc.text), new)
-
-
 # -- spans -------------------------------------------------------------------------
 
 
@@ -441,21 +511,6 @@ def _first_difference(text: str, expected: str) -> int:
 def _whole_span(text: str) -> Span:
     lines = text.split("\n")
     return Span(0, 0, len(lines) - 1, len(lines[-1]))
-
-
-def _end_span(text: str) -> Span:
-    whole = _whole_span(text)
-    return Span(whole.end_line, whole.end_col, whole.end_line, whole.end_col)
-
-
-def _remove_line_span(text: str, line: int) -> Span:
-    """Line ``line`` with one adjacent line break, so no blank line is left behind."""
-    lines = text.split("\n")
-    if line + 1 < len(lines):
-        return Span(line, 0, line + 1, 0)
-    if line > 0:
-        return Span(line - 1, len(lines[line - 1]), line, len(lines[line]))
-    return Span(0, 0, 0, len(lines[0]))
 
 
 def _policy_error_span(text: str, exc: ValueError) -> Span:

@@ -377,6 +377,16 @@ def _set_keys(doc: Document, values: dict[str, str]) -> list[TextEdit]:
     return edits
 
 
+def _spelled(values: dict[str, str]) -> str:
+    return ", ".join(f"{key}: {value}" for key, value in values.items())
+
+
+def _overrides_status(doc: Document, values: dict[str, str]) -> bool:
+    """True when ``values`` replace a ``status`` the file states explicitly with another."""
+    keys = doc.parsed.frontmatter.data if _editable(doc) else {}
+    return "status" in values and "status" in keys and keys["status"] != values["status"]
+
+
 def _duplicate_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
     # Imported here: the rename planner is a separate module that itself uses the model.
     from ..rename_plan import plan_rename, suggest_free_name
@@ -414,10 +424,12 @@ def _retarget_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Itera
         if not _editable(other):
             continue
         other_entry = other.entry
+        title = f"Change to '{choice}'"
         if key == SUPERSEDED_BY:
             edits = [set_scalar(doc.parsed, SUPERSEDED_BY, choice)]
             if name not in other_entry.supersedes:
                 edits.append(add_list_item(other.parsed, SUPERSEDES, name))
+                title += f" and add '{name}' to supersedes in {other.path.name}"
         else:
             if choice in doc.entry.supersedes:
                 continue
@@ -428,8 +440,12 @@ def _retarget_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Itera
             span = spans.items[index] if index < len(spans.items) else spans.value
             edits = [TextEdit(doc.path, span, yaml_scalar(choice))]
             if other_entry.superseded_by != name:
-                edits.extend(_set_keys(other, {SUPERSEDED_BY: name, "status": "superseded"}))
-        yield Fix(f"Change to '{choice}'", tuple(edits))
+                values = {SUPERSEDED_BY: name}
+                if _written_status(other) != "superseded":
+                    values["status"] = "superseded"
+                edits.extend(_set_keys(other, values))
+                title += f" and set {_spelled(values)} in {other.path.name}"
+        yield Fix(title, tuple(edits))
 
 
 def _create_fix(ctx: CheckContext, doc: Document, problem: Problem) -> Fix | None:
@@ -458,7 +474,7 @@ def _create_fix(ctx: CheckContext, doc: Document, problem: Problem) -> Fix | Non
     reread = parse_document(text, path=path)
     if reread.entry is None or reread.entry.name != target or reread.strict_error is not None:
         return None
-    return Fix(f"Create entry '{target}'", (CreateFile(path, text),))
+    return Fix(f"Create entry '{target}' ({path.name})", (CreateFile(path, text),))
 
 
 def _dangling_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
@@ -489,7 +505,7 @@ def _asymmetric_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Ite
     if key == SUPERSEDED_BY:
         if doc.entry.superseded_by != target or name in other.entry.supersedes:
             return
-        yield Fix(f"Add '{name}' to supersedes of '{target}'",
+        yield Fix(f"Add '{name}' to supersedes in {other.path.name}",
                   (add_list_item(other.parsed, SUPERSEDES, name),), safe=True)
         return
     if other.entry.superseded_by:
@@ -503,23 +519,30 @@ def _asymmetric_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Ite
     values = {SUPERSEDED_BY: name}
     if _written_status(other) != "superseded":
         values["status"] = "superseded"
-    yield Fix(f"Set superseded_by: {name} in '{target}'", tuple(_set_keys(other, values)),
-              safe=len(claimants) == 1)
+    # A status the user wrote (historical, an explicit living) is their
+    # choice: overriding it is offered, never applied without asking.
+    yield Fix(f"Set {_spelled(values)} in {other.path.name}", tuple(_set_keys(other, values)),
+              safe=len(claimants) == 1 and not _overrides_status(other, values))
 
 
 def _self_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
     # An entry superseded by itself is meant to be the current one: it stays living.
     removal = _remove_link_fix(doc, problem, status_after="living")
     if removal is not None:
-        yield Fix(removal.title, removal.operations, safe=True)
+        # Removing the link also turns an explicit ``status: superseded`` back
+        # to living: that changes what the user wrote, so it is only offered.
+        changes_status = problem.data.get("link") == SUPERSEDED_BY and _written_status(doc) == "superseded"
+        yield Fix(removal.title, removal.operations, safe=not changes_status)
 
 
 def _living_with_successor_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
     if not _editable(doc):
         return
     successor = doc.root.visible(doc.entry.superseded_by or "")
-    safe = successor is not None and doc.entry.name in successor.entry.supersedes
-    yield Fix("Set status: superseded", tuple(_set_keys(doc, {"status": "superseded"})), safe=safe)
+    values = {"status": "superseded"}
+    safe = (successor is not None and doc.entry.name in successor.entry.supersedes
+            and not _overrides_status(doc, values))
+    yield Fix("Set status: superseded", tuple(_set_keys(doc, values)), safe=safe)
 
 
 def _superseded_without_successor_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:

@@ -106,3 +106,41 @@ def test_historical_marks_entry_and_removes_it_from_index_and_recall(run):
 def test_historical_missing_entry_fails_with_unquoted_message(run):
     save_entry(run, "other", "Other.")
     assert "ghost" in assert_one_line_error(run("historical", "ghost"))
+
+
+# -- every rewrite is an edit (issue 11 defect 6, issue 16 item 6) ----------------------------------
+
+COMMENTED = (
+    "---\n# owner: alice\nname: old\ndescription: x  # short\n"
+    "supersedes: [a, b]  # b was wrong\nstatus: living\nzz_custom: keep\n---\r\nBody\r\n"
+)
+
+
+def write_file(memory_dir, filename: str, text: str):
+    memory_dir.mkdir(parents=True, exist_ok=True)
+    (memory_dir / filename).write_bytes(text.encode("utf-8"))
+    return memory_dir / filename
+
+
+def test_supersede_keeps_comments_unknown_keys_and_crlf_body(run, memory_dir):
+    old = write_file(memory_dir, "old.md", COMMENTED)
+    save_entry(run, "new", "New way.")
+    assert run("supersede", "old", "new").exit_code == 0
+    assert old.read_bytes().decode() == COMMENTED.replace(
+        "status: living\n", "status: superseded\nsuperseded_by: new\n")
+
+
+def test_supersede_adds_no_blank_line_to_an_entry_with_an_empty_body(run, memory_dir):
+    old = write_file(memory_dir, "old.md", '---\nname: old\ndescription: "d"\n---\n')
+    new = write_file(memory_dir, "new.md", '---\nname: new\ndescription: "d"\n---\n')
+    assert run("supersede", "old", "new").exit_code == 0
+    assert old.read_text() == '---\nname: old\ndescription: "d"\nstatus: superseded\nsuperseded_by: new\n---\n'
+    assert new.read_text() == '---\nname: new\ndescription: "d"\nsupersedes:\n- old\n---\n'
+
+
+def test_historical_and_rename_keep_frontmatter_comments(run, memory_dir):
+    write_file(memory_dir, "old.md", COMMENTED)
+    assert run("historical", "old").exit_code == 0
+    assert run("rename", "old", "older").exit_code == 0
+    assert (memory_dir / "older.md").read_bytes().decode() == COMMENTED.replace(
+        "name: old\n", "name: older\n").replace("status: living\n", "status: historical\n")

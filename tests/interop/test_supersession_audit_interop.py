@@ -58,7 +58,8 @@ def rollup(problems) -> set[tuple[str, str, str]]:
 SAFE_FIX_CASES = {
     "successor-lacks-back-link": {"a.md": entry("a", "status: superseded\nsuperseded_by: b\n"), "b.md": entry("b")},
     "predecessor-lacks-back-link": {"a.md": entry("a"), "b.md": entry("b", "supersedes:\n- a\n")},
-    "superseded-by-itself": {"a.md": entry("a", "status: superseded\nsuperseded_by: a\n")},
+    # No written status: removing the link then changes nothing the user chose.
+    "superseded-by-itself": {"a.md": entry("a", "superseded_by: a\n")},
     "supersedes-itself": {"a.md": entry("a", "supersedes: [a]\n")},
 }
 

@@ -80,7 +80,7 @@ async def test_asymmetric_back_link_fix_edits_the_other_file(start):
     })
     await scan_done(session)
     session.open("old.md")
-    await fix(session, "old.md", "asymmetric-supersession", "Add 'old' to supersedes of 'new'", {"old.md": 1})
+    await fix(session, "old.md", "asymmetric-supersession", "Add 'old' to supersedes in new.md", {"old.md": 1})
     assert "old" in (session.root / "new.md").read_text()
     assert "asymmetric-supersession" not in audit_codes(session.root)
 
@@ -108,7 +108,9 @@ async def test_dangling_link_retarget_fix_links_both_ends(start):
     })
     await scan_done(session)
     session.open("old.md")
-    await fix(session, "old.md", "dangling-superseded-by", "Change to 'new'", {"old.md": 1})
+    # The title names the other file the fix edits (issue 11, defect 7).
+    await fix(session, "old.md", "dangling-superseded-by",
+              "Change to 'new' and add 'old' to supersedes in new.md", {"old.md": 1})
     assert "superseded_by: new" in (session.root / "old.md").read_text()
     assert audit_codes(session.root) == set()
 
@@ -135,7 +137,7 @@ async def test_create_missing_entry_fix_only_where_files_can_be_created(start):
         _, actions = await actions_for(session, "new.md", "dangling-supersedes")
         assert not [a for a in actions if a.title.startswith("Create entry")]
         return
-    await fix(session, "new.md", "dangling-supersedes", "Create entry 'gone'", {"new.md": 1})
+    await fix(session, "new.md", "dangling-supersedes", "Create entry 'gone' (gone.md)", {"new.md": 1})
     created = (session.root / "gone.md").read_text()
     assert "superseded_by: new" in created
     assert audit_codes(session.root) == set()
@@ -149,7 +151,7 @@ async def test_create_fix_never_overwrites_a_file_created_meanwhile(start):
         pytest.skip(f"{session.profile}: the client cannot create files, so no create fix is offered")
     session.open("new.md")
     _, actions = await actions_for(session, "new.md", "dangling-supersedes")
-    action = next(a for a in actions if a.title == "Create entry 'gone'")
+    action = next(a for a in actions if a.title == "Create entry 'gone' (gone.md)")
     edit = await take(session, action)
     mine = "---\nname: gone\ndescription: written by hand meanwhile\n---\n\nkeep me\n"
     (session.root / "gone.md").write_text(mine, encoding="utf-8")
@@ -168,7 +170,8 @@ async def test_reserved_name_fix_renames_the_file(start):
         assert actions == []
         return
     diag, actions = await actions_for(session, "memory-notes.md", "reserved-name")
-    action = next(a for a in actions if a.title == "Rename 'memory-notes' to 'notes'")
+    action = next(a for a in actions
+                  if a.title == "Rename 'memory-notes' to 'notes' (memory-notes.md to notes.md)")
     edit = await take(session, action)
     assert any(isinstance(c, types.RenameFile) for c in edit.document_changes or [])
     await apply_as_client(session, edit, {"memory-notes.md": 1})
@@ -178,13 +181,14 @@ async def test_reserved_name_fix_renames_the_file(start):
 
 
 @pytest.mark.timeout(30)
-async def test_regenerate_index_fix(start):
-    drifted = "# Persistent Memory\n\n## Project\n\n- [gone](gone.md) \u2014 d\n"
-    session = await start({"a.md": entry("a")}, index=drifted)
+async def test_regenerate_index_fix_is_offered_for_a_curated_index_and_says_what_it_replaces(start):
+    curated = "# Persistent Memory\n\n## Project\n\n- [gone](gone.md) \u2014 d\n"
+    session = await start({"a.md": entry("a")}, index=curated)
     await scan_done(session)
     session.open("MEMORY.md")
     # index-missing-entry appears once the first scan has read a.md.
-    await fix(session, "MEMORY.md", "index-drift", "Regenerate MEMORY.md", {"MEMORY.md": 1},
+    await fix(session, "MEMORY.md", "index-broken-link",
+              "Regenerate MEMORY.md (replaces its hand-written lines)", {"MEMORY.md": 1},
               ready=frozenset({"index-missing-entry"}))
     assert "[a](a.md)" in (session.root / "MEMORY.md").read_text()
     assert not {"index-drift", "index-broken-link", "index-missing-entry"} & check_codes(session.root)

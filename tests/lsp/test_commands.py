@@ -85,6 +85,17 @@ async def test_supersede_links_both_entries_and_leaves_audit_clean(start):
     await session.diagnostics("old.md", lambda d: "asymmetric-supersession" not in session.codes(d))
 
 
+async def test_supersede_command_edits_only_the_keys_it_sets(start):
+    commented = ("---\n# owner: alice\nname: old\ndescription: x  # short\n"
+                 "supersedes: [a, b]  # b was wrong\nzz_custom: keep\n---\nBody\n")
+    session = await start({"old.md": commented, "new.md": entry("new")})
+    await wait_until_scanned(session.client)
+    await run_command(session.client, "memls.supersede", "old", "new", session.uri("old.md"))
+    assert (session.root / "old.md").read_text(encoding="utf-8") == (
+        "---\n# owner: alice\nname: old\ndescription: x  # short\nstatus: superseded\n"
+        "supersedes: [a, b]  # b was wrong\nsuperseded_by: new\nzz_custom: keep\n---\nBody\n")
+
+
 @on_shared_server
 async def test_supersede_refuses_while_a_changed_file_has_unsaved_edits(shared):
     before = (shared.root / "tabs.md").read_bytes()
@@ -119,6 +130,18 @@ async def test_new_memory_creates_the_entry_and_shows_it(start):
     assert shown == ([result["uri"]] if window and window.show_document else [])
     symbols = await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="deploy"))
     assert [s.name for s in symbols] == ["deploy-steps"]  # the model knows it at once
+
+
+async def test_new_memory_of_a_new_type_keeps_a_generated_index_generated(start):
+    # Issue 11, defect 10: the line went to the end under '## Reference', then
+    # memls reported index-drift on its own write.
+    session = await start({"a.md": entry("a"), "r.md": entry("r", type_="reference")})
+    await wait_until_scanned(session.client)
+    store_of(session).write_index()
+    await run_command(session.client, "memls.newMemory", "tz", "Works from Stockholm.", "user", "")
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert index == store_of(session).render_root_index()
+    assert index.index("## User") < index.index("## Project") < index.index("## Reference")
 
 
 @on_shared_server

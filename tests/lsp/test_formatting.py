@@ -24,17 +24,27 @@ async def format_document(session, name: str) -> list[types.TextEdit]:
 
 
 @pytest.mark.timeout(30)
-async def test_drifted_index_formats_to_the_engines_rendering(start):
+async def test_an_index_of_pointer_lines_with_its_own_hooks_is_curated_and_left_alone(start):
+    # Not memls's rendering, so curated (issue 11, defect 4): formatting never regenerates it.
     session = await start({"a.md": entry("a"), "b.md": entry("b", type_="user")},
+                          index="# Persistent Memory\n\n- [a](a.md) \u2014 my own hook\n")
+    await scan_done(session)
+    session.open("MEMORY.md")
+    assert await format_document(session, "MEMORY.md") == []
+
+
+@pytest.mark.timeout(30)
+async def test_a_drifted_managed_index_formats_to_its_policy_view(start):
+    session = await start({"a.md": entry("a"), "b.md": entry("b", type_="user"),
+                           ".memory-index.json": '{"version": 1, "budget": 1000, "selected": ["a.md"]}'},
                           index="# Persistent Memory\n\n- [a](a.md) \u2014 stale\n")
     await scan_done(session)
     session.open("MEMORY.md")
     edits = await format_document(session, "MEMORY.md")
     assert len(edits) == 1
-    entries = [parse_document((session.root / n).read_text(), path=session.root / n).entry
-               for n in ("a.md", "b.md")]
+    a = parse_document((session.root / "a.md").read_text(), path=session.root / "a.md").entry
     rendered = apply_text_edits((session.root / "MEMORY.md").read_text(), edits)
-    assert rendered == render_index(entries)
+    assert rendered == render_index([a])
 
 
 @pytest.mark.timeout(30)
@@ -47,15 +57,15 @@ async def test_hand_curated_index_is_left_alone(start):
 
 
 @pytest.mark.timeout(30)
-async def test_entry_with_shuffled_keys_formats_to_canonical_text_keeping_unknown_keys(start):
+async def test_entry_with_shuffled_keys_formats_to_canonical_text_keeping_unknown_keys_and_explicit_status(start):
     session = await start({"foo.md": SHUFFLED})
     await scan_done(session)
     session.open("foo.md")
     edits = await format_document(session, "foo.md")
     assert len(edits) == 1
     assert apply_text_edits(SHUFFLED, edits) == (
-        '---\nname: foo\ndescription: "hello"\nmetadata:\n  type: project\nzz_custom: keep me\n'
-        "---\n\nBody.\n"
+        '---\nname: foo\ndescription: "hello"\nmetadata:\n  type: project\nstatus: living\n'
+        "zz_custom: keep me\n---\n\nBody.\n"
     )
 
 
@@ -82,4 +92,26 @@ async def test_entry_failing_the_strict_parse_gets_no_edits(start):
     session = await start({"foo.md": odd})
     await scan_done(session)
     session.open("foo.md")
+    assert await format_document(session, "foo.md") == []
+
+
+COMMENTED_CRLF = (
+    "---\r\n# owner: alice\r\nstatus: living\r\nname: foo\r\ndescription: x  # short\r\n"
+    "supersedes: [a, b]  # b was wrong\r\n---\r\n\r\nBody line\r\nsecond\r\n"
+)
+
+
+@pytest.mark.timeout(30)
+async def test_format_on_save_keeps_comments_explicit_status_and_crlf_and_adds_no_key(start):
+    session = await start({})
+    (session.root / "foo.md").write_bytes(COMMENTED_CRLF.encode())
+    await scan_done(session)
+    session.open("foo.md", COMMENTED_CRLF)
+    edits = await format_document(session, "foo.md")
+    formatted = apply_text_edits(COMMENTED_CRLF, edits)
+    assert formatted == (
+        "---\r\n# owner: alice\r\nname: foo\r\ndescription: x  # short\r\nstatus: living\r\n"
+        "supersedes: [a, b]  # b was wrong\r\n---\r\n\r\nBody line\r\nsecond\r\n"
+    )
+    session.change("foo.md", formatted, 2)
     assert await format_document(session, "foo.md") == []

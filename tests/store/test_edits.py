@@ -234,3 +234,14 @@ def test_apply_edits_keeps_insertions_at_one_point_in_the_order_given():
 
 def test_apply_edits_counts_columns_in_code_points():
     assert apply_edits("é😀x\n", [TextEdit(PATH, Span(0, 2, 0, 3), "y")]) == "é😀y\n"
+
+
+def test_apply_edits_on_a_files_own_text_keeps_crlf_and_the_byte_order_mark():
+    raw = "\ufeff---\r\nname: a\r\n---\r\nBody\r\n"
+    edits = [TextEdit(PATH, Span(1, 6, 1, 7), "b"), TextEdit(PATH, Span(2, 0, 2, 0), "status: historical\n")]
+    assert apply_edits(raw, edits) == "\ufeff---\r\nname: b\r\nstatus: historical\r\n---\r\nBody\r\n"
+
+
+def test_apply_edits_lines_match_the_normalised_texts_lines_for_lone_cr():
+    raw = "a\rb\r\nc\n"
+    assert apply_edits(raw, [TextEdit(PATH, Span(2, 0, 2, 1), "C")]) == "a\rb\r\nC\n"

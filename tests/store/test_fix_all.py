@@ -51,6 +51,15 @@ def test_apply_fixes_writes_the_edit(tmp_path):
     assert (root / "a.md").read_text() == "bye\n"
 
 
+def test_apply_fixes_edits_a_crlf_file_in_place_keeping_its_line_endings(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "a.md").write_bytes(b"---\r\nname: a  # mine\r\n---\r\nBody\r\n")
+    fix = Fix("t", (TextEdit(root / "a.md", Span(2, 0, 2, 0), "status: historical\n"),))
+    apply_fixes([fix], {root / "a.md": "---\nname: a  # mine\n---\nBody\n"}, root=root)
+    assert (root / "a.md").read_bytes() == b"---\r\nname: a  # mine\r\nstatus: historical\r\n---\r\nBody\r\n"
+
+
 def test_apply_fixes_refuses_a_fix_for_a_file_changed_on_disk(tmp_path):
     root = write(tmp_path / "memory", {"a.md": "hello\n"})
     fix = Fix("t", (TextEdit(root / "a.md", Span(0, 0, 0, 5), "bye"),))
@@ -170,13 +179,15 @@ def test_fix_all_never_applies_a_fix_that_needs_a_choice(tmp_path):
 CURATED = "# Notes\n\nMy own words.\n\n- [a](a.md) — a\n"
 
 
-def test_fix_all_fixes_many_lines_of_a_curated_index_within_the_pass_limit(tmp_path):
+def test_fix_all_fixes_many_lines_of_a_curated_index_in_one_repair(tmp_path):
     files = {"a.md": entry("a"), "MEMORY.md": CURATED}
     files |= {f"f{i:02d}.md": entry(f"f{i:02d}") for i in range(MAX_PASSES + 5)}
     root = write(tmp_path / "memory", files)
     ctx = context(root)
     report = fix_all(ctx)
-    assert len(report.applied) == MAX_PASSES + 5
+    # Every missing line offers the same repair, applied once.
+    [(_, repair)] = report.applied
+    assert repair.title.startswith("Add the lines for 'f00', 'f01', ")
     assert codes(reload(ctx)) == set()
     text = (root / "MEMORY.md").read_text()
     assert text.startswith(CURATED)

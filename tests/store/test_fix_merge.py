@@ -25,7 +25,7 @@ def test_insertions_at_one_point_go_together_in_problem_order():
     assert not overlap(Span(1, 0, 1, 0), Span(1, 0, 1, 0))
 
 
-def test_repeated_regeneration_is_chosen_once(tmp_path):
+def test_one_repair_offered_by_several_problems_is_chosen_once(tmp_path):
     entry_file(tmp_path, "a.md")
     (tmp_path / "MEMORY.md").write_text("# Persistent Memory\n\n- [gone](gone.md) \u2014 d\n", encoding="utf-8")
     ws = Workspace.load([MemoryRoot("explicit", tmp_path)])
@@ -33,7 +33,9 @@ def test_repeated_regeneration_is_chosen_once(tmp_path):
     problems = check_workspace(ctx)[tmp_path / "MEMORY.md"]
     assert len(problems) >= 2
     chosen = combinable_safe_fixes(ctx, problems)
-    assert [fix.title for _, fix in chosen] == ["Regenerate MEMORY.md"]
+    assert [fix.title for _, fix in chosen] == [
+        "Add the line for 'a' and remove the line for 'gone.md' in MEMORY.md"
+    ]
 
 
 def test_a_fix_touching_a_created_file_is_left_for_the_next_run(monkeypatch):

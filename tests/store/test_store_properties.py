@@ -73,6 +73,7 @@ def test_rename_keeps_the_link_graph(new_name, target):
         s = store_for(root)
         for name in ("a", "b", "c"):
             s.save(name, f"{name} desc")
+        s.write_index()  # generated, so every write below keeps it generated
         s.supersede("a", "b")
         s.supersede("b", "c")
         before = snapshot(root, with_lock=True)

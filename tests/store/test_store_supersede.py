@@ -119,11 +119,21 @@ def test_supersede_over_budget_changes_nothing(mstore, root):
     assert mstore.get("old").is_living
 
 
-def test_supersede_regenerates_a_machine_made_index(mstore, root):
+def test_supersede_regenerates_a_generated_index(mstore, root):
+    mstore.save("old", "o", type="feedback")
+    mstore.save("new", "n", type="project")
+    mstore.write_index()
+    mstore.supersede("old", "new")
+    assert index_text(root) == mstore.render_root_index()
+
+
+def test_supersede_edits_only_lines_of_an_index_saves_appended_to(mstore, root):
+    # gptme's saves append lines under the header: not memls's rendering, so curated.
+    mstore.save("keep", "k", type="user")
     mstore.save("old", "o", type="feedback")
     mstore.save("new", "n", type="project")
     mstore.supersede("old", "new")
-    assert index_text(root) == mstore.render_root_index()
+    assert index_text(root) == "# Persistent Memory\n\n- [keep](keep.md) — k\n- [new](new.md) — n\n"
 
 
 def test_supersede_puts_the_successor_in_place_of_the_old_line_in_a_curated_index(mstore, root):

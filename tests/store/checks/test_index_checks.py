@@ -78,31 +78,30 @@ def rendered(*files: tuple[str, str]) -> str:
 # -- index-drift ----------------------------------------------------------------------
 
 
-def test_drift_reported_on_machine_made_index_at_first_differing_line(check_root):
-    a, b = living("alpha", "A"), living("beta", "B")
-    stale = rendered(("alpha.md", a))  # beta is missing from it
-    checked = check_root({"alpha.md": a, "beta.md": b, "MEMORY.md": stale})
-    [problem] = checked.problems("index-drift")
-    assert problem.severity == "warning"
-    assert problem.path.name == "MEMORY.md"
-    # header, blank, "## Project", alpha's line; line 4 should be beta's line.
-    assert problem.span == Span(4, 0, 4, 0)
-    assert "MEMORY.md differs from the index memls would generate (first at line 5)" in problem.message
+def test_a_legacy_index_that_is_not_the_rendering_is_curated_so_no_drift(check_root):
+    # Link text and hooks of the user's own, no prose paragraph: curated all the same.
+    text = f"{HEADER}\n\n## Project\n- [Alpha notes](alpha.md) \u2014 read when touching alpha\n"
+    checked = check_root({"alpha.md": living("alpha", "A"), "MEMORY.md": text})
+    assert not (INDEX_CODES & checked.codes())
+    assert not store_of(checked).check_index()  # index --check compares bytes, as gptme's does
 
 
-def test_regenerate_fix_clears_drift_and_matches_check_index(check_root):
-    a, b = living("alpha", "A"), living("beta", "B")
+def test_an_index_generated_before_a_new_entry_gets_the_rendering_back_from_the_line_repair(check_root):
+    a, b = living("alpha", "A"), living("beta", "B", type_="user")
     checked = check_root({"alpha.md": a, "beta.md": b, "MEMORY.md": rendered(("alpha.md", a))})
-    [problem] = checked.problems("index-drift")
-    fix = only_fix(checked, problem, "Regenerate")
-    assert fix.safe
-    after = apply(checked, fix)
-    assert_fixed(checked, after, "index-drift")
+    assert checked.problems("index-drift") == []
+    [problem] = checked.problems("index-missing-entry")
+    fixes = {f.title: f for f in fixes_for(checked.ctx, problem)}
+    assert fixes["Add the line for 'beta' in MEMORY.md"].safe
+    assert not fixes["Regenerate MEMORY.md (replaces its hand-written lines)"].safe
+    after = apply(checked, fixes["Add the line for 'beta' in MEMORY.md"])
+    assert_fixed(checked, after, "index-missing-entry")
     assert not (INDEX_CODES & after.codes())
+    # beta's line lands in its own section, before Project: the index is generated again.
     assert store_of(after).check_index()
 
 
-def test_regenerate_fix_writes_exactly_what_write_index_writes(check_root):
+def test_one_line_repair_covers_every_line_problem_and_writes_what_write_index_writes(check_root):
     files = {
         "alpha.md": living("alpha", "A"),
         "beta.md": living("beta", "B", type_="feedback"),
@@ -110,8 +109,10 @@ def test_regenerate_fix_writes_exactly_what_write_index_writes(check_root):
         "MEMORY.md": f"{HEADER}\n\n- [gone](gone.md) \u2014 old\n",
     }
     checked = check_root(files)
-    [problem] = checked.problems("index-drift")
-    after = apply(checked, only_fix(checked, problem, "Regenerate"))
+    safe = {f for p in checked.problems() for f in fixes_for(checked.ctx, p) if f.safe}
+    [repair] = safe
+    assert repair.title == "Add the lines for 'alpha', 'beta' and remove the line for 'gone.md' in MEMORY.md"
+    after = apply(checked, repair)
     index = root_of(after) / "MEMORY.md"
     ours = index.read_bytes()
     store_of(after).write_index()
@@ -224,36 +225,38 @@ def test_remove_line_is_the_safe_fix_in_a_curated_index_and_keeps_prose(check_ro
     checked = check_root({"alpha.md": living("alpha", "A"), "MEMORY.md": CURATED_BROKEN})
     [problem] = checked.problems("index-broken-link")
     fixes = {f.title: f for f in fixes_for(checked.ctx, problem)}
-    assert fixes["Remove this line"].safe
-    assert not fixes["Regenerate MEMORY.md"].safe  # it would drop "Our notes."
-    after = apply(checked, fixes["Remove this line"])
+    remove = fixes["Remove the line for 'ghost.md' in MEMORY.md"]
+    assert remove.safe
+    assert not fixes["Regenerate MEMORY.md (replaces its hand-written lines)"].safe  # it would drop "Our notes."
+    after = apply(checked, remove)
     assert_fixed(checked, after, "index-broken-link")
     assert (root_of(after) / "MEMORY.md").read_text() == f"{HEADER}\n\nOur notes.\n- [alpha](alpha.md) \u2014 A\n"
 
 
-def test_regenerate_is_the_safe_fix_for_a_broken_link_in_a_machine_made_index(check_root):
+def test_a_broken_line_added_to_a_generated_index_is_removed_back_to_the_rendering(check_root):
     a = living("alpha", "A")
     text = rendered(("alpha.md", a)) + "- [ghost](ghost.md) \u2014 gone\n"
     checked = check_root({"alpha.md": a, "MEMORY.md": text})
     [problem] = checked.problems("index-broken-link")
-    fixes = {f.title: f for f in fixes_for(checked.ctx, problem)}
-    assert fixes["Regenerate MEMORY.md"].safe and not fixes["Remove this line"].safe
-    after = apply(checked, fixes["Regenerate MEMORY.md"])
+    [safe] = [f for f in fixes_for(checked.ctx, problem) if f.safe]
+    after = apply(checked, safe)
     assert_fixed(checked, after, "index-broken-link")
     assert not (INDEX_CODES & after.codes())
     assert store_of(after).check_index()
 
 
-def test_identical_regenerate_fixes_of_one_index_are_one_fix(check_root):
+def test_every_line_problem_of_one_index_offers_the_same_safe_repair(check_root):
     a = living("alpha", "A")
-    text = f"{HEADER}\n\n- [ghost](ghost.md) \u2014 gone\n"
+    text = f"{HEADER}\n\nKeep this.\n- [ghost](ghost.md) \u2014 gone\n"
     checked = check_root({"alpha.md": a, "MEMORY.md": text})
-    regenerates = {
-        f for p in checked.problems(path=root_of(checked) / "MEMORY.md")
-        for f in fixes_for(checked.ctx, p) if f.safe
-    }
-    assert {p.code for p in checked.problems()} >= {"index-drift", "index-broken-link", "index-missing-entry"}
-    assert len(regenerates) == 1
+    problems = checked.problems(path=root_of(checked) / "MEMORY.md")
+    assert {p.code for p in problems} == {"index-broken-link", "index-missing-entry"}
+    safe = {f for p in problems for f in fixes_for(checked.ctx, p) if f.safe}
+    assert len(safe) == 1
+    after = apply(checked, safe.pop())
+    assert (root_of(after) / "MEMORY.md").read_text() == (
+        f"{HEADER}\n\nKeep this.\n- [alpha](alpha.md) \u2014 A\n"
+    )
 
 
 # -- index-lists-non-living -------------------------------------------------------------------
@@ -277,7 +280,7 @@ def test_remove_non_living_line_clears_the_problem(check_root):
     text = f"{HEADER}\n\nPinned:\n- [old](old.md) \u2014 old\n"
     checked = check_root({"old.md": historical("old"), "MEMORY.md": text})
     [problem] = checked.problems("index-lists-non-living")
-    fix = only_fix(checked, problem, "Remove this line")
+    fix = only_fix(checked, problem, "Remove the line for 'old.md' in MEMORY.md")
     assert fix.safe
     after = apply(checked, fix)
     assert_fixed(checked, after, "index-lists-non-living")
@@ -323,9 +326,9 @@ def test_add_line_is_the_safe_fix_in_a_curated_index_and_matches_the_engine_upse
     checked = check_root({"beta.md": beta, "MEMORY.md": text})
     [problem] = checked.problems("index-missing-entry")
     fixes = {f.title: f for f in fixes_for(checked.ctx, problem)}
-    assert fixes["Add the line for 'beta'"].safe
-    assert not fixes["Regenerate MEMORY.md"].safe
-    after = apply(checked, fixes["Add the line for 'beta'"])
+    assert fixes["Add the line for 'beta' in MEMORY.md"].safe
+    assert not fixes["Regenerate MEMORY.md (replaces its hand-written lines)"].safe
+    after = apply(checked, fixes["Add the line for 'beta' in MEMORY.md"])
     assert_fixed(checked, after, "index-missing-entry")
     entry = parse_document(beta, path=root_of(after) / "beta.md").entry
     assert (root_of(after) / "MEMORY.md").read_text() == upsert_index_line(text, entry)

@@ -81,7 +81,7 @@ def test_moving_the_entry_out_of_the_memory_file_makes_it_visible(check_root):
 def test_memory_file_with_a_reserved_name_is_renamed_with_its_name(check_root):
     before = check_root({"memory-tips.md": entry_text("memory-tips"), "a.md": entry_text("a")})
     [fix] = fixes_for(before.ctx, only(before, "reserved-name"))
-    assert fix.title == "Rename 'memory-tips' to 'tips'"
+    assert fix.title == "Rename 'memory-tips' to 'tips' (memory-tips.md to tips.md)"
     after = apply_only_fix(check_root, before, only(before, "reserved-name"))
     assert_clean_after(before, after, "reserved-name")
     assert after.workspace.entries_named("tips")[0].path.name == "tips.md"
@@ -151,4 +151,4 @@ def test_rename_to_free_name_is_shared_for_duplicates(check_root):
     checked = check_root({"a.md": entry_text("a"), "b.md": entry_text("a")})
     doc = checked.workspace.document(root_of(checked) / "b.md")
     fix = rename_to_free_name(checked.ctx, doc)
-    assert fix is not None and fix.title == "Rename 'a' to 'a-2'"
+    assert fix is not None and fix.title == "Rename 'a' to 'a-2' (b.md to a-2.md)"

@@ -184,7 +184,9 @@ def test_removing_a_dangling_successor_sets_historical_and_is_clean(root_dir):
 def test_retargeting_a_dangling_successor_adds_the_back_link(root_dir):
     checked, roots = check(root_dir, {"a.md": superseded("a", "nw"), "new.md": entry_text("new")})
     problem = only(checked, "dangling-superseded-by")
-    fix = next(f for f in fixes_for(checked.ctx, problem) if f.title == "Change to 'new'")
+    # The title names the other file the fix changes (defect 7 of issue 11).
+    fix = next(f for f in fixes_for(checked.ctx, problem)
+               if f.title == "Change to 'new' and add 'a' to supersedes in new.md")
     assert fix.paths == {root_dir / "a.md", root_dir / "new.md"}
     assert_fixed(checked, problem, fix, roots)
 
@@ -192,7 +194,7 @@ def test_retargeting_a_dangling_successor_adds_the_back_link(root_dir):
 def test_creating_a_missing_successor_links_it_back_and_never_overwrites(root_dir):
     checked, roots = check(root_dir, {"a.md": superseded("a", "ghost")})
     problem = only(checked, "dangling-superseded-by")
-    fix = next(f for f in fixes_for(checked.ctx, problem) if f.title == "Create entry 'ghost'")
+    fix = next(f for f in fixes_for(checked.ctx, problem) if f.title == "Create entry 'ghost' (ghost.md)")
     assert fix.paths == {root_dir / "ghost.md"}
     assert_fixed(checked, problem, fix, roots)
     assert MemoryStore(roots).get("ghost").supersedes == ["a"]
@@ -220,7 +222,8 @@ def test_retargeting_a_dangling_predecessor_marks_it_superseded(root_dir):
         "old.md": entry_text("old"), "b.md": entry_text("b", extra="supersedes: [olt]\n"),
     })
     problem = only(checked, "dangling-supersedes")
-    fix = next(f for f in fixes_for(checked.ctx, problem) if f.title == "Change to 'old'")
+    fix = next(f for f in fixes_for(checked.ctx, problem) if f.title ==
+               "Change to 'old' and set superseded_by: b, status: superseded in old.md")
     assert_fixed(checked, problem, fix, roots)
     old = MemoryStore(roots).get("old")
     assert (old.status, old.superseded_by) == ("superseded", "b")
@@ -229,7 +232,7 @@ def test_retargeting_a_dangling_predecessor_marks_it_superseded(root_dir):
 def test_creating_a_missing_predecessor_makes_it_superseded_by_the_linker(root_dir):
     checked, roots = check(root_dir, {"b.md": entry_text("b", extra="supersedes: [ghost]\n")})
     problem = only(checked, "dangling-supersedes")
-    fix = next(f for f in fixes_for(checked.ctx, problem) if f.title == "Create entry 'ghost'")
+    fix = next(f for f in fixes_for(checked.ctx, problem) if f.title == "Create entry 'ghost' (ghost.md)")
     assert_fixed(checked, problem, fix, roots)
     ghost = MemoryStore(roots).get("ghost")
     assert (ghost.status, ghost.superseded_by) == ("superseded", "b")
@@ -366,12 +369,20 @@ def test_superseded_by_itself_is_self_supersession_and_audits_as_asymmetric(root
     assert checked.problems("supersession-cycle") == checked.problems("living-with-successor") == []
 
 
-def test_removing_superseded_by_itself_is_safe_and_clean(root_dir):
+def test_removing_superseded_by_itself_is_clean_but_not_safe_when_it_rewrites_the_status(root_dir):
     checked, roots = check(root_dir, {"a.md": superseded("a", "a")})
     problem = only(checked, "self-supersession")
     [fix] = fixes_for(checked.ctx, problem)
-    assert fix.safe
+    assert fix.title == "Remove superseded_by 'a' and set status: living"
+    assert not fix.safe  # `status: superseded` is written in the file: the user's choice
     assert_fixed(checked, problem, fix, roots)
+
+
+def test_removing_superseded_by_itself_is_safe_when_no_status_is_written(root_dir):
+    checked, roots = check(root_dir, {"a.md": entry_text("a", extra="superseded_by: a\n")})
+    [fix] = fixes_for(checked.ctx, only(checked, "self-supersession"))
+    assert fix.safe
+    assert_fixed(checked, only(checked, "self-supersession"), fix, roots)
 
 
 def test_supersedes_itself_points_at_the_item_and_its_removal_is_clean(root_dir):
@@ -465,6 +476,16 @@ def test_living_with_successor_points_at_the_status_value_and_its_fix_is_clean(r
     })
     problem = only(checked, "living-with-successor")
     assert problem.span == value_span(EXTRA, "status", "living")
+    [fix] = fixes_for(checked.ctx, problem)
+    assert not fix.safe  # an explicit `status: living` is the user's choice
+    assert_fixed(checked, problem, fix, roots)
+
+
+def test_setting_superseded_is_safe_when_no_status_is_written_and_the_successor_links_back(root_dir):
+    checked, roots = check(root_dir, {
+        "a.md": entry_text("a", extra="superseded_by: b\n"), "b.md": entry_text("b", extra="supersedes: [a]\n"),
+    })
+    problem = only(checked, "living-with-successor")
     [fix] = fixes_for(checked.ctx, problem)
     assert fix.safe
     assert_fixed(checked, problem, fix, roots)

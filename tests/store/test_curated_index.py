@@ -1,0 +1,107 @@
+"""Generated and curated MEMORY.md: what the engine's writes do to each (issue 11, defects 4 and 10).
+
+A legacy index is generated only when its bytes are memls's rendering of the
+root before or after the change; anything else is curated, and a write
+edits only the lines of the entries it touches.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memls.store.index import is_generated_index, render_index
+from memls.store.roots import MemoryRoot
+from memls.store.store import MemoryStore
+
+# Claude Code style: the user's own link text and hooks, no prose paragraph.
+CURATED = (
+    "# Persistent Memory\n"
+    "\n"
+    "- [Alpha notes](alpha.md) \u2014 read when touching alpha\n"
+    "- [beta](beta.md) \u2014 my hook for beta\n"
+    "- [gamma](gamma.md) \u2014 Gamma thing.\n"
+)
+
+
+@pytest.fixture
+def root(tmp_path) -> Path:
+    return tmp_path / "memory"
+
+
+@pytest.fixture
+def mstore(root) -> MemoryStore:
+    s = MemoryStore([MemoryRoot("explicit", root)])
+    s.save("alpha", "Alpha thing.", type="project")
+    s.save("beta", "Beta thing.", type="project")
+    s.save("gamma", "Gamma thing.", type="project")
+    return s
+
+
+def index(root: Path) -> str:
+    return (root / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def curate(root: Path) -> None:
+    (root / "MEMORY.md").write_text(CURATED, encoding="utf-8")
+
+
+def test_an_index_of_pointer_lines_with_custom_text_is_not_generated(mstore):
+    entries = mstore.entries()
+    assert not is_generated_index(CURATED, entries)
+    assert is_generated_index(render_index(entries), entries)
+
+
+def test_rename_in_a_curated_index_keeps_the_link_text_and_hook(mstore, root):
+    curate(root)
+    mstore.rename("alpha", "alpha-two")
+    mstore.rename("gamma", "gamma-two")
+    assert index(root) == CURATED.replace("(alpha.md)", "(alpha-two.md)").replace(
+        "[gamma](gamma.md)", "[gamma-two](gamma-two.md)")
+
+
+def test_delete_in_a_curated_index_removes_only_its_line(mstore, root):
+    curate(root)
+    mstore.delete("alpha")
+    assert index(root) == CURATED.replace(
+        "- [Alpha notes](alpha.md) \u2014 read when touching alpha\n", "")
+
+
+def test_historical_in_a_curated_index_removes_only_its_line(mstore, root):
+    curate(root)
+    mstore.set_status("gamma", "historical")
+    assert index(root) == CURATED.replace("- [gamma](gamma.md) \u2014 Gamma thing.\n", "")
+
+
+def test_supersede_in_a_curated_index_keeps_the_successors_own_line(mstore, root):
+    curate(root)
+    mstore.supersede("alpha", "beta")
+    # beta's line keeps its hook: no stock text is restored on a touched line.
+    assert index(root) == CURATED.replace(
+        "- [Alpha notes](alpha.md) \u2014 read when touching alpha\n", "")
+
+
+def test_save_of_a_new_type_into_a_generated_index_lands_in_its_section(mstore, root):
+    # Defect 10: the line was appended at the end, under the last section.
+    mstore.write_index()
+    mstore.save("tz", "Works from Stockholm.", type="user")
+    assert index(root) == mstore.render_root_index()
+    assert index(root).index("## User") < index(root).index("## Project")
+    assert mstore.check_index()
+
+
+def test_a_generated_index_cut_to_a_budget_keeps_its_budget_after_a_delete(root):
+    s = MemoryStore([MemoryRoot("explicit", root)])
+    for i in range(6):
+        s.save(f"e{i}", "x" * 40)
+    s.write_index(budget=150)
+    assert "omitted (budget 150 bytes)" in index(root)
+    s.delete("e0")
+    assert index(root) == s.render_root_index(budget=150)
+
+
+def test_save_into_a_curated_index_appends_like_gptme(mstore, root):
+    curate(root)
+    mstore.save("delta", "Delta thing.", type="user")
+    assert index(root) == CURATED + "- [delta](delta.md) \u2014 Delta thing.\n"
