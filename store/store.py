@@ -307,7 +307,7 @@ class MemoryStore:
                 raise ValueError(f"cannot supersede entry '{old.name}' with itself")
             old = tx.strict(old)
             new = tx.strict(new)
-            check_index_fields(new)  # its line goes into MEMORY.md
+            check_index_name(new)  # its line goes into MEMORY.md
             if not new.is_living:
                 raise ValueError(f"replacement entry '{new.name}' is not living")
             if not old.is_living and old.superseded_by != new.name:
@@ -517,14 +517,22 @@ def check_index_fields(entry: MemoryEntry) -> None:
     ):
         if len(value.splitlines()) > 1:
             raise ValueError(f"{field_name} must be a single line: it becomes part of MEMORY.md")
-    link_field = "title" if entry.title else "name"
-    for field_name, value in (("name", entry.name), ("title", entry.title or "")):
-        hazards = index_line_hazards(value, link_text=field_name == link_field)
-        if hazards:
-            raise ValueError(
-                f"{field_name} {value!r} contains {' and '.join(hazards)}, "
-                "which would break its MEMORY.md line; fix the entry first"
-            )
+    check_index_name(entry)
+
+
+def check_index_name(entry: MemoryEntry) -> None:
+    """Refuse an entry whose name would break its ``MEMORY.md`` pointer line.
+
+    A save writes the name's slug, so only a name written by hand can hold a
+    line break, a NUL or (as the link text) a bracket; every write that puts
+    the entry's line into the index checks it first.
+    """
+    hazards = index_line_hazards(entry.name, link_text=not entry.title)
+    if hazards:
+        raise ValueError(
+            f"name {entry.name!r} contains {' and '.join(hazards)}, "
+            "which would break its MEMORY.md line; rename the entry first"
+        )
 
 
 def _read_back(entry: MemoryEntry, *, create: bool) -> MemoryEntry:
