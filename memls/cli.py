@@ -473,8 +473,8 @@ def rename_command(old_name: str, new_name: str, scope: str | None) -> None:
 @click.option("--scope", help="Root containing the entry (default: write root).")
 def delete_command(name: str, scope: str | None) -> None:
     """Delete an entry and its index line."""
-    path = open_store().delete(name, scope=scope)
-    click.echo(f"Deleted {clean_line(name)} ({clean_line(path.name)})")
+    deleted = open_store().delete(name, scope=scope)
+    click.echo(f"Deleted {clean_line(deleted.name)} ({clean_line(deleted.filename)})")
 
 
 @cli.command("historical")

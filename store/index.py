@@ -403,25 +403,34 @@ def remove_index_line(index_text: str, filename: str) -> str:
     return "\n".join(line for i, line in enumerate(lines) if i not in doomed)
 
 
-def retarget_index_line(index_text: str, old: MemoryEntry, renamed: MemoryEntry) -> str:
-    """``MEMORY.md`` after a rename: each pointer to the old file points at the new one.
+def refresh_index_line(index_text: str, before: MemoryEntry | None, after: MemoryEntry) -> str:
+    """``MEMORY.md`` after ``before`` became ``after`` (a save or a rename), curated text kept.
 
-    A curated line is the user's text: its hook (the part after the link)
-    is kept, and its link text too, unless it was the old entry's own
-    title or name, which then follows the rename. Only those two spans
-    change; every other byte stays (newlines normalised, as gptme's writes do).
+    A pointer line has two parts a person may have written: the link text
+    and the hook after it. Each part follows the entry only while it is
+    still the text memls would have written for ``before`` (its title or
+    name, its description); a part the user wrote stays as written, and the
+    link target follows the file. So a body-only save changes nothing, a
+    rename of a curated line changes only its target, and a stock line
+    becomes the new stock line. An entry without a line gets one appended,
+    as gptme's upsert does (newlines normalised, as gptme's writes do).
     """
     text = _normalize_newlines(index_text)
+    links = [] if before is None else [
+        link for link in parse_index_lines(text) if link.target == before.filename]
+    if not links:
+        return upsert_index_line(text, after)
+    assert before is not None
+    old_description = before.description
     lines = text.split("\n")
-    for link in parse_index_lines(text):
-        if link.target != old.filename:
-            continue
+    for link in links:
         line = lines[link.line]
-        title = link.title
-        if title in (old.index_title, old.name):
-            title = renamed.index_title
+        title = after.index_title if link.title in (before.index_title, before.name) else link.title
         (t0, t1), (f0, f1) = link.title_span, link.target_span
-        lines[link.line] = line[:t0] + title + line[t1:f0] + renamed.filename + line[f1:]
+        tail = line[f1:]
+        if link.description is not None and link.description == old_description:
+            tail = tail[: len(tail) - len(link.description)] + after.description
+        lines[link.line] = line[:t0] + title + line[t1:f0] + after.filename + tail
     return "\n".join(lines)
 
 

@@ -26,10 +26,10 @@ from .index import (
     index_entries,
     is_generated_index,
     omission_budget,
+    refresh_index_line,
     remove_index_line,
     render_index,
     render_policy_view,
-    upsert_index_line,
 )
 
 IndexOnSave = Literal["auto", "regenerate", "off"]
@@ -64,7 +64,8 @@ def index_after_save(
         # Generated stays generated, cut to the budget it was rendered with.
         text = render_index(index_entries(after, managed=False), budget=omission_budget(current))
     elif saved is not None and saved.is_living:
-        text = upsert_index_line(current, saved)
+        previous = next((e for e in before if e.filename == saved.filename), None)
+        text = refresh_index_line(current, previous, saved)
     else:
         filename = saved.filename if saved is not None else removed_filename
         text = remove_index_line(current, filename) if filename else current

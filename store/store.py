@@ -62,7 +62,7 @@ from .index import (
     render_policy_view,
 )
 from .lookup import entry_to_save, resolve_name
-from .names import check_name
+from .names import check_name, slugify
 from .reader import RootRead, read_root, shadow_by_name
 from .roots import MemoryRoot, default_write_root, resolve_roots
 from .text import fold_line_breaks, index_line_hazards
@@ -281,7 +281,7 @@ class MemoryStore:
             )
             entry = tx.write_entry(entry)
             check_index_fields(entry)
-            tx.update_index_for_save(entry)
+            tx.update_index_for_save(entry, previous)
             tx.commit(expect_visible=[entry])
         assert entry.path is not None
         return entry.path
@@ -341,9 +341,13 @@ class MemoryStore:
                 raise FileExistsError(
                     f"cannot rename '{old.name}' to '{new_name}': {new_path.name} already exists"
                 )
-            clash = tx.by_name(new_slug)
+            clash = tx.by_name(new_slug) or next(
+                (e for e in tx.entries() if e.path != old.path and slugify(e.name) == new_slug), None)
             if clash is not None and clash.path != old.path:
                 raise ValueError(
+                    f"cannot rename '{old.name}' to '{new_slug}': {clash.filename} holds '{clash.name}', "
+                    "whose file name is the same, so a save of either would overwrite the other"
+                    if clash.name != new_slug else
                     f"cannot rename '{old.name}' to '{new_slug}': entry {clash.filename} already has that name"
                 )
             renamed = replace(old, name=new_slug, path=new_path)
@@ -364,8 +368,11 @@ class MemoryStore:
             tx.commit(expect_visible=[renamed])
         return renamed
 
-    def delete(self, name: str, *, scope: str | None = None) -> Path:
+    def delete(self, name: str, *, scope: str | None = None) -> MemoryEntry:
         """Delete an entry, its index line and its place in ``supersedes`` lists.
+
+        Returns the entry that was deleted, so a caller can say which one it
+        was (NAME may have matched a file stem when no entry has that name).
 
         An entry still named as another entry's ``superseded_by`` is refused:
         deleting it would leave that entry pointing at nothing, and only the
@@ -394,7 +401,7 @@ class MemoryStore:
             # Pointer lines carry no links, so only the deleted entry's line changes.
             tx.update_index_for_lifecycle([target], deleted=True)
             tx.commit(expect_visible=[])
-            return target.path
+            return target
 
     def set_status(
         self, name: str, status: str, *, scope: str | None = None

@@ -25,10 +25,10 @@ from .index import (
     is_generated_index,
     omission_budget,
     parse_index_lines,
+    refresh_index_line,
     remove_index_line,
     render_index,
     render_policy_view,
-    retarget_index_line,
     upsert_index_line,
 )
 from .lookup import resolve_name
@@ -251,17 +251,20 @@ class RootTransaction:
             self._read.entries_for_index, self._read_staged().entries_for_index,
         )
 
-    def update_index_for_save(self, entry: MemoryEntry) -> None:
+    def update_index_for_save(self, entry: MemoryEntry, previous: MemoryEntry | None = None) -> None:
         """A generated index is rendered again; a curated one has only this entry's line edited.
 
-        In a curated index this is gptme's upsert, so hand-written prose
-        survives. A generated index stays generated: the line lands in its
-        type's section in memls's order (gptme appends it at the end).
+        In a curated index the entry's line follows the save only in the parts
+        that were memls's own text for ``previous`` (link text, hook), so a
+        hand-written hook survives and a body-only save changes nothing; an
+        entry without a line gets one appended, as gptme's upsert does. A
+        generated index stays generated: the line lands in its type's section
+        in memls's order (gptme appends it at the end).
         """
         if self._regenerate() and (self.policy is not None or self._original_index is not None):
             self._stage_index(self._render())
         elif entry.is_living:
-            self._stage_index(upsert_index_line(self._index_text(), entry))
+            self._stage_index(refresh_index_line(self._index_text(), previous, entry))
         elif self._original_index is not None:
             self._stage_index(remove_index_line(self._index_text(), entry.filename))
 
@@ -313,7 +316,7 @@ class RootTransaction:
             return
         text = self._index_text()
         if renamed.is_living:
-            text = retarget_index_line(text, old, renamed)
+            text = refresh_index_line(text, old, renamed)
         else:
             text = remove_index_line(text, old.filename)
         self._stage_index(text)

@@ -20,6 +20,7 @@ from lsprotocol import types
 from memls.store.index import IndexPolicy
 from memls.store.index_sync import commit_index, index_after_save
 from memls.store.parse import parse_document
+from memls.store.reader import read_root
 from memls.store.text import one_line
 
 from ..text_edits import buffer_edit
@@ -77,10 +78,20 @@ def update_index_on_save(state: ServerState, path: Path, previous_text: str | No
 
 
 def _saved_entries(state: ServerState, root) -> list:
-    """The root's entries as saved on disk: open buffers count with their saved text."""
+    """The root's entries as saved on disk: open buffers count with their saved text.
+
+    While the first scan is still loading this root the model holds only part
+    of it, and an index computed from a part would lose the other entries'
+    lines: the root is then read from disk by the store's reader. A buffer
+    that was never saved (no file yet) is not an entry on disk, so it is left out.
+    """
+    if state.scanning and root.path in state.scan_roots:
+        return read_root(root.path, root.scope).entries
     out = []
     for doc in root.entry_documents():
         buffer = state.buffers.get(doc.path)
+        if buffer is not None and buffer.saved_text is None:
+            continue
         if buffer is not None and buffer.saved_text is not None and buffer.saved_text != buffer.text:
             saved = parse_document(buffer.saved_text, path=doc.path, scope=root.scope).entry
             if saved is not None:

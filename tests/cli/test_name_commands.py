@@ -130,3 +130,19 @@ def test_every_command_acts_on_the_named_entry_or_refuses_naming_both_files(run,
             return
         allowed = {expected, "MEMORY.md", f"{SUCCESSOR}.md" if command == "supersede" else "renamed.md"}
         assert expected in changed and changed <= allowed, (changed, allowed)
+
+
+def test_delete_by_file_stem_says_which_entry_it_deleted(run, memory_dir):
+    """When no entry has the name, the stem match is used: the output names the real entry."""
+    entry_file(memory_dir, "foo.md", name="Foo Stuff", description="fs")
+    result = run("delete", "foo")
+    assert (result.exit_code, result.stdout) == (0, "Deleted Foo Stuff (foo.md)\n")
+
+
+def test_rename_refuses_a_name_whose_file_another_entry_would_share(run, memory_dir):
+    entry_file(memory_dir, "foo.md", name="Foo Stuff", description="fs")
+    entry_file(memory_dir, "x.md", name="x", description="x")
+    before = snapshot(memory_dir)
+    result = run("rename", "x", "Foo Stuff")
+    assert_one_line_error(result, contains="foo.md holds 'Foo Stuff'")
+    assert snapshot(memory_dir) == before

@@ -28,10 +28,12 @@ def save(session: Session, name: str, text: str) -> None:
 
 
 async def edit_and_save(session: Session, name: str, text: str) -> None:
+    """Open, type, and save once the server has taken the edits in, as a person's pace gives it."""
     session.open(name)
     session.change(name, text, 2)
-    save(session, name, text)
     await barrier(session)
+    save(session, name, text)
+    await barrier(session, "zz-probe-2.md")
 
 
 async def test_generated_index_is_regenerated_on_save(start, tmp_path):
@@ -55,6 +57,33 @@ async def test_curated_index_keeps_its_prose_and_gets_the_entry_line_updated(sta
     assert "first, now revised" in index
     assert "\u2014 first\n" not in index
     assert "b.md" not in index, "only the saved entry's line changes"
+
+
+async def test_a_body_only_save_keeps_a_curated_line_as_the_user_wrote_it(start):
+    """Claude Code style: own link text and hooks, no prose. Nothing in the line follows a body edit."""
+    curated = "- [Alpha, the important one](a.md) \u2014 read before touching deploys\n" \
+              "- [b](b.md) \u2014 second\n"
+    session = await start({"a.md": entry("a", "first"), "b.md": entry("b", "second")}, index=curated)
+    await edit_and_save(session, "a.md", entry("a", "first") + "A new paragraph of the body.\n")
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == curated
+
+
+async def test_a_save_during_the_first_scan_keeps_every_entry_in_the_index(start):
+    """The model holds part of the root until the scan ends: the index comes from the disk then."""
+    files = {f"n{i:03}.md": entry(f"n{i:03}", f"note {i}") for i in range(300)}
+    session = await start(files)
+    session.open("n000.md", files["n000.md"])
+    save(session, "n000.md", entry("n000", "note 0, revised"))
+    await barrier(session)
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert all(f"({name})" in index for name in files), "a line was lost"
+
+
+async def test_an_unsaved_new_buffer_never_reaches_the_index(start):
+    session = await start({"a.md": entry("a", "first")})
+    session.open("draft.md", entry("draft", "not saved yet"))
+    await edit_and_save(session, "a.md", entry("a", "first, now revised"))
+    assert "draft" not in (session.root / "MEMORY.md").read_text(encoding="utf-8")
 
 
 async def test_absent_index_is_created_on_save(start):

@@ -105,3 +105,24 @@ def test_save_into_a_curated_index_appends_like_gptme(mstore, root):
     curate(root)
     mstore.save("delta", "Delta thing.", type="user")
     assert index(root) == CURATED + "- [delta](delta.md) \u2014 Delta thing.\n"
+
+
+def test_a_body_only_save_leaves_a_curated_line_as_written(mstore, root):
+    curate(root)
+    mstore.save("alpha", "Alpha thing.", "a new body\n", type="project")
+    mstore.save("beta", "Beta thing.", "another body\n", type="project")
+    assert index(root) == CURATED
+
+
+def test_a_save_updates_only_the_parts_of_a_line_that_were_memls_text(mstore, root):
+    """The stock hook of gamma follows its new description; the hand-written ones stay."""
+    curate(root)
+    mstore.save("alpha", "Alpha, rewritten.", type="project")
+    mstore.save("gamma", "Gamma, rewritten.", type="project")
+    assert index(root) == CURATED.replace("Gamma thing.", "Gamma, rewritten.")
+
+
+def test_a_save_of_an_entry_without_a_line_appends_it_to_a_curated_index(mstore, root):
+    curate(root)
+    mstore.save("delta", "Delta thing.", type="project")
+    assert index(root) == CURATED + "- [delta](delta.md) \u2014 Delta thing.\n"

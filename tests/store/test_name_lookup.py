@@ -83,7 +83,7 @@ def test_a_save_matches_the_name_then_the_slug_never_a_stem():
 def test_delete_acts_on_the_exact_name_not_a_file_stem(tmp_path):
     root = tmp_path / "memory"
     crossed(root)
-    assert store_for(root).delete("bar") == root / "foo.md"
+    assert store_for(root).delete("bar").path == root / "foo.md"
     assert not (root / "foo.md").exists()
     assert store_for(root).get("foo").path == root / "bar.md"
 
@@ -171,7 +171,7 @@ def act(store, command: str, name: str):
             raise KeyError(name)
         return found.path
     if command == "delete":
-        return store.delete(name)
+        return store.delete(name).path
     if command == "historical":
         return store.set_status(name, "historical").path
     if command == "rename":
