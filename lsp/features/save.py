@@ -86,7 +86,7 @@ def _saved_entries(state: ServerState, root) -> list:
     that was never saved (no file yet) is not an entry on disk, so it is left out.
     """
     if state.scanning and root.path in state.scan_roots:
-        return read_root(root.path, root.scope).entries
+        return read_root(root.path, root.scope).entries_for_index
     out = []
     for doc in root.entry_documents():
         buffer = state.buffers.get(doc.path)
