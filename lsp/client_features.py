@@ -31,6 +31,8 @@ class ClientFeatures:
 
     pull_diagnostics: bool = False
     dynamic_watchers: bool = False
+    # Watchers with a base directory: how roots outside the workspace folders are watched.
+    relative_patterns: bool = False
     file_operations: bool = False
     document_changes: bool = False
     resource_operations: bool = False
@@ -70,6 +72,7 @@ class ClientFeatures:
         return cls(
             pull_diagnostics=pull,
             dynamic_watchers=bool(cap("workspace.did_change_watched_files.dynamic_registration")),
+            relative_patterns=bool(cap("workspace.did_change_watched_files.relative_pattern_support")),
             file_operations=bool(cap("workspace.file_operations.did_rename")
                                  or cap("workspace.file_operations.will_rename")),
             document_changes=bool(cap("workspace.workspace_edit.document_changes")),

@@ -12,6 +12,12 @@ together); changes that arrive while a check runs are gathered and checked
 together when it ends, so the latest version always wins and at most one
 check is ever queued. Push mode publishes only documents whose diagnostics
 differ from what was last sent.
+
+A file that leaves the model (deleted, renamed away, its folder closed) must
+leave the client's problem list too. In push mode its check comes out empty
+and is published like any change. In pull mode the client keeps whatever a
+workspace report leaves out (VS Code does), so every path last reported with
+problems is reported once more, with an empty full report, after it is gone.
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ class DiagnosticsPublisher:
         self._running: asyncio.Task | None = None
         self._published: dict[Path, tuple] = {}
         self._result_ids: dict[Path, str] = {}
+        # Pull mode: paths the client was last given problems for (a gone one is cleared once).
+        self._shown: set[Path] = set()
 
     # -- scheduling (event loop) ---------------------------------------------------
 
@@ -77,7 +85,9 @@ class DiagnosticsPublisher:
         results = check_paths(ctx, sorted(paths, key=str))  # a stable order; str compares fast
         out = []
         for path, problems in results.items():
-            if not state.is_memory_document(path) and not problems:
+            # The model's own answer: asking the state would adopt a gone file's directory
+            # again as a root by its look (a removed folder's memory/ still holds MEMORY.md).
+            if not state.workspace.is_memory_document(path) and not problems:
                 out.append((path, state.version(path), []))
                 continue
             out.append((path, state.version(path), self.to_lsp(problems, path)))
@@ -120,6 +130,17 @@ class DiagnosticsPublisher:
                 types.PublishDiagnosticsParams(uri=path_to_uri(path), diagnostics=diags, version=version)
             )
 
+    def left_model(self, paths: set[Path]) -> None:
+        """Paths whose roots were unloaded: in pull mode, ask for the report that clears them.
+
+        Their re-check (scheduled with the change) finds them empty too, but
+        it sees no change when a report the client pulled in between already
+        cleared them; the refresh is asked for here, whatever it concludes
+        (a folder closes rarely, an extra pull is cheap).
+        """
+        if self.pull and paths:
+            self.server.workspace_diagnostic_refresh(None)
+
     def forget(self, path: Path) -> None:
         self._published.pop(path, None)
 
@@ -135,13 +156,17 @@ class DiagnosticsPublisher:
         diags = await self.server.engine.run(compute)
         result_id = _result_id(diags)
         self._published[path] = _fingerprint(diags)
+        self._note_shown(path, diags)
         if previous_result_id is not None and previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         return types.RelatedFullDocumentDiagnosticReport(items=diags, result_id=result_id)
 
     async def workspace_report(self, previous: dict[str, str]) -> types.WorkspaceDiagnosticReport:
+        shown = set(self._shown)
+
         def compute() -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
-            return self._compute(self.server.state.all_paths())
+            # Paths no longer in the model come out empty: that report clears them.
+            return self._compute(self.server.state.all_paths() | shown)
 
         computed = await self.server.engine.run(compute)
         items: list = []
@@ -149,6 +174,7 @@ class DiagnosticsPublisher:
             uri = path_to_uri(path)
             result_id = _result_id(diags)
             self._published[path] = _fingerprint(diags)
+            self._note_shown(path, diags)
             if previous.get(uri) == result_id:
                 items.append(types.WorkspaceUnchangedDocumentDiagnosticReport(
                     uri=uri, version=version, result_id=result_id))
@@ -156,6 +182,12 @@ class DiagnosticsPublisher:
                 items.append(types.WorkspaceFullDocumentDiagnosticReport(
                     uri=uri, version=version, items=diags, result_id=result_id))
         return types.WorkspaceDiagnosticReport(items=items)
+
+    def _note_shown(self, path: Path, diags: list[types.Diagnostic]) -> None:
+        if diags:
+            self._shown.add(path)
+        else:
+            self._shown.discard(path)
 
 
 def _fingerprint(diags: list[types.Diagnostic]) -> tuple:

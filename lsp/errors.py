@@ -6,9 +6,17 @@ has gone, a command refused because a buffer has unsaved changes. Editors
 show its message to the user as it is, so the message is always one line
 (:func:`memls.store.text.one_line`) -- a multi-line YAML error would be cut
 or shown as a wall of text.
+
+A refusal is an answer, not a failure of the server: pygls logs every error
+answer with a traceback at ERROR level, which editors put in their log as a
+server error (Neovim's ``lsp.log``). :func:`log_refusals_quietly` makes a
+``RequestFailed`` one line at INFO instead; other exceptions keep their
+tracebacks.
 """
 
 from __future__ import annotations
+
+import logging
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -23,6 +31,27 @@ class RequestFailed(JsonRpcException):
 
     def __init__(self, message: str):
         super().__init__(one_line(message), code=self.CODE)
+
+
+log = logging.getLogger(__name__)
+# The pygls logger that reports an exception raised by a request handler.
+PYGLS_RPC_LOGGER = "pygls.protocol.json_rpc"
+
+
+class _RefusalFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, RequestFailed):
+            log.info("request refused: %s", exc.message)
+            return False
+        return True
+
+
+def log_refusals_quietly() -> None:
+    """Log a request answered with ``RequestFailed`` as one INFO line, without a traceback."""
+    logger = logging.getLogger(PYGLS_RPC_LOGGER)
+    if not any(isinstance(f, _RefusalFilter) for f in logger.filters):
+        logger.addFilter(_RefusalFilter())
 
 
 def reason(exc: BaseException) -> str:

@@ -29,14 +29,14 @@ from .client_features import ClientFeatures
 from .convert import uri_to_path
 from .diagnostics import DiagnosticsPublisher
 from .engine import Engine
-from .state import ServerState
-from .watcher import PollingWatcher
+from .errors import log_refusals_quietly
+from .state import RootsChange, ServerState
+from .watcher import Watching
 
 log = logging.getLogger(__name__)
 SCAN_BATCH = 250
 PARENT_POLL_SECONDS = 1.0
 CONFIGURATION_TIMEOUT = 5.0
-WATCH_GLOBS = ("**/*.md", "**/.memory-index.json")
 
 
 class MemlsServer(LanguageServer):
@@ -45,7 +45,7 @@ class MemlsServer(LanguageServer):
         self.engine = Engine()
         self.state = ServerState()
         self.diagnostics = DiagnosticsPublisher(self)
-        self.watcher: PollingWatcher | None = None
+        self.watching = Watching(self)
         self.timings: dict[str, float] = {}
         # Set by ``shutdown``: work still running (the first scan) stops
         # instead of writing to a client that is going away.
@@ -65,8 +65,15 @@ class MemlsServer(LanguageServer):
         if affected:
             self.diagnostics.schedule(affected)
 
+    async def roots_changed(self, change: RootsChange) -> None:
+        """Folders or settings changed the roots: re-check, clear what left, watch what came."""
+        self.after_change(change.affected | change.gone)
+        self.diagnostics.left_model(change.gone)
+        await self.watching.register()
+
 
 def create_server() -> MemlsServer:
+    log_refusals_quietly()
     server = MemlsServer()
 
     @server.feature(types.INITIALIZE)
@@ -91,17 +98,16 @@ def create_server() -> MemlsServer:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: MemlsServer, params: types.InitializedParams) -> None:
-        if ls.state.client.dynamic_watchers:
-            await _register_watchers(ls)
         if ls.state.client.configuration:
             await _pull_configuration(ls)
+        # After the settings: roots they name outside the workspace are watched too.
+        await ls.watching.register()
         asyncio.ensure_future(_initial_scan(ls))
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: MemlsServer, params: Any) -> None:
         ls.stopping = True
-        if ls.watcher is not None:
-            ls.watcher.stop()
+        ls.watching.stop()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: MemlsServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -130,7 +136,10 @@ def create_server() -> MemlsServer:
         if path is None:
             return
         affected = await ls.engine.run(ls.state.close, path)
-        ls.after_change(affected)
+        # A client may drop a closed document's diagnostics (Neovim does, and its
+        # `:edit` of the current file closes and reopens it): send them again.
+        ls.diagnostics.forget(path)
+        ls.after_change(affected | {path})
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: MemlsServer, params: types.DidChangeConfigurationParams) -> None:
@@ -143,8 +152,7 @@ def create_server() -> MemlsServer:
             )
             settings = result[0] if result else None
         if isinstance(settings, dict):
-            await ls.engine.run(_configure_and_load_new_roots, ls.state, settings)
-            ls.after_change(await ls.engine.run(ls.state.all_paths))
+            await ls.roots_changed(await ls.engine.run(_configure_and_load_new_roots, ls.state, settings))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def did_change_watched_files(ls: MemlsServer, params: types.DidChangeWatchedFilesParams) -> None:
@@ -175,21 +183,6 @@ def _register_pull(ls: MemlsServer) -> None:
         return await ls.diagnostics.workspace_report(previous)
 
 
-async def _register_watchers(ls: MemlsServer) -> None:
-    watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in WATCH_GLOBS]
-    try:
-        await ls.client_register_capability_async(types.RegistrationParams(registrations=[
-            types.Registration(
-                id="memls-watched-files",
-                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
-            )
-        ]))
-    except Exception:  # noqa: BLE001 - a client that refuses gets the server's own watcher
-        log.warning("the client refused file watching; using the server's own watcher")
-        ls.state.client.dynamic_watchers = False
-
-
 async def _initial_scan(ls: MemlsServer) -> None:
     """Load every root in batches on the engine thread, reporting progress.
 
@@ -206,7 +199,7 @@ async def _initial_scan(ls: MemlsServer) -> None:
             progress = True
         except Exception:  # noqa: BLE001 - progress is a courtesy
             progress = False
-    watcher = None if state.client.dynamic_watchers else PollingWatcher(ls)
+    watcher = ls.watching.make_poller()
     try:
         if watcher is not None:  # before listing: a write during the scan is then seen
             await ls.engine.run(watcher.prime)
@@ -232,7 +225,6 @@ async def _initial_scan(ls: MemlsServer) -> None:
                 message=f"{await ls.engine.run(state.workspace.entry_count)} memories"))
     ls.timings["initial_scan_seconds"] = time.perf_counter() - started
     if watcher is not None:
-        ls.watcher = watcher
         watcher.start()
     if ls.diagnostics.pull:
         ls.workspace_diagnostic_refresh(None)
@@ -242,8 +234,7 @@ async def _initial_scan(ls: MemlsServer) -> None:
 
 def _configure_and_add_roots(state: ServerState, settings: dict) -> None:
     state.configure(settings)
-    for root in state.initial_roots():
-        state.scan_roots.add(state.workspace.add_root(root).path)
+    state.scan_roots.update(root.path for root in state.sync_roots().added)
     state.scanning = True
 
 
@@ -266,16 +257,10 @@ async def _pull_configuration(ls: MemlsServer) -> None:
         await ls.engine.run(_configure_and_add_roots, ls.state, {**ls.state.editor_settings, **settings})
 
 
-def _configure_and_load_new_roots(state: ServerState, settings: dict) -> None:
-    """New settings after the scan: roots they add are loaded at once."""
+def _configure_and_load_new_roots(state: ServerState, settings: dict) -> RootsChange:
+    """New settings after the scan: roots they add are loaded at once, roots they drop unloaded."""
     state.configure(settings)
-    for root in state.initial_roots():
-        if state.workspace.root_of(root.path / "MEMORY.md") is not None:
-            continue
-        root_state = state.workspace.add_root(root)
-        for path in state.workspace.scan(root_state):
-            if path not in state.buffers:
-                state.workspace.load_document(path)
+    return state.apply_roots()
 
 
 def _list_roots(state: ServerState) -> list[tuple[Path, os.stat_result]]:

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from memls.store.checks import CheckContext
-from memls.store.model import Document, RootState, Workspace, document_kind
+from memls.store.model import Document, RootState, StackChange, Workspace, document_kind
 from memls.store.reader import disk_text
-from memls.store.roots import MemoryRoot, editor_roots, is_memory_root
+from memls.store.roots import MemoryRoot, editor_stacks, is_memory_root
 from memls.store.settings import Settings, load_settings
 
 from .client_features import ClientFeatures
@@ -31,6 +31,14 @@ class Buffer:
     version: int | None
     # The text last read from or written to disk (what a save turned into).
     saved_text: str | None = None
+
+
+@dataclass(frozen=True)
+class RootsChange:
+    """After folders or settings changed the roots: what to re-check, what left the model."""
+
+    affected: set[Path]
+    gone: set[Path]
 
 
 @dataclass
@@ -57,8 +65,51 @@ class ServerState:
         base = load_settings(self.folders[0]) if self.folders else Settings()
         self.settings = base.merged(self.editor_settings, base_dir=self.folders[0] if self.folders else None)
 
-    def initial_roots(self) -> list[MemoryRoot]:
-        return editor_roots(self.folders, extra=self.settings.roots, home=self.home)
+    def folder_stacks(self) -> dict[tuple[str, Path], list[MemoryRoot]]:
+        """Each workspace folder's roots (its own project's layers), keyed for the model."""
+        stacks = editor_stacks(self.folders, extra=self.settings.roots, home=self.home)
+        return {("folder", folder): roots for folder, roots in stacks.items()}
+
+    def sync_roots(self) -> StackChange:
+        """Make the model's stacks those of the current folders and settings.
+
+        New roots are added empty (the caller loads them, or the first scan
+        does); roots no folder resolves to any more are unloaded, and the
+        buffers open in them forgotten (a later edit treats the file afresh).
+        """
+        wanted = self.folder_stacks()
+        stale = [k for k in self.workspace.stacks() if _is_folder_key(k) and k not in wanted]
+        change = self.workspace.set_stacks(wanted, remove=stale)
+        for root in change.removed:
+            for path in [p for p in self.buffers if p.parent == root.path]:
+                del self.buffers[path]
+        return change
+
+    def apply_roots(self) -> RootsChange:
+        """After folders or settings changed: load new roots now, unload dropped ones.
+
+        Everything is re-checked (a root joining or leaving a stack changes
+        what its neighbours shadow); the documents of unloaded roots are
+        ``gone``, for the client to stop showing.
+        """
+        change = self.sync_roots()
+        for root in change.added:
+            self._load_root(root)
+        return RootsChange(self.all_paths(), gone_paths(change.removed))
+
+    def change_folders(self, added: Iterable[Path], removed: Iterable[Path]) -> RootsChange:
+        """``workspace/didChangeWorkspaceFolders``: each folder its own project, served at once."""
+        removed_set = set(removed)
+        folders = [f for f in self.folders if f not in removed_set]
+        folders += [f for f in added if f not in folders]
+        self.folders = folders
+        self.configure(None)
+        return self.apply_roots()
+
+    def outside_roots(self) -> list[RootState]:
+        """Loaded roots that lie in no workspace folder (an editor watches only inside them)."""
+        return [r for r in self.workspace.roots
+                if not any(_within(r.path, folder) for folder in self.folders)]
 
     def root_for(self, path: Path) -> RootState | None:
         """The root a file belongs to, adding a root found by its look (not loaded)."""
@@ -172,6 +223,7 @@ class ServerState:
 
     def stats(self) -> dict[str, Any]:
         return {
+            "folders": [str(f) for f in self.folders],
             "roots": [
                 {"scope": s.scope, "path": str(s.path), "entries": len(s.by_name),
                  "documents": len(s.documents)}
@@ -181,3 +233,24 @@ class ServerState:
             "open_documents": len(self.buffers),
             "scanning": self.scanning,
         }
+
+
+def gone_paths(removed: Iterable[RootState]) -> set[Path]:
+    """What the client may show for roots that left the model: their documents and index."""
+    paths: set[Path] = set()
+    for state in removed:
+        paths.update(state.documents)
+        paths.add(state.index_path)
+    return paths
+
+
+def _is_folder_key(key: object) -> bool:
+    return isinstance(key, tuple) and len(key) == 2 and key[0] == "folder"
+
+
+def _within(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except (ValueError, OSError):
+        return False
+    return True

@@ -1,29 +1,86 @@
-"""The server's own file watcher, for clients that will not watch for us.
+"""How the server learns of other tools' writes: the client's watchers and its own polling.
 
-Neovim on Linux declares no dynamic ``didChangeWatchedFiles`` registration
-and sends no file-operation notifications, so without this an agent writing
-a memory while the user edits another would leave stale diagnostics. The
-watcher polls each root's directory listing and the (size, mtime) of its
-memory documents; polling a few thousand ``stat`` calls twice a second is
-cheap and needs no extra dependency. Changes go through the same engine
-path as editor notifications; open buffers still win.
+An agent (gptme, Claude Code) writes memories while the user edits others;
+without word of those writes the open documents keep stale diagnostics.
+Editors watch files for a server only where it asks, and only where they
+can:
+
+- a client with dynamic ``didChangeWatchedFiles`` registration gets the plain
+  globs ``**/*.md`` and ``**/.memory-index.json``, which editors apply only
+  inside the workspace folders;
+- roots outside every folder (Claude Code's ``~/.claude/projects/.../memory``,
+  ``MEMLS_MEMORY_DIRS``, ``roots`` from settings, the user root) get a
+  ``RelativePattern`` each (base: the root) when the client declares
+  ``relativePatternSupport``, and are polled by the server otherwise;
+- a client with no dynamic registration at all (Neovim on Linux) has every
+  root polled.
+
+Polling lists each root's directory and ``stat``-s its memory documents:
+a few thousand ``stat`` calls twice a second are cheap and need no extra
+dependency. Past 10k files the interval grows with the file count, and a
+round never takes more than a tenth of the time. Changes go through the
+same engine path as editor notifications; open buffers still win. When
+folders or settings change the set of roots, the registration is replaced
+and the poller follows on its next round.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lsprotocol import types
+
 from memls.store.model import document_kind
+
+from .convert import path_to_uri
 
 if TYPE_CHECKING:
     from .server import MemlsServer
+    from .state import ServerState
 
+log = logging.getLogger(__name__)
 POLL_SECONDS = 0.5
+# Up to this many files a round every POLL_SECONDS; beyond, proportionally slower.
+BACKOFF_FILES = 10_000
+# A round of polling may take at most this share of the time.
+MAX_POLL_SHARE = 0.1
+WATCH_GLOBS = ("**/*.md", "**/.memory-index.json")
+ROOT_GLOBS = ("*.md", ".memory-index.json")
+REGISTRATION_ID = "memls-watched-files"
 Signature = tuple[int, int]
+
+
+def client_watchers(state: ServerState) -> list[types.FileSystemWatcher]:
+    """What to ask a client with dynamic registration to watch (engine thread)."""
+    watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in WATCH_GLOBS]
+    if state.client.relative_patterns:
+        for root in state.outside_roots():
+            base = path_to_uri(root.path)
+            watchers.extend(
+                types.FileSystemWatcher(glob_pattern=types.RelativePattern(base_uri=base, pattern=glob))
+                for glob in ROOT_GLOBS
+            )
+    return watchers
+
+
+def polled_directories(state: ServerState) -> list[Path]:
+    """The roots nobody watches for us (any thread: reads lists that are replaced, not changed)."""
+    if not state.client.dynamic_watchers:
+        return [root.path for root in list(state.workspace.roots)]
+    if state.client.relative_patterns:
+        return []
+    return [root.path for root in state.outside_roots()]
+
+
+def poll_interval(files: int, elapsed: float) -> float:
+    """Seconds until the next round after one that saw ``files`` files in ``elapsed`` seconds."""
+    return max(POLL_SECONDS * max(1.0, files / BACKOFF_FILES), elapsed / MAX_POLL_SHARE)
 
 
 def snapshot(directory: Path) -> dict[Path, Signature]:
@@ -44,6 +101,53 @@ def snapshot(directory: Path) -> dict[Path, Signature]:
     return out
 
 
+class Watching:
+    """The client's registration and the server's poller, kept in line with the roots."""
+
+    def __init__(self, server: MemlsServer) -> None:
+        self.server = server
+        self.poller: PollingWatcher | None = None
+        self._registered: list[types.FileSystemWatcher] | None = None
+
+    async def register(self) -> None:
+        """(Re-)register the client's watchers when what they should cover changed."""
+        ls = self.server
+        if not ls.state.client.dynamic_watchers:
+            return
+        watchers = await ls.engine.run(client_watchers, ls.state)
+        if watchers == self._registered:
+            return
+        try:
+            if self._registered is not None:
+                await ls.client_unregister_capability_async(types.UnregistrationParams(unregisterations=[
+                    types.Unregistration(id=REGISTRATION_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES)]))
+            await ls.client_register_capability_async(types.RegistrationParams(registrations=[
+                types.Registration(
+                    id=REGISTRATION_ID,
+                    method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
+                )
+            ]))
+        except Exception:  # noqa: BLE001 - a client that refuses gets the server's own watcher
+            log.warning("the client refused file watching; using the server's own watcher")
+            ls.state.client.dynamic_watchers = False
+            self._registered = None
+            return
+        self._registered = watchers
+
+    def make_poller(self) -> PollingWatcher | None:
+        """A poller when some root may need one (call on the event loop, before the first scan)."""
+        client = self.server.state.client
+        if client.dynamic_watchers and client.relative_patterns:
+            return None
+        self.poller = PollingWatcher(self.server)
+        return self.poller
+
+    def stop(self) -> None:
+        if self.poller is not None:
+            self.poller.stop()
+
+
 class PollingWatcher:
     def __init__(self, server: MemlsServer) -> None:
         self.server = server
@@ -54,7 +158,7 @@ class PollingWatcher:
 
     def prime(self) -> None:
         """Remember how the roots look now; changes from here on are reported."""
-        for directory in self._directories():
+        for directory in polled_directories(self.server.state):
             self._seen[directory] = snapshot(directory)
 
     def start(self) -> None:
@@ -63,25 +167,25 @@ class PollingWatcher:
     def stop(self) -> None:
         self._stop.set()
 
-    def _directories(self) -> list[Path]:
-        # Copying the list is atomic; a root's path never changes. Roots are
-        # only ever added, so a stale copy misses a new root for one round.
-        return [root.path for root in list(self.server.state.workspace.roots)]
-
     def _run(self) -> None:
-        while not self._stop.wait(POLL_SECONDS):
+        interval = POLL_SECONDS
+        while not self._stop.wait(interval):
+            started = time.monotonic()
             changed: list[Path] = []
-            for directory in self._directories():
-                now = snapshot(directory)
+            seen: dict[Path, dict[Path, Signature]] = {}
+            for directory in polled_directories(self.server.state):
+                now = seen[directory] = snapshot(directory)
                 before = self._seen.get(directory)
-                self._seen[directory] = now
                 if before is None:  # a root added since: it was read from disk when added
                     continue
                 for path in now.keys() | before.keys():
                     if now.get(path) != before.get(path):
                         changed.append(path)
+            # Roots that left (a folder closed) are forgotten: if one comes back it is read afresh.
+            self._seen = seen
             if changed:
                 asyncio.run_coroutine_threadsafe(self._deliver(changed), self.loop)
+            interval = poll_interval(sum(len(s) for s in seen.values()), time.monotonic() - started)
 
     async def _deliver(self, paths: list[Path]) -> None:
         affected = await self.server.engine.run(self.server.state.disk_changes, paths)

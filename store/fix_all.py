@@ -85,5 +85,5 @@ def _attempt(ctx: CheckContext, fix: Fix) -> tuple[Fix, tuple[str | None, ...]]:
 
 def reload(ctx: CheckContext) -> CheckContext:
     """A fresh context over the same roots, read again from disk."""
-    ws = Workspace.load([s.root for s in ctx.workspace.roots])
+    ws = Workspace.load_stacks(ctx.workspace.stacks())
     return CheckContext(ws, ctx.settings, ctx.today)

@@ -47,6 +47,9 @@ _NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
 _STR_TAG = "tag:yaml.org,2002:str"
 _BLOCK_SCALAR_STYLES = ("|", ">")
 _BYTE_ORDER_MARK = "\ufeff"
+# PyYAML contexts whose mark is where an unfinished token opened (other
+# contexts mark a whole block or document, which says nothing precise).
+_OPENER_CONTEXTS = ("while scanning a quoted scalar", "while parsing a flow", "while scanning a simple key")
 
 ALIAS_NODE_BUDGET = 10_000
 """How many values YAML aliases may add to a document beyond what is written in it.
@@ -410,10 +413,22 @@ def _node_end(node: yaml.Node, text: str) -> int:
 
 
 def _marked_problem(exc: yaml.MarkedYAMLError, locator: _Locator) -> YamlProblem:
+    """The problem at PyYAML's mark, or at the opener it was reading when that is on an earlier line.
+
+    An unterminated quote or bracket is noticed only where the text runs out
+    or the next key cannot be one (the end of the *next* line, or of the
+    text); the user needs to see the quote they left open, so that is where
+    the problem is put.
+    """
     mark = exc.problem_mark or exc.context_mark
     problem = exc.problem or exc.context or "invalid YAML"
-    message = f"{problem} ({exc.context})" if exc.problem and exc.context else problem
-    return locator.problem(one_line(message), mark.index if mark is not None else 0)
+    message = one_line(f"{problem} ({exc.context})" if exc.problem and exc.context else problem)
+    opener = exc.context_mark if (exc.context or "").startswith(_OPENER_CONTEXTS) else None
+    if opener is not None and mark is not None and opener.index < mark.index:
+        line, column = locator.position(opener.index)
+        if line < locator.position(mark.index)[0]:
+            return YamlProblem(message, line, column, from_opener=True)
+    return locator.problem(message, mark.index if mark is not None else 0)
 
 
 def _reader_problem(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -82,6 +82,9 @@ class Document:
     # A too-large entry's fields from its first MiB, for the index alone
     # (:func:`memls.store.reader.headline`); every other check sees no entry.
     headline: MemoryEntry | None = None
+    # While this buffer's frontmatter does not load: the last document of this
+    # path whose frontmatter did (see ``Workspace.update``), or None.
+    last_good: Document | None = None
 
     @property
     def entry(self) -> MemoryEntry | None:
@@ -94,7 +97,33 @@ class Document:
         return entry if entry is not None else self.headline
 
     @property
+    def facts(self) -> Document | None:
+        """The document other entries are checked against in this one's place.
+
+        Itself when its frontmatter loaded (or it is not parsed at all). While
+        it does not load, half a keystroke away from what the user means, the
+        last document of the path that loaded (an editor buffer), else None:
+        nothing about its fields is known, so no other entry is told anything
+        about its links. A parse failure never changes what others are told.
+        """
+        return self if self.loads else self.last_good
+
+    @cached_property
+    def loads(self) -> bool:
+        """Whether its frontmatter loaded (or it is not parsed at all: an index, a policy)."""
+        return self.parsed is None or self.parsed.loaded
+
+    @property
     def name(self) -> str | None:
+        """The name this document holds for the other entries of its root (None: none).
+
+        The entry's name when its frontmatter loaded; otherwise the name of
+        ``facts``, or the name the text states for certain before the YAML
+        failure, and no name at all when even that is in doubt.
+        """
+        if not self.loads:
+            facts = self.last_good
+            return facts.name if facts is not None else self.parsed.name_before_error
         entry = self.entry
         return entry.name if entry is not None else None
 
@@ -109,27 +138,84 @@ class Document:
         return slugify(name) if name is not None else None
 
     @property
-    def links(self) -> frozenset[str]:
-        """Names this document's supersession fields point at."""
-        entry = self.entry
-        if entry is None:
+    def guessed_names(self) -> frozenset[str]:
+        """Names an entry whose name is in doubt may turn out to have: its file's stem and the reader's guess.
+
+        A link to one of them is not reported as dangling (see
+        ``RootState.maybe_named``); nothing else is claimed from them.
+        """
+        if self.kind != "entry" or self.loads or self.name is not None:
             return frozenset()
-        out = set(entry.supersedes)
-        if entry.superseded_by:
-            out.add(entry.superseded_by)
+        entry = self.entry
+        return frozenset({self.path.stem, *([entry.name] if entry is not None else [])})
+
+    @property
+    def stated_name(self) -> str | None:
+        """The name this document's own text states for certain (None: none, or in doubt).
+
+        Checks about a document's name judge this one only, so a half-typed
+        buffer shown with its last good facts is not blamed for them.
+        """
+        if self.loads:
+            entry = self.entry
+            return entry.name if entry is not None else None
+        return self.parsed.name_before_error
+
+    @cached_property
+    def successor(self) -> str | None:
+        """``superseded_by`` as the loaded frontmatter writes it: a non-empty string, else None.
+
+        A value of another type is the frontmatter checks' problem; the
+        reader's ``str()`` of it (``'None'``, ``'[a]'``) names no entry.
+        """
+        value = self._written("superseded_by")
+        return value if isinstance(value, str) and value else None
+
+    @cached_property
+    def predecessors(self) -> list[tuple[int, str]]:
+        """``supersedes`` items that are strings, with their index in the list (a bare string is item 0)."""
+        value = self._written("supersedes")
+        if isinstance(value, str):
+            return [(0, value)]
+        if isinstance(value, list):
+            return [(i, item) for i, item in enumerate(value) if isinstance(item, str)]
+        return []
+
+    def _written(self, key: str) -> Any:
+        if self.entry is None or not self.loads:
+            return None
+        return self.parsed.frontmatter.data.get(key)
+
+    @property
+    def links(self) -> frozenset[str]:
+        """Names the supersession fields of ``facts`` point at (none while nothing is known)."""
+        facts = self.facts
+        if facts is None:
+            return frozenset()
+        if facts is not self:
+            return facts.links
+        out = {name for _, name in self.predecessors}
+        successor = self.successor
+        if successor:
+            out.add(successor)
         return frozenset(out)
 
 
-@dataclass
+@dataclass(eq=False)
 class RootState:
-    """One memory root: its documents and the lookups the checks need."""
+    """One memory root: its documents and the lookups the checks need.
+
+    Compared by identity: a root is one object however many stacks hold it.
+    """
 
     root: MemoryRoot
-    order: int  # 0 is the nearest layer
+    order: int  # when it joined the model (layering comes from the workspace's stacks)
     documents: dict[Path, Document] = field(default_factory=dict)
     by_name: dict[str, list[Path]] = field(default_factory=lambda: defaultdict(list))
     by_slug: dict[str, list[Path]] = field(default_factory=lambda: defaultdict(list))
     linked_from: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
+    # Entries whose name is in doubt (their YAML does not load), by ``guessed_names``.
+    maybe_named: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
     # Bumped whenever something an index check reads of an entry changes (see
     # ``index_key``); keystrokes in a body or a link leave it alone, so the
     # root-wide index checks can reuse their last result (``memo``).
@@ -189,6 +275,8 @@ class RootState:
     def register(self, doc: Document) -> None:
         self.documents[doc.path] = doc
         self.track_index(doc.path, doc)
+        for name in doc.guessed_names:
+            self.maybe_named[name].add(doc.path)
         if doc.kind != "entry" or doc.name is None:
             return
         _insert_sorted(self.by_name[doc.name], doc.path)
@@ -213,7 +301,15 @@ class RootState:
 
     def unregister(self, path: Path) -> Document | None:
         doc = self.documents.pop(path, None)
-        if doc is None or doc.kind != "entry" or doc.name is None:
+        if doc is None:
+            return doc
+        for name in doc.guessed_names:
+            guessed = self.maybe_named.get(name)
+            if guessed is not None:
+                guessed.discard(path)
+                if not guessed:
+                    del self.maybe_named[name]
+        if doc.kind != "entry" or doc.name is None:
             return doc
         _discard(self.by_name, doc.name, path)
         _discard(self.by_slug, doc.slug, path)
@@ -226,25 +322,57 @@ class RootState:
         return doc
 
 
-class Workspace:
-    """Every memory root a client works on, kept current one document at a time."""
+DEFAULT_STACK = "default"
 
-    def __init__(self, roots: Sequence[MemoryRoot]):
+
+@dataclass(frozen=True)
+class StackChange:
+    """What :meth:`Workspace.set_stack` did to the set of roots.
+
+    ``added`` roots are new to the model and hold no documents yet (the
+    caller loads them); ``removed`` roots are no longer in any stack and were
+    unloaded with their documents (the caller clears what it showed of them).
+    """
+
+    added: tuple[RootState, ...] = ()
+    removed: tuple[RootState, ...] = ()
+
+
+class Workspace:
+    """Every memory root a client works on, kept current one document at a time.
+
+    Roots layer in *stacks*: an ordered list of roots, nearest first, read as
+    one memory (the nearest root wins on a name). A CLI run is one stack. An
+    editor with several workspace folders has one stack per folder -- each
+    folder is its own project, whose ``memory/`` layers only with its own
+    Claude Code root, the agent and user roots and the configured roots --
+    and the stacks share the root objects they have in common (the user
+    root is one root, loaded once, whatever number of folders layer over
+    it). Checks that compare roots (shadowing, cross-root links) look only
+    at roots that share a stack, so two unrelated projects never hide each
+    other's entries or count as each other's "other root".
+    """
+
+    def __init__(self, roots: Sequence[MemoryRoot] = ()):
         self.roots: list[RootState] = []
-        seen: set[Path] = set()
-        for order, root in enumerate(roots):
-            key = _real(root.path)
-            if key in seen:
-                continue
-            seen.add(key)
-            self.roots.append(RootState(root=root, order=order))
-        self._root_by_dir = {r.path: r for r in self.roots}
-        self._root_by_real = {_real(r.path): r for r in self.roots}
+        self._stacks: dict[Hashable, list[RootState]] = {}
+        self._root_by_dir: dict[Path, RootState] = {}
+        self._root_by_real: dict[Path, RootState] = {}
+        self._next_order = 0
+        if roots:
+            self.set_stack(DEFAULT_STACK, roots)
 
     @classmethod
     def load(cls, roots: Sequence[MemoryRoot]) -> Workspace:
-        """Read and parse every document of every root, each file once."""
-        ws = cls(roots)
+        """Read and parse every document of every root (one stack), each file once."""
+        return cls.load_stacks({DEFAULT_STACK: roots})
+
+    @classmethod
+    def load_stacks(cls, stacks: Mapping[Hashable, Sequence[MemoryRoot]]) -> Workspace:
+        """Read and parse every document of every stack's roots, each file once."""
+        ws = cls()
+        for key, roots in stacks.items():
+            ws.set_stack(key, roots)
         with paused_gc():
             for state in ws.roots:
                 _load_root(state)
@@ -262,16 +390,99 @@ class Workspace:
             state.parse_cache = None
         return caches
 
+    # -- stacks -------------------------------------------------------------
+
+    def set_stack(self, key: Hashable, roots: Sequence[MemoryRoot]) -> StackChange:
+        """Make the stack ``key`` exactly ``roots`` (nearest first); ``[]`` removes it."""
+        return self.set_stacks({key: roots})
+
+    def set_stacks(
+        self, stacks: Mapping[Hashable, Sequence[MemoryRoot]], *, remove: Iterable[Hashable] = ()
+    ) -> StackChange:
+        """Set several stacks and remove others, in one step.
+
+        A root already in the model (by its real directory) is shared, not
+        read twice; a root that moves from a removed stack to a set one stays
+        loaded. Roots that no stack holds afterwards leave the model.
+        """
+        added: list[RootState] = []
+        for key, roots in stacks.items():
+            states: list[RootState] = []
+            for root in roots:
+                state = self._state_of(root.path)
+                if state is None:
+                    state = self._new_state(root)
+                    added.append(state)
+                if state not in states:
+                    states.append(state)
+            if not states:
+                self._stacks.pop(key, None)
+                continue
+            self._stacks[key] = states
+            # A root that stood alone (found by its look) now layers with others.
+            for state in states:
+                if key != _alone(state):
+                    self._stacks.pop(_alone(state), None)
+        for key in remove:
+            self._stacks.pop(key, None)
+        return StackChange(tuple(added), self._drop_unstacked())
+
+    def stacks(self) -> dict[Hashable, list[MemoryRoot]]:
+        """Each stack's roots, nearest first (what :meth:`load_stacks` takes)."""
+        return {key: [s.root for s in states] for key, states in self._stacks.items()}
+
     def add_root(self, root: MemoryRoot) -> RootState:
-        """Add a root (farthest layer) with no documents yet; idempotent."""
-        existing = self._root_by_dir.get(root.path) or self._root_by_real.get(_real(root.path))
+        """Add a root that layers with nothing (a stack of its own), no documents yet; idempotent.
+
+        For a directory found to be a memory root by its look: it is nobody's
+        layer, so it shadows nothing and nothing shadows it.
+        """
+        existing = self._state_of(root.path)
         if existing is not None:
             return existing
-        state = RootState(root=root, order=len(self.roots))
+        state = self._new_state(root)
+        self._stacks[_alone(state)] = [state]
+        return state
+
+    def farther_than(self, state: RootState) -> list[RootState]:
+        """Roots layered behind ``state`` in any stack that holds it, nearest first."""
+        out: list[RootState] = []
+        for stack in self._stacks.values():
+            if state in stack:
+                for other in stack[stack.index(state) + 1:]:
+                    if other not in out:
+                        out.append(other)
+        return out
+
+    def layered_with(self, state: RootState) -> list[RootState]:
+        """Every other root that shares a stack with ``state``, in stack order."""
+        out: list[RootState] = []
+        for stack in self._stacks.values():
+            if state in stack:
+                for other in stack:
+                    if other is not state and other not in out:
+                        out.append(other)
+        return out
+
+    def _state_of(self, directory: Path) -> RootState | None:
+        return self._root_by_dir.get(directory) or self._root_by_real.get(_real(directory))
+
+    def _new_state(self, root: MemoryRoot) -> RootState:
+        state = RootState(root=root, order=self._next_order)
+        self._next_order += 1
         self.roots.append(state)
         self._root_by_dir[root.path] = state
         self._root_by_real[_real(root.path)] = state
         return state
+
+    def _drop_unstacked(self) -> tuple[RootState, ...]:
+        kept = {id(s) for stack in self._stacks.values() for s in stack}
+        dropped = tuple(s for s in self.roots if id(s) not in kept)
+        if dropped:
+            self.roots = [s for s in self.roots if id(s) in kept]
+            self._root_by_dir = {d: s for d, s in self._root_by_dir.items() if id(s) in kept}
+            self._root_by_real = {d: s for d, s in self._root_by_real.items() if id(s) in kept}
+        return dropped
 
     def scan(self, state: RootState) -> list[Path]:
         """The memory documents of one root on disk, sorted (nothing is read)."""
@@ -356,10 +567,14 @@ class Workspace:
     # -- changes ------------------------------------------------------------
 
     def update(self, path: Path, text: str, *, version: int | None = None) -> set[Path]:
-        """Replace one document's text (from disk or an editor buffer).
+        """Replace one document's text (an editor buffer).
 
         Returns the paths whose check results may have changed; empty when
-        the path is not a memory document.
+        the path is not a memory document. When the new text's frontmatter
+        does not load, the other entries keep being checked against the last
+        text of this path that loaded (``Document.facts``): one Enter inside a
+        value must not light up its link neighbours. Disk reads
+        (``update_from_disk``) keep no such memory: a file is what it says.
         """
         state = self.root_of(path)
         kind = document_kind(path.name)
@@ -368,6 +583,9 @@ class Workspace:
         path = state.path / path.name
         old = state.unregister(path)
         doc = _make_document(state, path, kind, text=text, version=version)
+        if doc.facts is None and old is not None:
+            # A keystroke that breaks the YAML leaves other entries told what they were told.
+            doc.last_good = old.facts
         state.register(doc)
         return self._affected(state, path, old, doc)
 
@@ -424,6 +642,8 @@ class Workspace:
             if doc is not None and doc.kind == "entry" and doc.name is not None:
                 names.add(doc.name)
                 links |= doc.links
+            elif doc is not None:
+                names |= doc.guessed_names
         if not names and not links:
             return affected
         slugs = {slugify(n) for n in names}
@@ -599,6 +819,11 @@ def _discard(index: dict[str, list[Path]], key: str, path: Path) -> None:
         paths.remove(path)
     if not paths:
         del index[key]
+
+
+def _alone(state: RootState) -> tuple[str, Path]:
+    """The key of the stack a root has on its own (``Workspace.add_root``)."""
+    return ("alone", state.path)
 
 
 def _real(path: Path) -> Path:

@@ -25,7 +25,8 @@ from typing import Any
 
 from .entry import DEFAULT_STATUS, DEFAULT_TYPE, KNOWN_KEYS, STATUSES, MemoryEntry
 from .errors import MemoryFrontmatterError, MemoryParseError
-from .frontmatter import Frontmatter, normalize_text, read_document_text, split_frontmatter
+from .frontmatter import Frontmatter, load_yaml, normalize_text, read_document_text, split_frontmatter
+from .spans import YamlProblem
 
 # gptme's fallback for YAML it cannot load: ``key: value`` lines, one level of nesting.
 _KEY_VALUE_LINE = re.compile(
@@ -66,6 +67,21 @@ class ParsedDocument:
     # and how many of ``strict_problems`` gptme would raise before reaching it.
     strict_not_entry: str | None = None
     strict_not_entry_after: int = 0
+    # When the YAML does not load: the name the lines before the failure state
+    # for certain (see ``_name_before``), else None. The lenient ``entry`` is a
+    # guess from a line parser; other entries are told only this.
+    name_before_error: str | None = None
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the frontmatter loaded as a mapping, so every field is what the file says.
+
+        Otherwise ``entry`` (if any) comes from gptme's line fallback, which
+        reads ``supersedes: [a]`` as the name ``'[a]'``: fine for a reader that
+        must show something, not a fact to check other entries against.
+        """
+        fm = self.frontmatter
+        return fm is not None and fm.error is None and isinstance(fm.data, dict)
 
     def place(self, path: Path | None) -> ParsedDocument:
         """Set the path of this parse and its entry, in place; returns it.
@@ -149,6 +165,7 @@ def parse_document(
         message = f"{problem.message} at line {problem.line + 1}, column {problem.column + 1}"
         document.strict_problems.append(FieldProblem("", f"invalid YAML: {message}"))
         data = _line_fallback(frontmatter.yaml_text)
+        document.name_before_error = _name_before(frontmatter, problem)
     elif not isinstance(data, dict):
         document.strict_problems.append(FieldProblem("", NOT_A_MAPPING))
         data = _line_fallback(frontmatter.yaml_text)
@@ -354,3 +371,21 @@ def _line_fallback(yaml_text: str) -> dict[str, Any]:
         else:
             nested = data[key] = {}
     return data
+
+
+def _name_before(frontmatter: Frontmatter, problem: YamlProblem) -> str | None:
+    """The ``name`` that the lines before a YAML failure state for certain, or None.
+
+    YAML read the lines before the failing one (for an unclosed quote or
+    bracket, the line it opened on) as written. The failing line is often the
+    second half of the line above it (Enter pressed inside a value), so that
+    line is in doubt too. The name counts only if no ``name:`` line follows
+    the cut, since a later one would win.
+    """
+    lines = frontmatter.yaml_text.split("\n")
+    cut = problem.line - frontmatter.content_start_line - 1
+    if cut <= 0 or "name" in _line_fallback("\n".join(lines[cut:])):
+        return None
+    data, error, _ = load_yaml("\n".join(lines[:cut]))
+    name = data.get("name") if error is None and isinstance(data, dict) else None
+    return name if isinstance(name, str) and name.strip() else None

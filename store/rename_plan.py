@@ -23,6 +23,7 @@ agree afterwards.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -211,7 +212,7 @@ def _plan_edits(
         # hidden duplicate must leave them with the one they reach now.
         visible = state.visible(entry.name)
         if visible is doc or (visible is None and doc.kind == "reserved"):
-            for path in sorted(state.linked_from.get(entry.name, ())):
+            for path in sorted(set(state.linked_from.get(entry.name, ())) | _guessed_linkers(state, entry.name)):
                 if path != doc.path:
                     edits.extend(_relink_edits(state.documents[path], entry.name, new_name))
     renamed = replace(entry, name=new_name or entry.name, path=new_path)
@@ -220,6 +221,22 @@ def _plan_edits(
     if new_path.name != old_filename:
         edits.extend(_policy_edits(state, old_filename, new_path.name))
     return edits
+
+
+def _guessed_linkers(state: RootState, name: str) -> set[Path]:
+    """Entries whose YAML does not load and whose frontmatter mentions ``name``.
+
+    Their links are unknown, so they are not in ``linked_from``, and the
+    readers' line fallback reads ``supersedes: [a]`` as ``'[a]'``, so it
+    cannot tell either. A rename must not leave such a link behind silently:
+    relinking one is refused (``_editable``) until its YAML is fixed.
+    """
+    mention = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
+    return {
+        path for path, d in state.documents.items()
+        if d.facts is None and d.parsed is not None and d.parsed.frontmatter is not None
+        and mention.search(d.parsed.frontmatter.yaml_text)
+    }
 
 
 def _editable(doc: Document):

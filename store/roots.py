@@ -292,24 +292,29 @@ def _dedupe(roots: Iterable[MemoryRoot]) -> list[MemoryRoot]:
 MARKER_FILES = ("MEMORY.md", ".memory-index.json")
 
 
-def editor_roots(
+def editor_stacks(
     folders: Sequence[Path],
     *,
     extra: Sequence[Path] = (),
     env: Mapping[str, str] | None = None,
     home: Path | None = None,
-) -> list[MemoryRoot]:
-    """Existing memory roots for an editor with these workspace folders.
+) -> dict[Path, list[MemoryRoot]]:
+    """The existing memory roots of each workspace folder, nearest first.
 
-    Configured roots first (nearest), then each folder's layered roots (as
-    ``memls``/gptme resolve them for that workspace), each real directory once.
-    With no folder open, the layers of the server's working directory.
+    Each folder is its own project: its roots are the configured ones
+    (nearest), then the layers ``memls``/gptme resolve for that folder as the
+    workspace (its ``memory/``, its Claude Code directory, agent, user). Two
+    folders share only the roots they both resolve to (the user root, the
+    configured ones), never each other's project roots. With no folder open,
+    the server's working directory is the one folder.
     """
     env = os.environ if env is None else env
-    candidates = [MemoryRoot("explicit", Path(p)) for p in extra]
+    stacks: dict[Path, list[MemoryRoot]] = {}
     for folder in folders or [Path.cwd()]:
+        candidates = [MemoryRoot("explicit", Path(p)) for p in extra]
         candidates.extend(resolve_roots(folder, env=env, home=home))
-    return [r for r in _dedupe(candidates) if r.exists]
+        stacks[folder] = [r for r in _dedupe(candidates) if r.exists]
+    return stacks
 
 
 def is_memory_root(directory: Path, *, home: Path | None = None) -> bool:

@@ -42,6 +42,11 @@ class YamlProblem:
     message: str
     line: int
     column: int
+    # True when (line, column) is where a quote, bracket or key that YAML was
+    # still reading opened, because the failure surfaced only on a later line
+    # (often the end of the text): the problem covers the opener through the
+    # end of its line, and no line from there on is read for certain.
+    from_opener: bool = False
 
 
 class OversizedValue(NamedTuple):

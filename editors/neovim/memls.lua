@@ -7,8 +7,9 @@
 return {
   cmd = { 'memls', 'serve' },
   filetypes = { 'markdown' },
-  -- The nearest folder holding one of these becomes the workspace folder.
-  root_markers = { 'MEMORY.md', '.memory-index.json', '.git' },
+  -- One server per repository: the git top level, else (outside a repository)
+  -- the memory folder itself. The order is the priority.
+  root_markers = { '.git', 'MEMORY.md', '.memory-index.json' },
   -- Settings (docs/editors.md, "Settings"), e.g.
   --   { settings = { severity = { ['unknown-key'] = 'off' }, index = { onSave = 'auto' } } }
   init_options = { settings = {} },

@@ -18,6 +18,7 @@ FEATURES = (
     "rename",
     "formatting",
     "file_ops",
+    "folders",
     "navigation",
     "completion",
     "commands",

@@ -13,11 +13,15 @@ the requested range.
 
 Capabilities decide two things:
 
-* A fix that creates or renames a file is offered only to a client that
-  declares ``documentChanges`` and the create/rename resource operations
-  (the VS Code profile; Neovim's profile has no ``documentChanges`` and
-  Emacs' no resource operations). Offering it elsewhere would either fail
-  or apply only half of it (an entry renamed in its text but not its file).
+* A fix that creates or renames a file is sent as an edit only to a client
+  that declares ``documentChanges`` and the create/rename resource
+  operations (the VS Code profile). Neovim's profile has no
+  ``documentChanges`` and Emacs' no resource operations: sent there, the
+  edit would fail or apply only half (an entry renamed in its text but not
+  its file). Such a client gets the action with the command
+  ``memls.applyFix`` instead, and the server carries the fix out on disk
+  (:mod:`memls.lsp.features.disk_fixes`); a client that cannot even apply
+  edits (no ``workspace/applyEdit``) is not offered it.
 * A client that can resolve a code action's ``edit`` (VS Code, Neovim) gets
   actions without edits, and the edit is computed by ``codeAction/resolve``
   when one is chosen; others (Emacs) get the edits at once. Resolving
@@ -33,13 +37,15 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from memls.store.checks import check_paths, fixes_for
-from memls.store.diagnostics import Fix, Problem, TextEdit
+from memls.store.diagnostics import Fix, Problem
 from memls.store.fix_merge import combinable_safe_fixes
 from memls.store.spans import Span
 
 from ..convert import workspace_edit
 from ..document_request import document_request
 from ..errors import RequestFailed
+from .commands import _command
+from .disk_fixes import APPLY_FIX, carry_out, client_applies, fix_command, server_carries_out
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
@@ -54,13 +60,6 @@ def wants(kind: str, only: list[str] | None) -> bool:
     if not only:
         return True
     return any(k == "" or kind == k or kind.startswith(k + ".") for k in only)
-
-
-def can_apply(state: ServerState, fix: Fix) -> bool:
-    """True when the client can carry out every operation of ``fix``."""
-    if all(isinstance(op, TextEdit) for op in fix.operations):
-        return True
-    return state.client.document_changes and state.client.resource_operations
 
 
 def edit_of(state: ServerState, operations) -> types.WorkspaceEdit:
@@ -137,15 +136,19 @@ class ActionBuilder:
         out = []
         for problem, diag in chosen:
             for index, fix in enumerate(fixes_for(ctx, problem)):
-                if not can_apply(self.state, fix):
+                by_server = server_carries_out(self.state, fix)
+                if not (by_server or client_applies(self.state, fix)):
                     continue
                 action = types.CodeAction(
                     title=fix.title, kind=types.CodeActionKind.QuickFix,
                     diagnostics=[diag], is_preferred=fix.safe or None,
                 )
-                if self.lazy:
-                    action.data = {"uri": params.text_document.uri, "kind": "quickfix",
-                                   "problem": _problem_id(problem), "index": index, "title": fix.title}
+                data = {"uri": params.text_document.uri, "kind": "quickfix",
+                        "problem": _problem_id(problem), "index": index, "title": fix.title}
+                if by_server:
+                    action.command = fix_command(fix.title, data)
+                elif self.lazy:
+                    action.data = data
                 else:
                     action.edit = edit_of(self.state, fix.operations)
                 out.append(action)
@@ -165,18 +168,25 @@ class ActionBuilder:
     def _fix_all_fixes(self, problems: list[Problem]) -> list[Fix]:
         ctx = self.state.context()
         chosen = combinable_safe_fixes(ctx, problems)
-        return [fix for _, fix in chosen if can_apply(self.state, fix)]
+        return [fix for _, fix in chosen if client_applies(self.state, fix)]
 
     def resolve(self, action: types.CodeAction, data: dict[str, Any]) -> types.CodeAction:
-        problems = self.problems()
         if data.get("kind") == FIX_ALL_KIND:
-            fixes = self._fix_all_fixes(problems)
+            fixes = self._fix_all_fixes(self.problems())
             if not fixes:
-                raise RequestFailed("memls: nothing left to fix in this document")
+                raise RequestFailed("nothing left to fix in this document")
             action.edit = edit_of(self.state, [op for fix in fixes for op in fix.operations])
             return action
+        fix = self.chosen_fix(data)
+        if not client_applies(self.state, fix):
+            raise RequestFailed("the problem this fix was for has changed; ask for fixes again")
+        action.edit = edit_of(self.state, fix.operations)
+        return action
+
+    def chosen_fix(self, data: dict[str, Any]) -> Fix:
+        """The fix an action's ``data`` names, computed again against the model as it is now."""
         wanted = data.get("problem") or {}
-        problem = next((p for p in problems if _problem_id(p) == wanted), None)
+        problem = next((p for p in self.problems() if _problem_id(p) == wanted), None)
         fix = None
         if problem is not None:
             candidates = fixes_for(self.state.context(), problem)
@@ -185,10 +195,9 @@ class ActionBuilder:
                 fix = candidates[index]
             else:
                 fix = next((f for f in candidates if f.title == data.get("title")), None)
-        if fix is None or not can_apply(self.state, fix):
-            raise RequestFailed("memls: the problem this fix was for has changed; ask for fixes again")
-        action.edit = edit_of(self.state, fix.operations)
-        return action
+        if fix is None:
+            raise RequestFailed("the problem this fix was for has changed; ask for fixes again")
+        return fix
 
 
 def register(server: MemlsServer) -> None:
@@ -208,3 +217,14 @@ def register(server: MemlsServer) -> None:
             return action
         builder = ActionBuilder(ls, path, lazy=False)
         return await ls.engine.run(builder.resolve, action, data)
+
+    @_command(server, APPLY_FIX)
+    async def apply_fix(ls: MemlsServer, *args):
+        """Carry out a quick fix on disk: the command of a file-moving fix (see disk_fixes)."""
+        data = args[0] if args and isinstance(args[0], dict) else None
+        path = ls.memory_path(str(data.get("uri", ""))) if data is not None else None
+        if data is None or path is None:
+            raise RequestFailed("missing argument: the fix to apply")
+        fix = await ls.engine.run(ActionBuilder(ls, path, lazy=False).chosen_fix, data)
+        await carry_out(ls, fix, f"memls: {fix.title}")
+        return {"title": fix.title}

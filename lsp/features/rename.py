@@ -11,15 +11,19 @@ ONE workspace edit, so an undo in the editor undoes all of it.
 The engine names a renamed entry by its slug and its file follows the name,
 so a rename usually moves the file. A client that cannot rename files in a
 workspace edit (no ``documentChanges`` or no rename resource operation:
-the Neovim and Emacs profiles) is refused with a message instead of being
-sent the text edits alone: the entry would then be named differently from
-its file, and the next save by gptme or memls would write a second file
-beside it. A rename that keeps the file (the slug is already the file's
-stem) needs no file operation and works in every client.
+the Neovim and Emacs profiles) must not be sent the text edits alone: the
+entry would then be named differently from its file, and the next save by
+gptme or memls would write a second file beside it. When it can apply
+edits, the server carries the plan out on disk itself
+(:mod:`memls.lsp.features.disk_fixes`) and answers with an empty edit; when
+it cannot, ``prepareRename`` already refuses, before the user types a name,
+with the CLI command to use instead. A rename that keeps the file (the slug
+is already the file's stem) is a plain text edit for every client.
 
 Invalid names (reserved ``memory*`` names, a name or slug another entry of
 the root uses, an existing file) are refused with the engine's one-line
-message as a ``RequestFailed`` error, which editors show to the user.
+message as a ``RequestFailed`` error, which editors show to the user (they
+name the server themselves, so the message does not).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from memls.store.diagnostics import RenameFile
+from memls.store.diagnostics import Fix
 from memls.store.links import definition, reference_at
 from memls.store.model import Document
 from memls.store.rename_plan import plan_rename
@@ -37,14 +41,15 @@ from memls.store.rename_plan import plan_rename
 from ..document_request import document_request
 from ..errors import RequestFailed
 from .actions import edit_of
+from .disk_fixes import can_move_files, carry_out, client_applies
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
     from ..state import ServerState
 
 NO_FILE_RENAME = (
-    "memls: this editor cannot rename files through the language server, and the entry's "
-    "file must follow its name; rename it with `memls rename {old} {new}` instead"
+    "this editor cannot rename files through the language server, and the entry's "
+    "file must follow its name; rename it with `memls rename {old} NEW-NAME` instead"
 )
 
 
@@ -60,7 +65,7 @@ def _target(state: ServerState, path: Path, line: int, col: int) -> tuple[types.
         location = definition(ws, path, line, col)
         doc = ws.document(location.path) if location is not None else None
     if doc is None or doc.entry is None:
-        raise RequestFailed(f"memls: '{ref.name}' names no entry of this root; there is nothing to rename")
+        raise RequestFailed(f"'{ref.name}' names no entry of this root; there is nothing to rename")
     return state.positions(path).range(ref.span), ref.name, doc
 
 
@@ -71,24 +76,26 @@ def prepare(state: ServerState, path: Path, position: types.Position):
         return None
     rng, _text, doc = found
     assert doc.entry is not None
+    if not can_move_files(state):
+        raise RequestFailed(NO_FILE_RENAME.format(old=doc.entry.name))
     return types.PrepareRenamePlaceholder(range=rng, placeholder=doc.entry.name)
 
 
-def rename(state: ServerState, path: Path, position: types.Position, new_name: str) -> types.WorkspaceEdit:
+def plan(state: ServerState, path: Path, position: types.Position, new_name: str) -> Fix:
+    """The engine's plan for renaming what is under the cursor (engine thread)."""
     line, col = state.positions(path).from_client(position)
     found = _target(state, path, line, col)
     if found is None:
-        raise RequestFailed("memls: there is no memory name here to rename")
+        raise RequestFailed("there is no memory name here to rename")
     _rng, _text, doc = found
     assert doc.entry is not None
     try:
         fix = plan_rename(state.workspace, doc, new_name)
     except ValueError as exc:
         raise RequestFailed(str(exc)) from None
-    moves_file = any(isinstance(op, RenameFile) for op in fix.operations)
-    if moves_file and not (state.client.document_changes and state.client.resource_operations):
-        raise RequestFailed(NO_FILE_RENAME.format(old=doc.entry.name, new=new_name))
-    return edit_of(state, fix.operations)
+    if not (client_applies(state, fix) or can_move_files(state)):
+        raise RequestFailed(NO_FILE_RENAME.format(old=doc.entry.name))
+    return fix
 
 
 def register(server: MemlsServer) -> None:
@@ -96,6 +103,13 @@ def register(server: MemlsServer) -> None:
     def prepare_rename(ls: MemlsServer, path: Path, params: types.PrepareRenameParams):
         return prepare(ls.state, path, params.position)
 
-    @document_request(server, types.TEXT_DOCUMENT_RENAME)
-    def rename_request(ls: MemlsServer, path: Path, params: types.RenameParams):
-        return rename(ls.state, path, params.position, params.new_name)
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    async def rename_request(ls: MemlsServer, params: types.RenameParams):
+        path = ls.memory_path(params.text_document.uri)
+        if path is None:
+            return None
+        fix = await ls.engine.run(plan, ls.state, path, params.position, params.new_name)
+        if client_applies(ls.state, fix):
+            return await ls.engine.run(edit_of, ls.state, fix.operations)
+        await carry_out(ls, fix, f"memls: {fix.title}")
+        return types.WorkspaceEdit(changes={})  # done: the files are renamed, the buffers follow

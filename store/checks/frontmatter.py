@@ -165,8 +165,9 @@ def _check_yaml(
             )
         else:
             message = f"frontmatter is not valid YAML: {err.message} at {where}{skipped}; fix the syntax there"
-        yield ctx.problem("invalid-yaml", doc, _token_span(doc.text, err.line, err.column), message,
-                          data=_audit_data(audit))
+        span = (_rest_of_line(doc.text, err.line, err.column) if err.from_opener
+                else _token_span(doc.text, err.line, err.column))
+        yield ctx.problem("invalid-yaml", doc, span, message, data=_audit_data(audit))
     elif fm.data is not None and not isinstance(fm.data, dict):
         lines = doc.text.split("\n")
         last = max(fm.block.end_line - 1, fm.content_start_line)
@@ -199,7 +200,9 @@ def _check_fields(
     for i, field_problem in enumerate(doc.parsed.strict_problems):
         key = field_problem.field
         value, span = _field_value(doc, fm, key)
-        source = _source(doc.text, span) if span is not None else ""
+        spans = fm.keys.get(key)
+        # Quoted in the message only when the span is the value (an empty value points at the key).
+        source = _source(doc.text, span) if span is not None and (spans is None or span != spans.key) else ""
         if span is None:
             span = _name_or_first(doc)
         code = "invalid-field"
@@ -336,6 +339,13 @@ def _audit_data(audit: tuple[str, str, str] | None) -> dict[str, Any]:
     return {"audit": (entry, detail), "audit_code": code}
 
 
+def _rest_of_line(text: str, line: int, column: int) -> Span:
+    """From an unclosed quote or bracket through the end of its line."""
+    lines = text.split("\n")
+    end = len(lines[line]) if line < len(lines) else column
+    return Span(line, column, line, max(end, column))
+
+
 def _token_span(text: str, line: int, column: int) -> Span:
     lines = text.split("\n")
     if line >= len(lines):
@@ -404,7 +414,11 @@ def _kind(value: Any) -> str:
         return "a mapping"
     if isinstance(value, str):
         return "text"
-    return f"a {type(value).__name__}"
+    if isinstance(value, bytes):
+        return "binary data"
+    if isinstance(value, (set, frozenset)):
+        return "a set"
+    return "a value of another kind"
 
 
 def _field_message(key: str, strict_message: str, value: Any, source: str, data: dict) -> str:
@@ -425,7 +439,9 @@ def _field_message(key: str, strict_message: str, value: Any, source: str, data:
         return f"{shown} is {_kind(value)}, not one of {', '.join(STATUSES)}; set one of them"
     if expected == "string list":
         if isinstance(value, list):
-            bad = next((item for item in value if not isinstance(item, str)), None)
+            index, bad = next((i, item) for i, item in enumerate(value) if not isinstance(item, str))
+            if bad is None:
+                return f"{key} item {index + 1} is empty; write a name there or remove the item"
             return f"{key} item {_show(bad)} is {_kind(bad)}, not text; quote it"
         return f"{shown} is {_kind(value)}, not a name or a list of names; quote it"
     return f"{shown} is {_kind(value)}, not text; quote it"

@@ -4,7 +4,9 @@ This module holds two small families (the catalogue's ``layering`` and
 ``freshness``), both information-level and both per entry document:
 
 - ``shadowed-entry``: roots are layered and the nearest wins on name, so an
-  entry silently hides a same-named entry in every farther root. That is
+  entry silently hides a same-named entry in every farther root of its
+  stack (:class:`memls.store.model.Workspace`; another workspace folder's
+  project is not a layer of this one, so it hides nothing there). That is
   often intended (a project overriding a user default) but surprising when
   it is not, so the nearer, visible entry says what it hides and where.
 - ``recheck-due``: ``recheck`` is free-form in gptme (never interpreted).
@@ -81,9 +83,7 @@ def _shadowed(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
         return
     related = []
     scopes = []
-    for other in ctx.workspace.roots:
-        if other.order <= state.order:
-            continue
+    for other in ctx.workspace.farther_than(state):
         hidden = other.visible(name)
         if hidden is None:
             continue

@@ -40,25 +40,25 @@ def check(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
             "so it is invisible; rename the file",
         )
         return
-    if doc.kind != "entry":
-        return
+    if doc.kind != "entry" or doc.stated_name is None or doc.stated_name != doc.name:
+        return  # YAML that does not load, and no name stated for certain: nothing to judge
     if is_index_filename(doc.slug):
         yield ctx.problem(
             "reserved-name", doc, name_span(doc),
-            f"name '{entry.name}' is reserved: its file would be {doc.slug}.md, which every "
+            f"name '{doc.name}' is reserved: its file would be {doc.slug}.md, which every "
             "reader skips; rename the entry to a name not starting with 'memory'",
         )
     state = doc.root
     slug = doc.slug
     others = [
         state.documents[p] for p in state.by_slug.get(slug, ())
-        if p != doc.path and state.documents[p].name != entry.name
+        if p != doc.path and state.documents[p].name != doc.name
     ]
     if others:
         names = ", ".join(f"'{o.name}' ({o.path.name})" for o in others)
         yield ctx.problem(
             "slug-collision", doc, name_span(doc),
-            f"name '{entry.name}' has the same slug '{slug}' as {names}: gptme's save of either writes "
+            f"name '{doc.name}' has the same slug '{slug}' as {names}: gptme's save of either writes "
             f"{slug}.md over the other; rename one of them",
             related=[
                 Related(Location(o.path, name_span(o)), f"'{o.name}' has the same slug '{slug}'")

@@ -105,16 +105,22 @@ def _audit(doc: Document, code: str, entry: str, detail: str) -> dict[str, Any]:
 def check(ctx: CheckContext, doc: Document) -> Iterable[Problem | None]:
     if doc.kind != "entry" or doc.entry is None:
         return ()
+    if doc.stated_name is None or doc.stated_name != doc.name:
+        return ()
     state = doc.root
-    visible = state.visible(doc.entry.name)
+    visible = state.visible(doc.name)
     if visible is not None and visible.path != doc.path:
         # A hidden duplicate: readers (and gptme's audit) never follow its links.
         return (_duplicate_name(ctx, doc, visible),)
+    if doc.facts is not doc:
+        # The frontmatter does not load: its links and status are guesses of
+        # the line fallback, so only its (certain) name was checked.
+        return ()
     return list(_check_visible(ctx, doc))
 
 
 def _duplicate_name(ctx: CheckContext, doc: Document, first: Document) -> Problem | None:
-    name = doc.entry.name
+    name = doc.name
     data: dict[str, Any] = {"target": name}
     # gptme compares with the first *strictly parsed* earlier file of the name.
     earlier = next(
@@ -133,21 +139,21 @@ def _duplicate_name(ctx: CheckContext, doc: Document, first: Document) -> Proble
 
 
 def _check_visible(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
-    entry = doc.entry
-    assert entry is not None
-    if entry.superseded_by:
-        yield from _check_superseded_by(ctx, doc, entry.superseded_by)
-    for index, old in enumerate(entry.supersedes):
+    """The links as written; an item of the wrong type is the frontmatter family's problem."""
+    successor = doc.successor
+    if successor:
+        yield from _check_superseded_by(ctx, doc, successor)
+    for index, old in doc.predecessors:
         yield from _check_supersedes_item(ctx, doc, index, old)
     yield from _check_status(ctx, doc)
 
 
 def _other_root_entry(ctx: CheckContext, state: RootState, name: str) -> Document | None:
-    for other in ctx.workspace.roots:
-        if other is not state:
-            found = other.visible(name)
-            if found is not None:
-                return found
+    """The entry ``name`` in a root layered with this one (an unrelated project's does not count)."""
+    for other in ctx.workspace.layered_with(state):
+        found = other.visible(name)
+        if found is not None:
+            return found
     return None
 
 
@@ -160,6 +166,8 @@ def _missing_target(
         code, detail, what = "dangling-superseded-by", f"replacement {target!r} does not exist", "superseded_by"
     else:
         code, detail, what = "dangling-supersedes", f"superseded entry {target!r} does not exist", "supersedes"
+    if target in doc.root.maybe_named:
+        return None  # an entry whose YAML does not load may be it: its name is in doubt
     data = {"link": key, "index": index, "target": target, **_audit(doc, code, name, detail)}
     elsewhere = _other_root_entry(ctx, doc.root, target)
     if elsewhere is not None:
@@ -197,14 +205,17 @@ def _check_superseded_by(ctx: CheckContext, doc: Document, successor: str) -> It
     if target is None:
         yield _missing_target(ctx, doc, SUPERSEDED_BY, 0, successor, span)
         return
-    target_entry = target.entry
+    facts = target.facts
+    if facts is None:
+        return  # its frontmatter does not load: nothing is known of its links
+    target_entry = facts.entry
     assert target_entry is not None
     if name not in target_entry.supersedes:
         yield ctx.problem(
             "asymmetric-supersession", doc, span,
             f"superseded_by '{successor}' does not link back: '{successor}' does not list "
             f"'{name}' in supersedes; add it there",
-            related=(Related(Location(target.path, _key_span(target, SUPERSEDES)),
+            related=(Related(Location(target.path, _key_span(facts, SUPERSEDES)),
                              f"'{successor}' should list '{name}' here"),),
             data={"link": SUPERSEDED_BY, "target": successor,
                   **_audit(doc, "asymmetric-supersession", name,
@@ -223,7 +234,7 @@ def _check_superseded_by(ctx: CheckContext, doc: Document, successor: str) -> It
                              f"'{successor}' is next in the cycle"),),
         )
     if target_entry.status == "superseded":
-        later = f" by '{target_entry.superseded_by}'" if target_entry.superseded_by else ""
+        later = f" by '{facts.successor}'" if facts.successor else ""
         yield ctx.problem(
             "superseded-reference", doc, span,
             f"superseded_by '{successor}' names an entry that is itself superseded{later}, "
@@ -238,18 +249,19 @@ def _cycle_through(doc: Document) -> list[str] | None:
     start = doc.entry.name
     members = [start]
     seen = {start}
-    current = doc.entry.superseded_by
+    current = doc.successor
     while current and len(members) <= _CYCLE_SEARCH_LIMIT:
         if current == start:
             return members if len(members) >= 2 else None
         if current in seen:
             return None  # a loop further along that does not pass through doc
         nxt = state.visible(current)
-        if nxt is None or nxt.entry is None:
+        facts = nxt.facts if nxt is not None else None
+        if facts is None or facts.entry is None:
             return None
         members.append(current)
         seen.add(current)
-        current = nxt.entry.superseded_by
+        current = facts.successor
     return None
 
 
@@ -270,20 +282,20 @@ def _check_supersedes_item(
         )
         return
     target = doc.root.visible(old)
+    facts = target.facts if target is not None else None
     if target is None:
         yield _missing_target(ctx, doc, SUPERSEDES, index, old, span)
-    else:
-        target_entry = target.entry
-        assert target_entry is not None
-        if target_entry.superseded_by != name:
-            if target_entry.superseded_by:
+    elif facts is not None:  # None: its frontmatter does not load, its links are unknown
+        later = facts.successor
+        if later != name:
+            if later:
                 message = (f"supersedes '{old}', but '{old}' is superseded_by "
-                           f"'{target_entry.superseded_by}'; remove one of the two links")
-                related_span = _value_span(target, SUPERSEDED_BY)
+                           f"'{later}'; remove one of the two links")
+                related_span = _value_span(facts, SUPERSEDED_BY)
             else:
                 message = (f"supersedes '{old}', but '{old}' does not link back; "
                            f"set its superseded_by to '{name}'")
-                related_span = _anchor(target)
+                related_span = _anchor(facts)
             yield ctx.problem(
                 "asymmetric-supersession", doc, span, message,
                 related=(Related(Location(target.path, related_span),
@@ -296,10 +308,10 @@ def _check_supersedes_item(
         for rival, rival_index in _living_rivals(doc, old):
             yield ctx.problem(
                 "forked-succession", doc, span,
-                f"'{old}' is also superseded by living entry '{rival.entry.name}'; "
+                f"'{old}' is also superseded by living entry '{rival.name}'; "
                 "keep one successor living",
-                related=(Related(Location(rival.path, _item_span(rival, rival_index)),
-                                 f"'{rival.entry.name}' also supersedes '{old}'"),),
+                related=(Related(Location(rival.path, _item_span(rival.facts, rival_index)),
+                                 f"'{rival.name}' also supersedes '{old}'"),),
                 data={"target": old},
             )
 
@@ -312,28 +324,30 @@ def _living_rivals(doc: Document, old: str) -> list[tuple[Document, int]]:
         if path == doc.path:
             continue
         other = state.documents.get(path)
-        if other is None or other.entry is None or other.entry.status != "living":
+        facts = other.facts if other is not None else None
+        if facts is None or facts.entry is None or facts.entry.status != "living":
             continue
-        if state.visible(other.entry.name) is not other or other.entry.name == old:
+        if state.visible(other.name) is not other or other.name == old:
             continue
-        if old in other.entry.supersedes:
-            out.append((other, other.entry.supersedes.index(old)))
+        index = next((i for i, item in facts.predecessors if item == old), None)
+        if index is not None:
+            out.append((other, index))
     return out
 
 
 def _check_status(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
-    entry = doc.entry
     status = _written_status(doc)
-    name = entry.name
-    if entry.superseded_by and entry.superseded_by != name and status == "living":
+    name = doc.entry.name
+    successor = doc.successor
+    if successor and successor != name and status == "living":
         span = _value_span(doc, "status") if "status" in _keys(doc) else _value_span(doc, SUPERSEDED_BY)
         yield ctx.problem(
             "living-with-successor", doc, span,
-            f"'{name}' has superseded_by '{entry.superseded_by}' but its status is living; "
+            f"'{name}' has superseded_by '{successor}' but its status is living; "
             "set status: superseded",
-            data={"target": entry.superseded_by},
+            data={"target": successor},
         )
-    if status == "superseded" and not entry.superseded_by:
+    if status == "superseded" and not doc.entry.superseded_by:
         yield ctx.problem(
             "superseded-without-successor", doc, _value_span(doc, "status"),
             f"'{name}' has status superseded but no superseded_by; name its successor "
@@ -538,9 +552,9 @@ def _self_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[
 def _living_with_successor_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
     if not _editable(doc):
         return
-    successor = doc.root.visible(doc.entry.superseded_by or "")
+    successor = doc.root.visible(doc.successor or "")
     values = {"status": "superseded"}
-    safe = (successor is not None and doc.entry.name in successor.entry.supersedes
+    safe = (_editable(successor) and doc.entry.name in successor.entry.supersedes
             and not _overrides_status(doc, values))
     yield Fix("Set status: superseded", tuple(_set_keys(doc, values)), safe=safe)
 
@@ -554,7 +568,7 @@ def _superseded_without_successor_fixes(ctx: CheckContext, doc: Document, proble
     yield Fix("Set status: living", tuple(_set_keys(doc, {"status": "living"})))
     for path in sorted(state.linked_from.get(name, ())):
         other = state.documents.get(path)
-        if (other is not None and other.entry is not None and other.path != doc.path
+        if (_editable(other) and other.entry is not None and other.path != doc.path
                 and state.visible(other.entry.name) is other and name in other.entry.supersedes):
             yield Fix(f"Set superseded_by: {other.entry.name}",
                       tuple(_set_keys(doc, {SUPERSEDED_BY: other.entry.name})))

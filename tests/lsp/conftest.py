@@ -14,6 +14,7 @@ import sys
 import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Union
 
 import pytest
 import pytest_lsp
@@ -43,6 +44,7 @@ def act_as_editor(lsp_client: LanguageClient) -> None:
     """
     lsp_client.registrations = []  # type: ignore[attr-defined]
     lsp_client.applied_edits = []  # type: ignore[attr-defined]
+    tell_commands_from_code_actions(lsp_client)
 
     @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register_capability(params: types.RegistrationParams) -> None:
@@ -52,6 +54,23 @@ def act_as_editor(lsp_client: LanguageClient) -> None:
     def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
         lsp_client.applied_edits.append(params)  # type: ignore[attr-defined]
         return types.ApplyWorkspaceEditResult(applied=True)
+
+
+def tell_commands_from_code_actions(lsp_client: LanguageClient) -> None:
+    """Read a code action that carries a command as a ``CodeAction``, as editors do.
+
+    lsprotocol takes any item with a ``command`` key for a ``Command``; the
+    spec tells them apart by the type of ``command`` (a string only in a
+    ``Command``), and so do VS Code and Neovim.
+    """
+    converter = lsp_client.protocol._converter
+
+    def structure(obj, _type):
+        kind = types.Command if isinstance(obj.get("command"), str) else types.CodeAction
+        return converter.structure(obj, kind)
+
+    converter.register_structure_hook(types.Command | types.CodeAction, structure)
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], structure)  # noqa: UP007
 
 
 @pytest_lsp.fixture(
@@ -407,7 +426,7 @@ def initialization_options(profile: str, settings: dict | None = None) -> dict:
     """What each profile's editor sends: the settings, and for VS Code (whose Markdown
     support outlines headings itself) what the memls extension declares about that."""
     options: dict = {"settings": settings or {}}
-    if profile == "visual-studio-code":
+    if profile.startswith("visual-studio-code"):
         options["client"] = {"markdownOutline": True}
     return options
 
@@ -468,3 +487,96 @@ def unit_state(tmp_path: Path, files: Mapping[str, str], *, encoding: str = "utf
     for path in state.workspace.scan(root_state):
         state.workspace.load_document(path)
     return state
+
+
+# -- the editor as it is today, and workspaces of several folders --------------------------
+
+# VS Code as the issue reports drove it (1.139): VS Code 1.65's capabilities plus pull
+# diagnostics with refresh, and watchers with a base directory (``relativePatternSupport``).
+CURRENT_VSCODE = "visual-studio-code+pull+relative"
+EDITOR_PROFILES = (*PROFILES, CURRENT_VSCODE)
+
+
+def capabilities_of(profile: str) -> types.ClientCapabilities:
+    """A profile's capabilities: the captured ones, or :data:`CURRENT_VSCODE`'s."""
+    if profile != CURRENT_VSCODE:
+        return client_capabilities(profile)
+    caps = vscode_with_pull()
+    caps.workspace.did_change_watched_files.relative_pattern_support = True  # type: ignore[union-attr]
+    return caps
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=[sys.executable, "-m", "memls.lsp"],
+        server_env={**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": ""},
+    ),
+    params=EDITOR_PROFILES,
+)
+async def editor_client(request, lsp_client: LanguageClient):
+    """The shipped profiles plus today's VS Code (:data:`CURRENT_VSCODE`)."""
+    lsp_client.memls_profile = request.param  # type: ignore[attr-defined]
+    act_as_editor(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def folder_of(folder: Path) -> types.WorkspaceFolder:
+    return types.WorkspaceFolder(uri=path_to_uri(folder), name=folder.name)
+
+
+async def initialize_folders(client: LanguageClient, folders: list[Path], *,
+                             settings: dict | None = None) -> list[Session]:
+    """Initialize the client's profile on several workspace folders; one session per folder."""
+    profile = client.memls_profile  # type: ignore[attr-defined]
+    await client.initialize_session(types.InitializeParams(
+        capabilities=capabilities_of(profile),
+        workspace_folders=[folder_of(f) for f in folders],
+        root_uri=path_to_uri(folders[0]),
+        initialization_options=initialization_options(profile, settings),
+        process_id=os.getpid(),
+    ))
+    return [Session(client, folder) for folder in folders]
+
+
+class ProblemList:
+    """What an editor's problem list shows, as each profile fills it.
+
+    Push: the last publish per file. Pull: the results of successive
+    ``workspace/diagnostic`` reports, kept the way VS Code keeps them -- a
+    file the report leaves out keeps what it showed -- so a file that left
+    the server's model must be cleared by an explicit empty report.
+    """
+
+    def __init__(self, session: Session):
+        self.session = session
+        self.pulled: dict[str, list[types.Diagnostic]] = {}
+        self.result_ids: dict[str, str] = {}
+
+    @property
+    def pull(self) -> bool:
+        return self.session.profile == CURRENT_VSCODE
+
+    async def shown(self, path: Path) -> list[types.Diagnostic]:
+        uri = path_to_uri(path)
+        if not self.pull:
+            return list(self.session.client.diagnostics.get(uri, []))
+        report = await self.session.client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
+            previous_result_ids=[types.PreviousResultId(uri=u, value=v) for u, v in self.result_ids.items()]))
+        for item in report.items:
+            if item.result_id is not None:
+                self.result_ids[item.uri] = item.result_id
+            if isinstance(item, types.WorkspaceFullDocumentDiagnosticReport):
+                self.pulled[item.uri] = list(item.items)
+        return self.pulled.get(uri, [])
+
+    async def wait(self, path: Path, predicate: Callable[[list[types.Diagnostic]], bool],
+                   timeout: float = WAIT) -> list[types.Diagnostic]:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            current = await self.shown(path)
+            if predicate(current):
+                return current
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError(f"the problem list for {path.name} never matched; last: {current}")
+            await asyncio.sleep(0.05)

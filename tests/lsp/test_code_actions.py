@@ -7,9 +7,10 @@ diagnostic, resolve the chosen one when the client resolves edits lazily
 server's own watcher for the rest), and then the diagnostic is gone and the
 engine's audit/check is clean for that problem.
 
-Profile-specific: fixes that create or rename files are offered only to
-VS Code (documentChanges + resource operations); the Neovim profile has no
-documentChanges and Emacs' no resource operations, so there they are absent.
+Profile-specific: fixes that create or rename files are edits only for
+VS Code (documentChanges + resource operations). The Neovim profile has no
+documentChanges and Emacs' no resource operations: there such a fix carries
+the command ``memls.applyFix``, and the server carries it out on disk.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from memls.store import MemoryStore
 from memls.store.checks import CheckContext, check_workspace
@@ -50,6 +52,14 @@ async def take(session, action: types.CodeAction) -> types.WorkspaceEdit:
         action = await session.client.code_action_resolve_async(action)
     assert action.edit is not None
     return action.edit
+
+
+async def run_command(session, action: types.CodeAction):
+    """Execute the action's command, as an editor does with an action that has no edit."""
+    assert action.edit is None and action.command is not None
+    assert action.command.command == "memls.applyFix"
+    return await session.client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command=action.command.command, arguments=action.command.arguments))
 
 
 def audit_codes(root: Path) -> set[str]:
@@ -129,15 +139,16 @@ async def test_set_status_fix(start):
 
 
 @pytest.mark.timeout(30)
-async def test_create_missing_entry_fix_only_where_files_can_be_created(start):
+async def test_create_missing_entry_fix_creates_the_entry_in_every_profile(start):
     session = await start({"new.md": entry("new", extra="supersedes:\n- gone\n")})
     await scan_done(session)
     session.open("new.md")
     if session.profile != FILE_OPS:
         _, actions = await actions_for(session, "new.md", "dangling-supersedes")
-        assert not [a for a in actions if a.title.startswith("Create entry")]
-        return
-    await fix(session, "new.md", "dangling-supersedes", "Create entry 'gone' (gone.md)", {"new.md": 1})
+        await run_command(session, next(a for a in actions if a.title == "Create entry 'gone' (gone.md)"))
+        await session.diagnostics("new.md", lambda d: "dangling-supersedes" not in session.codes(d))
+    else:
+        await fix(session, "new.md", "dangling-supersedes", "Create entry 'gone' (gone.md)", {"new.md": 1})
     created = (session.root / "gone.md").read_text()
     assert "superseded_by: new" in created
     assert audit_codes(session.root) == set()
@@ -165,19 +176,38 @@ async def test_reserved_name_fix_renames_the_file(start):
     session = await start({"memory-notes.md": entry("memory-notes")})
     await scan_done(session)
     session.open("memory-notes.md")
-    if session.profile != FILE_OPS:
-        _, actions = await actions_for(session, "memory-notes.md", "reserved-name")
-        assert actions == []
-        return
     diag, actions = await actions_for(session, "memory-notes.md", "reserved-name")
     action = next(a for a in actions
                   if a.title == "Rename 'memory-notes' to 'notes' (memory-notes.md to notes.md)")
-    edit = await take(session, action)
-    assert any(isinstance(c, types.RenameFile) for c in edit.document_changes or [])
-    await apply_as_client(session, edit, {"memory-notes.md": 1})
+    if session.profile != FILE_OPS:
+        await run_command(session, action)
+        # The open buffer's file moved: its diagnostics are cleared, the new file is shown.
+        await session.diagnostics("memory-notes.md", lambda d: d == [])
+        if session.client.capabilities.window.show_document is not None:
+            assert [d.uri for d in session.client.shown_documents] == [session.uri("notes.md")]
+    else:
+        edit = await take(session, action)
+        assert any(isinstance(c, types.RenameFile) for c in edit.document_changes or [])
+        await apply_as_client(session, edit, {"memory-notes.md": 1})
     assert not (session.root / "memory-notes.md").exists()
     assert "name: notes" in (session.root / "notes.md").read_text()
     assert "reserved-name" not in check_codes(session.root)
+
+
+@pytest.mark.timeout(30)
+async def test_a_fix_the_server_carries_out_is_refused_while_its_file_has_unsaved_changes(start):
+    session = await start({"memory-notes.md": entry("memory-notes")})
+    await scan_done(session)
+    if session.profile == FILE_OPS:
+        pytest.skip("VS Code applies file-moving fixes itself, to its buffers")
+    session.open("memory-notes.md")
+    _, actions = await actions_for(session, "memory-notes.md", "reserved-name")
+    action = next(a for a in actions if a.title.startswith("Rename 'memory-notes' to 'notes'"))
+    session.change("memory-notes.md", entry("memory-notes", body="typed\n"), version=2)
+    with pytest.raises(JsonRpcException, match="save memory-notes.md first"):
+        await run_command(session, action)
+    assert (session.root / "memory-notes.md").read_text() == entry("memory-notes")
+    assert not (session.root / "notes.md").exists()
 
 
 @pytest.mark.timeout(30)

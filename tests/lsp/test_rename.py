@@ -1,8 +1,10 @@
 """Rename from the ``name:`` value or any reference: one edit for name, file, links and index.
 
-Profile-specific: only VS Code can rename files in a workspace edit; a
-rename that moves the file is refused for Neovim and Emacs with a message
-naming the CLI command (see lsp/features/rename.py).
+Profile-specific: only VS Code can rename files in a workspace edit. For
+Neovim and Emacs, which can apply edits but not file renames, the server
+renames on disk itself and brings the open buffers along
+(lsp/features/disk_fixes.py); a client that can do neither is refused at
+``prepareRename``, before the user types a name.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pygls.exceptions import JsonRpcException
 from memls.store import MemoryStore
 from memls.store.roots import MemoryRoot
 
-from .conftest import apply_as_client, entry, scan_done
+from .conftest import apply_as_client, entry, initialize_in, scan_done, write_root
 
 FILE_OPS = "visual-studio-code"
 INDEX = "# Persistent Memory\n\n## Project\n\n- [new](new.md) \u2014 d\n"
@@ -69,28 +71,73 @@ async def test_prepare_rename_on_the_name_value_and_on_a_reference(start):
     assert elsewhere is None
 
 
+def assert_renamed_on_disk(session, edit: types.WorkspaceEdit) -> None:
+    """The server renamed on disk: nothing left for the client but following the buffers."""
+    assert edit == types.WorkspaceEdit(changes={})
+    root = session.root
+    assert not (root / "new.md").exists()
+    assert "name: newer" in (root / "newer.md").read_text()
+    old_text = (root / "old.md").read_text()
+    assert "superseded_by: newer" in old_text
+    assert "[newer](newer.md)" in (root / "MEMORY.md").read_text()
+    assert MemoryStore([MemoryRoot("explicit", root)]).audit() == []
+    # The open old.md is brought to what its file now holds; the moved entry is shown.
+    edited = [uri for applied in session.client.applied_edits for uri in (applied.edit.changes or {})]
+    edited += [c.text_document.uri for applied in session.client.applied_edits
+               for c in applied.edit.document_changes or [] if isinstance(c, types.TextDocumentEdit)]
+    assert session.uri("old.md") in edited
+    if session.client.capabilities.window.show_document is not None:
+        assert [d.uri for d in session.client.shown_documents] == [session.uri("newer.md")]
+
+
 @pytest.mark.timeout(30)
 async def test_rename_from_the_name_value_renames_file_links_and_index(start):
     session = await started(start)
+    edit = await rename(session, "new.md", pos(1, 7), "newer")
     if session.profile != FILE_OPS:
-        with pytest.raises(JsonRpcException, match="memls rename new newer"):
-            await rename(session, "new.md", pos(1, 7), "newer")
+        assert_renamed_on_disk(session, edit)
         return
-    await assert_renamed_everywhere(session, await rename(session, "new.md", pos(1, 7), "newer"))
+    await assert_renamed_everywhere(session, edit)
 
 
 @pytest.mark.timeout(30)
 async def test_rename_from_a_supersedes_item(start):
     session = await started(start)
-    if session.profile != FILE_OPS:
-        with pytest.raises(JsonRpcException, match="cannot rename files"):
-            await rename(session, "new.md", pos(6, 3), "oldest")
-        return
     edit = await rename(session, "new.md", pos(6, 3), "oldest")  # "- old" under supersedes
-    await apply_as_client(session, edit, {"new.md": 1, "old.md": 1})
+    if session.profile == FILE_OPS:
+        await apply_as_client(session, edit, {"new.md": 1, "old.md": 1})
+    else:
+        assert edit == types.WorkspaceEdit(changes={})
     assert "name: oldest" in (session.root / "oldest.md").read_text()
     assert "- oldest" in (session.root / "new.md").read_text()
     assert MemoryStore([MemoryRoot("explicit", session.root)]).audit() == []
+
+
+@pytest.mark.timeout(30)
+async def test_rename_by_the_server_is_refused_while_a_file_to_change_has_unsaved_changes(start):
+    session = await started(start)
+    if session.profile == FILE_OPS:
+        return  # VS Code applies the edit to its buffers itself
+    session.change("old.md", FILES["old.md"] + "Typed, not saved.\n", version=2)
+    with pytest.raises(JsonRpcException, match="save old.md first"):
+        await rename(session, "new.md", pos(1, 7), "newer")
+    assert (session.root / "new.md").read_text() == FILES["new.md"]
+    assert not (session.root / "newer.md").exists()
+
+
+@pytest.mark.timeout(30)
+async def test_a_client_that_can_neither_rename_files_nor_apply_edits_is_refused_at_prepare_rename(
+        client, tmp_path):
+    write_root(tmp_path / "workspace", FILES)
+    caps = types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(apply_edit=False),
+                                    window=types.WindowClientCapabilities(work_done_progress=True))
+    session = await initialize_in(client, tmp_path / "workspace", caps)
+    await scan_done(session)
+    session.open("new.md")
+    with pytest.raises(JsonRpcException, match="memls rename new NEW-NAME") as refused:
+        await session.client.text_document_prepare_rename_async(types.PrepareRenameParams(
+            text_document=types.TextDocumentIdentifier(uri=session.uri("new.md")), position=pos(1, 7)))
+    assert not refused.value.message.startswith("memls:")  # editors name the server themselves
 
 
 @pytest.mark.timeout(30)

@@ -276,10 +276,25 @@ def test_unquoted_colon_error_position():
     assert (error.line, error.column) == (2, 17)
 
 
-def test_unclosed_flow_list_error_position():
+def test_unclosed_flow_list_error_is_placed_at_its_bracket():
+    # PyYAML notices it at the next line's colon (3, 6); the user left the bracket open.
     error = error_of("---\nname: a\nkeywords: [a, b\nstatus: living\n---\n")
-    assert (error.line, error.column) == (3, 6)
+    assert (error.line, error.column) == (2, 10)
+    assert error.from_opener
     assert "while parsing a flow sequence" in error.message
+
+
+def test_quote_left_open_over_later_lines_is_placed_at_the_quote():
+    error = error_of('---\nname: a\ndescription: "日本語 🎉 abc\nother: x\n---\n')
+    assert (error.line, error.column) == (2, 13)
+    assert error.from_opener
+
+
+def test_stray_line_error_is_placed_at_the_stray_line():
+    # PyYAML notices it at the start of the next line.
+    error = error_of("---\nname: a\nsuperseded_by: depl\noy-freeze-v3\nstatus: superseded\n---\n")
+    assert (error.line, error.column) == (3, 0)
+    assert error.from_opener
 
 
 def test_unterminated_quote_error_position():

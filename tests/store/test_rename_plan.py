@@ -193,6 +193,15 @@ def test_plan_rename_refuses_an_existing_target_file(tmp_path):
         plan_rename(ws, doc_of(ws, root, "old.md"), "stray")
 
 
+def test_rename_refuses_while_a_linker_whose_yaml_does_not_load_may_name_it(tmp_path):
+    # new.md's links are unknown (its YAML does not load), but its text reads as naming 'mid'.
+    root = chain_root(tmp_path / "m")
+    (root / "new.md").write_text(entry("new", extra="supersedes: [mid]\nx\n"))
+    ws = load(root)
+    with pytest.raises(ValueError, match="cannot edit new.md"):
+        plan_rename(ws, doc_of(ws, root, "mid.md"), "middle")
+
+
 def test_renaming_a_hidden_duplicate_leaves_links_with_the_visible_one(tmp_path):
     root = chain_root(tmp_path / "m")
     (root / "z-copy.md").write_text(entry("mid"))

@@ -8,6 +8,7 @@ the engine's audit has no issue for the file.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -97,27 +98,34 @@ def test_memory_archive_without_frontmatter_is_no_problem(check_root):
 # -- invalid-yaml and frontmatter-not-mapping ------------------------------------------
 
 
-def _pyyaml_mark(yaml_text: str) -> tuple[int, int]:
-    # The loader the parser uses (libyaml when present).
+def _pyyaml_marks(yaml_text: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(problem mark, context mark) of the loader the parser uses (libyaml when present)."""
     try:
         yaml.load(yaml_text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        return mark.line, mark.column
+        problem, context = exc.problem_mark, exc.context_mark
+        return (problem.line, problem.column), (context.line, context.column)
     raise AssertionError("expected a YAML error")
 
 
-def test_yaml_syntax_error_points_at_pyyaml_mark(check_root):
+def test_unclosed_bracket_is_reported_from_the_bracket_to_the_end_of_its_line(check_root):
     yaml_text = "name: fact\nkeywords: [a, b\ndescription: d"
     checked = check_root({"fact.md": f"---\n{yaml_text}\n---\n"})
     problem = only(checked, "invalid-yaml")
-    line, column = _pyyaml_mark(yaml_text)
+    noticed, opened = _pyyaml_marks(yaml_text)
     assert problem.severity == "error"
-    assert (line, column) == (2, 11)  # mid-text, so both loaders agree
-    assert (problem.span.start_line, problem.span.start_col) == (line + 1, column)
-    assert f"at line {line + 2}, column {column + 1}" in problem.message
+    assert noticed == (2, 11) and opened == (1, 10)  # PyYAML notices it a line later
+    assert problem.span == Span(2, 10, 2, len("keywords: [a, b"))
+    assert "at line 3, column 11" in problem.message
     assert problem.data["audit"][0] == "fact.md"
     assert problem.data["audit"][1].startswith("invalid YAML: ")
+
+
+def test_unterminated_quote_is_reported_from_the_quote_to_the_end_of_its_line(check_root):
+    text = '---\nname: fact\ndescription: "日本語 🎉 abc\nkeywords: [a]\n---\n'
+    problem = only(check_root({"fact.md": text}), "invalid-yaml")
+    assert problem.span == Span(2, 13, 2, len('description: "日本語 🎉 abc'))
+    assert "at line 3, column 14" in problem.message
 
 
 def test_yaml_error_span_covers_the_offending_token(check_root):
@@ -482,3 +490,26 @@ def test_unsafe_index_text_sees_every_break_that_save_folds(check_root):
     from memls.store.store import single_line
 
     assert single_line("one\u2028two", "description") == "one two"
+
+
+# -- messages say what the file says, in words --------------------------------------------------
+
+_REPEATED_WORD = re.compile(r"\b(\w+) \1\b")
+
+
+@pytest.mark.parametrize("key", ["status", "supersedes", "superseded_by", "keywords", "title",
+                                 "description", "confidence", "recheck", "metadata", "provenance"])
+@pytest.mark.parametrize("value", ["", " ~", " null", " [a, ~]", "\n  - \n  - b", " !!binary aGk=", " 42",
+                                   " {a: 1}", " true"])
+def test_field_messages_neither_repeat_words_nor_show_python_values(check_root, key, value):
+    checked = check_root({"a.md": f"---\nname: a\ndescription: d\n{key}:{value}\n---\n"} if key != "description"
+                         else {"a.md": f"---\nname: a\ndescription:{value}\n---\n"})
+    for problem in checked.problems():
+        assert not _REPEATED_WORD.search(problem.message), problem.message
+        assert "None" not in problem.message and "{}" not in problem.message, problem.message
+        assert "bytes" not in problem.message, problem.message
+
+
+def test_empty_status_message_names_the_key_once(check_root):
+    problem = only(check_root({"a.md": "---\nname: a\ndescription: d\nstatus:\n---\n"}), "invalid-field")
+    assert problem.message == "status is empty, not one of living, superseded, historical; set one of them"

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from memls.store.apply import apply_fixes
 from memls.store.catalogue import spec
-from memls.store.checks import audit_code_of, fixes_for
+from memls.store.checks import audit_code_of, fixes_for, supersession
 from memls.store.roots import MemoryRoot
 from memls.store.settings import Settings
 from memls.store.spans import Span
@@ -581,13 +581,32 @@ def test_a_code_switched_off_is_not_reported(root_dir):
     assert checked.problems("dangling-superseded-by") == []
 
 
-def test_links_of_an_entry_with_broken_yaml_resolve_leniently_without_audit_rollup(root_dir):
-    # `description: a: b` is invalid YAML; readers fall back to key: value lines.
+def test_links_of_an_entry_whose_yaml_does_not_load_are_not_checked(root_dir):
+    # `description: a: b` is invalid YAML; the readers' line fallback guesses the
+    # links, and a guess is not a fact to report a dangling link from.
     text = "---\nname: a\ndescription: a: b\nsuperseded_by: ghost\nstatus: superseded\n---\n"
     checked, _ = check(root_dir, {"a.md": text})
-    problem = only(checked, "dangling-superseded-by")
-    assert problem.span == name_span("a")
-    assert "audit" not in problem.data
+    assert checked.codes() & set(supersession.CODES) == set()
+    assert only(checked, "invalid-yaml")
+
+
+def test_empty_supersedes_item_is_only_the_frontmatter_problem(root_dir):
+    checked, _ = check(root_dir, {"a.md": entry_text("a", extra="supersedes:\n  - \n")})
+    assert checked.problems("dangling-supersedes") == []
+    problem = only(checked, "invalid-field")
+    assert problem.message == "supersedes item 1 is empty; write a name there or remove the item"
+    assert not any("None" in p.message for p in checked.problems())
+
+
+def test_superseded_by_of_another_type_is_not_a_link(root_dir):
+    text = entry_text("a", extra="status: superseded\nsuperseded_by: [b]\n")
+    checked, _ = check(root_dir, {"a.md": text, "b.md": entry_text("b", extra="supersedes: [a]\n")})
+    a, b = root_dir / "a.md", root_dir / "b.md"
+    assert [p.code for p in checked.problems(path=a) if p.code in supersession.CODES] == []
+    assert "[b]" in only(checked, "invalid-field").message
+    # From b's side, a has no successor it could name.
+    assert "'a' does not link back" in only(checked, "asymmetric-supersession", b).message
+    assert not any("['b']" in p.message for p in checked.problems())
 
 
 # -- audit parity with the engine's audit on random roots ------------------------------------------

@@ -1,0 +1,105 @@
+"""Renames and fixes that move or create files, carried out by the server itself.
+
+Renaming an entry usually moves its file (the name decides the file), the
+reserved-name fix renames a file and "Create entry" creates one. Sent as a
+workspace edit, these need a client that declares ``documentChanges`` with
+the create and rename resource operations (VS Code). Neovim 0.11 declares
+no ``documentChanges`` and Emacs' eglot no resource operations; the text
+edits alone would name an entry differently from its file, and the next
+save by gptme or memls would write a second file beside it.
+
+Such a client still gets the whole operation when it can apply workspace
+edits (``workspace/applyEdit``): the server applies the engine's plan on
+disk itself, in one commit under the root's lock
+(:func:`memls.store.apply.apply_fixes`, which refuses when a file changed
+since it was checked), then brings open buffers to the new text, forgets a
+buffer whose file moved away (its diagnostics are cleared), and shows the
+file the open one moved to (``window/showDocument``). A buffer with unsaved
+changes among the files to change refuses the whole ("save ... first"):
+writing behind it would fork its text. A rename runs this from
+``textDocument/rename`` (the answer is then an empty edit, everything
+having been done); a quick fix carries the command ``memls.applyFix`` instead
+of an edit.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from memls.store.apply import StaleFixError, apply_fixes
+from memls.store.diagnostics import Fix, RenameFile, TextEdit
+
+from ..convert import path_to_uri
+from ..errors import RequestFailed, reason
+from .commands import _apply, write_through_store
+
+if TYPE_CHECKING:
+    from ..server import MemlsServer
+    from ..state import ServerState
+
+log = logging.getLogger(__name__)
+
+APPLY_FIX = "memls.applyFix"
+
+
+def moves_files(fix: Fix) -> bool:
+    """Whether ``fix`` creates or renames a file (not only edits text)."""
+    return not all(isinstance(op, TextEdit) for op in fix.operations)
+
+
+def client_applies(state: ServerState, fix: Fix) -> bool:
+    """True when the client can carry out every operation of ``fix`` as a workspace edit."""
+    return not moves_files(fix) or (state.client.document_changes and state.client.resource_operations)
+
+
+def server_carries_out(state: ServerState, fix: Fix) -> bool:
+    """True when the server must apply ``fix`` on disk for this client, and can."""
+    return not client_applies(state, fix) and state.client.apply_edit
+
+
+def can_move_files(state: ServerState) -> bool:
+    """Whether a file-moving fix or rename can be done for this client in one way or the other."""
+    return (state.client.document_changes and state.client.resource_operations) or state.client.apply_edit
+
+
+def _apply_on_disk(state: ServerState, fix: Fix, label: str):
+    """Write ``fix`` on disk through the store and update the model (engine thread)."""
+    paths = sorted(fix.paths, key=str)
+    root = state.workspace.root_of(paths[0])
+    if root is None:
+        raise RequestFailed(f"{paths[0].name} is not in a memory root")
+    # What the fix was computed against: the client's text of each file that exists.
+    texts = {p: state.text(p) for p in paths if p in state.buffers or p.is_file()}
+    try:
+        _, affected, syncs = write_through_store(
+            state, paths, lambda: apply_fixes([fix], texts, root=root.path), label)
+    except (StaleFixError, FileExistsError, FileNotFoundError) as exc:
+        raise RequestFailed(reason(exc)) from None
+    shown = None
+    for op in fix.operations:
+        if isinstance(op, RenameFile) and op.old in state.buffers:
+            # The editor's buffer still names the old file; the model follows the disk.
+            affected |= state.close(op.old) | {op.old}
+            shown = op.new
+    return affected, syncs, shown
+
+
+async def carry_out(ls: MemlsServer, fix: Fix, label: str) -> None:
+    """Apply ``fix`` on disk, then bring the editor along (event loop)."""
+    affected, syncs, shown = await ls.engine.run(_apply_on_disk, ls.state, fix, label)
+    await _apply(ls, syncs)
+    ls.after_change(affected)
+    if shown is not None and ls.state.client.show_document:
+        try:
+            await ls.window_show_document_async(
+                types.ShowDocumentParams(uri=path_to_uri(shown), take_focus=True))
+        except Exception:  # noqa: BLE001 - showing the moved file is a courtesy
+            log.warning("the client did not show %s", shown)
+
+
+def fix_command(title: str, data: dict[str, Any]) -> types.Command:
+    """The command a quick fix carries when the server applies it."""
+    return types.Command(title=title, command=APPLY_FIX, arguments=[data])

@@ -1,0 +1,93 @@
+"""Roots outside the workspace folders still hear about other tools' writes.
+
+Editors apply plain watcher globs only inside workspace folders. A root
+outside them (here: ``roots`` from settings) gets a ``RelativePattern``
+watcher when the client supports one, and is polled by the server when it
+does not; either way the real gptme writing there updates the open documents.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from memls.lsp.convert import path_to_uri
+from memls.lsp.watcher import BACKOFF_FILES, POLL_SECONDS, poll_interval
+
+from .conftest import (
+    CURRENT_VSCODE,
+    ProblemList,
+    entry,
+    initialize_folders,
+    wait_until_scanned,
+    write_root,
+)
+
+pytestmark = pytest.mark.timeout(60)
+GPTME_UTIL = Path(sys.executable).parent / "gptme-util"
+
+
+def relative_watchers(client) -> set[tuple[str, str]]:
+    """(baseUri, pattern) of every relative watcher registered with the client (options arrive as JSON)."""
+    out = set()
+    for r in client.registrations:
+        if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES:
+            for w in r.register_options["watchers"]:
+                glob = w["globPattern"]
+                if isinstance(glob, dict):
+                    out.add((glob["baseUri"], glob["pattern"]))
+    return out
+
+
+def outside_workspace(tmp_path: Path, files: dict[str, str]) -> tuple[Path, Path]:
+    folder = tmp_path / "workspace"
+    write_root(folder, {"inside.md": entry("inside")})
+    outside = tmp_path / "elsewhere" / "notes"
+    outside.mkdir(parents=True)
+    for name, text in files.items():
+        (outside / name).write_text(text, encoding="utf-8")
+    return folder, outside
+
+
+async def test_a_root_outside_the_folders_gets_a_relative_watcher_when_the_client_has_them(editor_client, tmp_path):
+    folder, outside = outside_workspace(tmp_path, {"a.md": entry("a")})
+    await initialize_folders(editor_client, [folder], settings={"roots": [str(outside)]})
+    await wait_until_scanned(editor_client)
+    bases = relative_watchers(editor_client)
+    if editor_client.memls_profile == CURRENT_VSCODE:
+        assert bases == {(path_to_uri(outside), "*.md"), (path_to_uri(outside), ".memory-index.json")}
+    else:  # no relativePatternSupport: the server polls that root itself
+        assert bases == set()
+
+
+@pytest.mark.skipif(not GPTME_UTIL.exists(), reason="the real gptme-util is not installed in this venv")
+async def test_gptme_saving_into_an_outside_root_clears_a_stale_dangling_link(editor_client, tmp_path):
+    old = entry("old", extra="status: superseded\nsuperseded_by: newer\n")
+    folder, outside = outside_workspace(tmp_path, {"old.md": old})
+    session, = await initialize_folders(editor_client, [folder], settings={"roots": [str(outside)]})
+    await wait_until_scanned(editor_client)
+    uri = path_to_uri(outside / "old.md")
+    editor_client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="markdown", version=1, text=old)))
+    problems = ProblemList(session)
+    await problems.wait(outside / "old.md", lambda d: "dangling-superseded-by" in {str(x.code) for x in d})
+    subprocess.run([str(GPTME_UTIL), "memory", "save", "newer", "The newer entry", "--type", "project"],
+                   input="body\n", text=True, check=True, capture_output=True,
+                   env={**os.environ, "GPTME_MEMORY_DIRS": str(outside), "MEMLS_MEMORY_DIRS": ""})
+    assert (outside / "newer.md").is_file()
+    if relative_watchers(editor_client):  # the editor watches that root for us and says so
+        editor_client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=path_to_uri(outside / "newer.md"), type=types.FileChangeType.Created)]))
+    await problems.wait(outside / "old.md", lambda d: "dangling-superseded-by" not in {str(x.code) for x in d})
+
+
+def test_polling_backs_off_past_ten_thousand_files():
+    assert poll_interval(500, 0.001) == POLL_SECONDS
+    assert poll_interval(2 * BACKOFF_FILES, 0.001) == 2 * POLL_SECONDS
+    # A slow disk: a round never takes more than a tenth of the time.
+    assert poll_interval(500, 0.2) == pytest.approx(2.0)
