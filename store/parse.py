@@ -386,6 +386,6 @@ def _name_before(frontmatter: Frontmatter, problem: YamlProblem) -> str | None:
     cut = problem.line - frontmatter.content_start_line - 1
     if cut <= 0 or "name" in _line_fallback("\n".join(lines[cut:])):
         return None
-    data, error, _ = load_yaml("\n".join(lines[:cut]))
+    data, error, _, _ = load_yaml("\n".join(lines[:cut]))
     name = data.get("name") if error is None and isinstance(data, dict) else None
     return name if isinstance(name, str) and name.strip() else None
