@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 _NOTHING: tuple = ()
+_RESEND: tuple = (object(),)  # equals no fingerprint: the next result is sent whatever it is
 # Long enough for a burst of keystrokes to arrive together, short enough to feel instant.
 SETTLE_SECONDS = 0.005
 
@@ -83,7 +84,7 @@ class DiagnosticsPublisher:
         state = self.server.state
         ctx = state.context()
         results = check_paths(ctx, sorted(paths, key=str))  # a stable order; str compares fast
-        out = []
+        out: list[tuple[Path, int | None, list[types.Diagnostic]]] = []
         for path, problems in results.items():
             # The model's own answer: asking the state would adopt a gone file's directory
             # again as a root by its look (a removed folder's memory/ still holds MEMORY.md).
@@ -142,7 +143,13 @@ class DiagnosticsPublisher:
             self.server.workspace_diagnostic_refresh(None)
 
     def forget(self, path: Path) -> None:
-        self._published.pop(path, None)
+        """The client may have dropped what it showed for ``path``: the next check sends it again.
+
+        Not "never published": a file that was shown with problems and is now
+        leaving the model must still get its empty list, which only a record
+        of having published something brings about.
+        """
+        self._published[path] = _RESEND
 
     # -- pull requests (event loop) ---------------------------------------------------
 

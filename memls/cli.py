@@ -38,7 +38,7 @@ from memls.store.export import codex_entries, render_codex_snippet
 from memls.store.index import INDEX_FILENAME
 from memls.store.match import hook_event_text, match_memories, recall_prompt_text, render_matches
 from memls.store.reader import read_root
-from memls.store.recall import recall, render_recall
+from memls.store.recall import RecallBackend, recall, render_recall
 from memls.store.report import (
     FORMATS,
     display_path,
@@ -530,7 +530,7 @@ def recall_command(
     query: str | None,
     prompt: str | None,
     limit: int,
-    backend: str,
+    backend: RecallBackend,  # one of RECALL_BACKENDS: click.Choice checks it
     format_: str,
     body_chars: int,
 ) -> None:

@@ -74,6 +74,6 @@ def audit_root(root: MemoryRoot) -> list[AuditIssue]:
 def _order(problem: Problem, code: str) -> tuple:
     """gptme's order: files first, then links (``superseded_by`` before ``supersedes``)."""
     file_pass = 0 if code in FILE_CODES else 1
-    field_rank = LINK_ORDER.get(problem.data.get("link"), len(LINK_ORDER))
+    field_rank = LINK_ORDER.get(problem.data.get("link", ""), len(LINK_ORDER))
     span = problem.span
     return (file_pass, str(problem.path), field_rank, span.start_line, span.start_col)

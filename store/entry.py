@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 import yaml
 
+from .text import fold_line_breaks, has_line_break
+
 DEFAULT_TYPE = "general"
 DEFAULT_STATUS = "living"
 STATUSES = ("living", "superseded", "historical")
@@ -75,8 +77,17 @@ class MemoryEntry:
         return self.status == DEFAULT_STATUS
 
     def index_line(self) -> str:
-        """The ``MEMORY.md`` pointer line, in Claude Code's shape."""
-        return f"- [{self.index_title}]({self.filename}) — {self.description}"
+        """The ``MEMORY.md`` pointer line, in Claude Code's shape.
+
+        Always one line: a hand-written title or description holding a line
+        break (a ``|`` block) is folded here, or its second half would be a
+        stray line of the index that no reader ties to the entry (gptme
+        writes it raw). ``unsafe-index-text`` still tells the user about it.
+        """
+        title, description = self.index_title, self.description
+        if has_line_break(title) or has_line_break(description):
+            title, description = fold_line_breaks(title), fold_line_breaks(description)
+        return f"- [{title}]({self.filename}) — {description}"
 
     def to_markdown(self) -> str:
         """Render frontmatter + body. Field order is fixed so diffs stay small.

@@ -29,6 +29,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from filelock import Timeout, UnixFileLock
 
@@ -565,7 +566,10 @@ def _current_umask() -> int:
 # --------------------------------------------------------------------------
 
 
-def _clear_oserror(cls: type[OSError], code: int, message: str) -> OSError:
+_OSErrorT = TypeVar("_OSErrorT", bound=OSError)
+
+
+def _clear_oserror(cls: type[_OSErrorT], code: int, message: str) -> _OSErrorT:
     """An ``OSError`` whose ``str()`` is exactly ``message`` but keeps ``errno``.
 
     ``OSError(errno, text)`` renders as ``[Errno N] text``; the CLI prints

@@ -83,6 +83,7 @@ class FixClaims:
             return True
         spans: dict[Path, list[Span]] = {}
         for op in fix.operations:
+            assert isinstance(op, TextEdit)  # the others returned above
             spans.setdefault(op.path, []).append(op.span)
         for path, new in spans.items():
             if path in self._exclusive:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 from .diagnostics import START, Location
 from .frontmatter import Frontmatter
@@ -27,7 +27,7 @@ from .model import Document, RootState, Workspace
 from .spans import Span
 
 LinkKind = Literal["supersedes", "superseded_by", "index", "name"]
-_LINK_KEYS = ("supersedes", "superseded_by", "name")
+_LINK_KEYS: tuple[LinkKind, ...] = ("supersedes", "superseded_by", "name")
 # A chain longer than this is a pathological corpus; the hover shows what it has.
 _MAX_CHAIN = 1000
 
@@ -258,9 +258,9 @@ def _frontmatter_reference(doc: Document, line: int, col: int) -> LinkRef | None
             if isinstance(value, list):
                 for span, item in zip(spans.items, value):
                     if isinstance(item, str) and item and _contains(span, line, col):
-                        return LinkRef(key, item, _unquoted(fm, span), doc.path)  # type: ignore[arg-type]
+                        return LinkRef(key, item, _unquoted(fm, span), doc.path)
             elif isinstance(value, str) and value and _contains(spans.value, line, col):
-                return LinkRef(key, value, _unquoted(fm, spans.value), doc.path)  # type: ignore[arg-type]
+                return LinkRef(key, value, _unquoted(fm, spans.value), doc.path)
         return None
     # The YAML does not load (or the block is not closed yet): read the line itself.
     lines = document_text(doc).split("\n")
@@ -270,4 +270,4 @@ def _frontmatter_reference(doc: Document, line: int, col: int) -> LinkRef | None
     field = line_field(lines, region[0], line, col)
     if field is None or field.part == "key" or field.key not in _LINK_KEYS or not field.text:
         return None
-    return LinkRef(field.key, field.text, field.span, doc.path)  # type: ignore[arg-type]
+    return LinkRef(cast(LinkKind, field.key), field.text, field.span, doc.path)  # one of _LINK_KEYS

@@ -27,7 +27,7 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from .cache import ParseCache, now_ns, paused_gc, stamp_of
 from .entry import MemoryEntry
@@ -48,6 +48,7 @@ from .roots import MemoryRoot
 from .text import one_line
 
 DocumentKind = Literal["entry", "reserved", "index", "policy"]
+_StackKey = TypeVar("_StackKey", bound=Hashable)
 
 
 def is_document_filename(filename: str) -> bool:
@@ -122,6 +123,7 @@ class Document:
         failure, and no name at all when even that is in doubt.
         """
         if not self.loads:
+            assert self.parsed is not None  # an unparsed document loads
             facts = self.last_good
             return facts.name if facts is not None else self.parsed.name_before_error
         entry = self.entry
@@ -159,6 +161,7 @@ class Document:
         if self.loads:
             entry = self.entry
             return entry.name if entry is not None else None
+        assert self.parsed is not None  # an unparsed document loads
         return self.parsed.name_before_error
 
     @cached_property
@@ -184,7 +187,9 @@ class Document:
     def _written(self, key: str) -> Any:
         if self.entry is None or not self.loads:
             return None
-        return self.parsed.frontmatter.data.get(key)
+        parsed = self.parsed
+        assert parsed is not None and parsed.frontmatter is not None  # it has an entry and loads
+        return parsed.frontmatter.data.get(key)
 
     @property
     def links(self) -> frozenset[str]:
@@ -277,7 +282,7 @@ class RootState:
         self.track_index(doc.path, doc)
         for name in doc.guessed_names:
             self.maybe_named[name].add(doc.path)
-        if doc.kind != "entry" or doc.name is None:
+        if doc.kind != "entry" or doc.name is None or doc.slug is None:  # (the slug is None only without a name)
             return
         _insert_sorted(self.by_name[doc.name], doc.path)
         _insert_sorted(self.by_slug[doc.slug], doc.path)
@@ -309,7 +314,7 @@ class RootState:
                 guessed.discard(path)
                 if not guessed:
                     del self.maybe_named[name]
-        if doc.kind != "entry" or doc.name is None:
+        if doc.kind != "entry" or doc.name is None or doc.slug is None:  # (the slug is None only without a name)
             return doc
         _discard(self.by_name, doc.name, path)
         _discard(self.by_slug, doc.slug, path)
@@ -397,7 +402,7 @@ class Workspace:
         return self.set_stacks({key: roots})
 
     def set_stacks(
-        self, stacks: Mapping[Hashable, Sequence[MemoryRoot]], *, remove: Iterable[Hashable] = ()
+        self, stacks: Mapping[_StackKey, Sequence[MemoryRoot]], *, remove: Iterable[Hashable] = ()
     ) -> StackChange:
         """Set several stacks and remove others, in one step.
 
@@ -423,8 +428,8 @@ class Workspace:
             for state in states:
                 if key != _alone(state):
                     self._stacks.pop(_alone(state), None)
-        for key in remove:
-            self._stacks.pop(key, None)
+        for gone in remove:
+            self._stacks.pop(gone, None)
         return StackChange(tuple(added), self._drop_unstacked())
 
     def stacks(self) -> dict[Hashable, list[MemoryRoot]]:

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .entry import DEFAULT_STATUS, DEFAULT_TYPE, KNOWN_KEYS, STATUSES, MemoryEntry
 from .errors import MemoryFrontmatterError, MemoryParseError
@@ -233,9 +233,10 @@ def _resolve(data: dict[Any, Any], document: ParsedDocument, where: str, *, stri
     type_ = metadata_type or data.get("type") or DEFAULT_TYPE
     if not isinstance(type_, str):
         violation("type", "string")
-    type_placement = "top" if "type" in data and not metadata_type else "metadata"
+    type_placement: Literal["metadata", "top"] = "top" if "type" in data and not metadata_type else "metadata"
 
     path = document.path
+    name: str | None
     if "name" in data:
         raw_name = data["name"]
         if not isinstance(raw_name, str) or not raw_name.strip():

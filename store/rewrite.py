@@ -104,6 +104,7 @@ class _Plan:
         if old is not None and old.key.start_col != 0:
             raise _NoMinimalEdit  # not a plain top-level block mapping
         if new is None:
+            assert old is not None  # both absent returned above
             yield _edit(Span(old.key.start_line, 0, value_end(old)[0] + 1, 0), "")
         elif old is None:
             line = self._insert_line(key)

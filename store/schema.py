@@ -165,7 +165,7 @@ def _described(key: str, schema: dict[str, Any]) -> dict[str, Any]:
 # YAML values Python treats as false. gptme resolves the type as
 # ``metadata.type or type or "general"``, so a false ``metadata.type`` is
 # ignored (whatever its type) and the top-level ``type`` is read instead.
-_FALSY = {"enum": [None, False, 0, "", [], {}]}
+_FALSY: dict[str, Any] = {"enum": [None, False, 0, "", [], {}]}
 _STRING_OR_FALSY = {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/falsy"}]}
 _NAME_LIST = {"type": ["string", "array", "null"], "items": {"type": "string"}}
 

@@ -336,6 +336,7 @@ class MemoryStore:
         with root_lock(root.path, create_root=False):
             tx = RootTransaction(root)
             old = tx.strict(tx.find(old_name))
+            assert old.path is not None  # read from its file
             new_path = root.path / f"{new_slug}.md"
             if new_path != old.path and tx.bytes_of(new_path) is not None:
                 raise FileExistsError(
@@ -601,7 +602,7 @@ def _unlink(entry: MemoryEntry, name: str) -> MemoryEntry:
 
 def _relink(entry: MemoryEntry, old: str, new: str) -> MemoryEntry:
     """The entry with every supersession link to ``old`` pointing at ``new``."""
-    changed = {}
+    changed: dict[str, Any] = {}
     if old in entry.supersedes:
         changed["supersedes"] = [new if s == old else s for s in entry.supersedes]
     if entry.superseded_by == old:

@@ -31,6 +31,7 @@ Capabilities decide two things:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +56,7 @@ FIX_ALL_KIND = "source.fixAll.memls"
 KINDS = (types.CodeActionKind.QuickFix, FIX_ALL_KIND)
 
 
-def wants(kind: str, only: list[str] | None) -> bool:
+def wants(kind: str, only: Sequence[str] | None) -> bool:
     """Whether ``kind`` is asked for (``only`` names kinds or their parents)."""
     if not only:
         return True

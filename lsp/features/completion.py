@@ -57,6 +57,8 @@ def completion_result(state: ServerState, path: Path, position: types.Position) 
     client = state.client
     if not candidates:
         return None
+    if len(candidates) > MAX_ITEMS:
+        candidates = _narrowed(candidates, state.text(path), line, col)
     items = []
     for candidate in candidates[:MAX_ITEMS]:
         item = types.CompletionItem(
@@ -82,6 +84,25 @@ def completion_result(state: ServerState, path: Path, position: types.Position) 
                 item.deprecated = True
         items.append(item)
     return types.CompletionList(is_incomplete=len(candidates) > MAX_ITEMS, items=items)
+
+
+def _narrowed(candidates: list[CompletionCandidate], text: str | None, line: int, col: int
+              ) -> list[CompletionCandidate]:
+    """Candidates matching what is typed so far, those starting with it first.
+
+    A list cut at MAX_ITEMS is marked incomplete, so the client asks again as
+    the user types; without narrowing by the typed text, names past the cut
+    could never be offered.
+    """
+    span = next((c.replace_span for c in candidates if c.replace_span is not None), None)
+    if text is None or span is None or span.start_line != line:
+        return candidates
+    lines = text.split("\n")
+    typed = lines[line][span.start_col:col].strip().casefold() if line < len(lines) else ""
+    if not typed:
+        return candidates
+    matching = [c for c in candidates if typed in c.label.casefold()]
+    return sorted(matching, key=lambda c: not c.label.casefold().startswith(typed))
 
 
 def register(server: MemlsServer) -> None:

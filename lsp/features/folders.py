@@ -11,6 +11,7 @@ already had open in an added folder join the model with their buffer text.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from ..state import ServerState
 
 
-def _folders(items: list[types.WorkspaceFolder] | None) -> list[Path]:
+def _folders(items: Sequence[types.WorkspaceFolder] | None) -> list[Path]:
     return [p for f in items or [] if (p := uri_to_path(f.uri)) is not None]
 
 

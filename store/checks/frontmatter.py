@@ -84,7 +84,7 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
         return [Fix(f"Add 'name: {stem}'", (insert_first_key(parsed, "name", stem),), safe=True)]
     if problem.code == "unsafe-index-text":
         key = problem.data["field"]
-        value = parsed.frontmatter.data.get(key)
+        value = doc.parsed.frontmatter.data.get(key)
         if not isinstance(value, str) or not has_line_break(value):
             return []
         folded = fold_line_breaks(value)
@@ -197,6 +197,7 @@ def _check_fields(
 ) -> Iterator[Problem | None]:
     """One problem per strict field violation; the first carries gptme's audit issue."""
     data = fm.data
+    assert doc.parsed is not None  # fm is its frontmatter
     for i, field_problem in enumerate(doc.parsed.strict_problems):
         key = field_problem.field
         value, span = _field_value(doc, fm, key)
@@ -228,6 +229,7 @@ def _check_keys(ctx: CheckContext, doc: Document, fm: Frontmatter) -> Iterator[P
 
 def _check_names_and_text(ctx: CheckContext, doc: Document, fm: Frontmatter) -> Iterator[Problem | None]:
     entry = doc.entry
+    assert entry is not None  # the caller checks entries only
     data = fm.data
     stem = doc.path.stem
     name_spans = fm.keys.get("name")

@@ -256,9 +256,12 @@ def _line_findings(doc: Document, expected: _Expected, budget: int | None) -> li
         entry_doc = by_filename.get(target)
         if entry_doc is None:
             found.append(_LineFinding("index-broken-link", target, link=link))
-        elif not entry_doc.index_entry.is_living:
+            continue
+        listed_entry = entry_doc.index_entry
+        assert listed_entry is not None  # by_filename holds entries and headlines only
+        if not listed_entry.is_living:
             found.append(_LineFinding("index-lists-non-living", target, link=link,
-                                      entry=entry_doc.index_entry, entry_doc=entry_doc))
+                                      entry=listed_entry, entry_doc=entry_doc))
     shown = None
     if budget is not None and expected.text is not None:
         shown = {link.target for link in parse_index_lines(expected.text)}
@@ -281,6 +284,7 @@ def _check_lines(
         target, entry, entry_doc = finding.target, finding.entry, finding.entry_doc
         if finding.code == "index-broken-link":
             link = finding.link
+            assert link is not None  # the line that points nowhere
             yield ctx.problem(
                 "index-broken-link", doc,
                 Span(link.line, link.target_span[0], link.line, link.target_span[1]),
@@ -289,6 +293,7 @@ def _check_lines(
             )
         elif finding.code == "index-lists-non-living":
             link = finding.link
+            assert link is not None and entry is not None and entry_doc is not None  # the line and its entry
             yield ctx.problem(
                 "index-lists-non-living", doc,
                 Span(link.line, link.title_span[0] - 1, link.line, link.target_span[1] + 1),
@@ -298,6 +303,7 @@ def _check_lines(
                 data={**data, "line": link.line, "target": target},
             )
         else:
+            assert entry is not None  # the entry without a line
             related = []
             if entry_doc is not None:
                 related.append(Related(Location(entry_doc.path, _name_span(entry_doc)),
@@ -434,7 +440,7 @@ def _is_finding_of(finding: _LineFinding, problem: Problem) -> bool:
 
 def _line_fix_title(findings: list[_LineFinding]) -> str:
     """What a line repair does, naming each line it adds or removes and the file."""
-    added = [f"'{f.entry.name}'" for f in findings if f.code == "index-missing-entry"]
+    added = [f"'{f.entry.name}'" for f in findings if f.code == "index-missing-entry" and f.entry is not None]
     removed = list(dict.fromkeys(f"'{f.target}'" for f in findings if f.code != "index-missing-entry"))
     parts = []
     if added:
@@ -463,6 +469,7 @@ def _line_repair(doc: Document, findings: list[_LineFinding], rendering: str | N
         new = remove_index_line(new, filename)
     for finding in findings:
         if finding.code == "index-missing-entry":
+            assert finding.entry is not None  # the entry without a line
             new = upsert_index_line(new, finding.entry)
     return minimal_edit(doc.path, text, new)
 
@@ -566,7 +573,9 @@ def _json_locations(text: str) -> dict[str, tuple[Span, list[Span]]]:
     found: dict[str, tuple[Span, list[Span]]] = {}
 
     def skip(i: int) -> int:
-        return _WHITESPACE.match(text, i).end()  # type: ignore[union-attr]
+        match = _WHITESPACE.match(text, i)
+        assert match is not None  # a starred class matches the empty string
+        return match.end()
 
     def span(start: int, end: int) -> Span:
         return Span(*_position(text, start), *_position(text, end))

@@ -42,14 +42,15 @@ def check(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
         return
     if doc.kind != "entry" or doc.stated_name is None or doc.stated_name != doc.name:
         return  # YAML that does not load, and no name stated for certain: nothing to judge
-    if is_index_filename(doc.slug):
+    slug = doc.slug
+    assert slug is not None  # a stated name has a slug
+    if is_index_filename(slug):
         yield ctx.problem(
             "reserved-name", doc, name_span(doc),
-            f"name '{doc.name}' is reserved: its file would be {doc.slug}.md, which every "
+            f"name '{doc.name}' is reserved: its file would be {slug}.md, which every "
             "reader skips; rename the entry to a name not starting with 'memory'",
         )
     state = doc.root
-    slug = doc.slug
     others = [
         state.documents[p] for p in state.by_slug.get(slug, ())
         if p != doc.path and state.documents[p].name != doc.name

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..diagnostics import CreateFile, Fix, Location, Problem, Related, TextEdit
 from ..edits import add_list_item, insert_keys, remove_key, remove_list_item, set_scalar, yaml_scalar
@@ -26,7 +26,7 @@ from ..entry import STATUSES, MemoryEntry
 from ..errors import ReservedNameError
 from ..model import Document, RootState
 from ..names import check_name
-from ..parse import parse_document
+from ..parse import ParsedDocument, parse_document
 from ..spans import Span
 from .anchors import anchor as _anchor
 from .anchors import key_span as _key_span
@@ -99,6 +99,20 @@ def _audit(doc: Document, code: str, entry: str, detail: str) -> dict[str, Any]:
     return {"audit_code": code, "audit": (entry, detail)}
 
 
+def _entry(doc: Document) -> MemoryEntry:
+    """The entry of a document the checks and fixes here were given (``check`` and ``fixes`` take entries only)."""
+    entry = doc.entry
+    assert entry is not None, doc.path
+    return entry
+
+
+def _parsed(doc: Document) -> ParsedDocument:
+    """The parse of a document edits are built for (``_editable`` accepted it)."""
+    parsed = doc.parsed
+    assert parsed is not None, doc.path
+    return parsed
+
+
 # -- check ------------------------------------------------------------------------
 
 
@@ -121,6 +135,7 @@ def check(ctx: CheckContext, doc: Document) -> Iterable[Problem | None]:
 
 def _duplicate_name(ctx: CheckContext, doc: Document, first: Document) -> Problem | None:
     name = doc.name
+    assert name is not None  # check() passes a document that states its name
     data: dict[str, Any] = {"target": name}
     # gptme compares with the first *strictly parsed* earlier file of the name.
     earlier = next(
@@ -161,7 +176,7 @@ def _missing_target(
     ctx: CheckContext, doc: Document, key: str, index: int, target: str, span: Span,
 ) -> Problem | None:
     """A link to a name this root lacks: dangling, or a cross-root link when another root has it."""
-    name = doc.entry.name
+    name = _entry(doc).name
     if key == SUPERSEDED_BY:
         code, detail, what = "dangling-superseded-by", f"replacement {target!r} does not exist", "superseded_by"
     else:
@@ -188,7 +203,7 @@ def _missing_target(
 
 
 def _check_superseded_by(ctx: CheckContext, doc: Document, successor: str) -> Iterator[Problem | None]:
-    entry = doc.entry
+    entry = _entry(doc)
     name = entry.name
     span = _value_span(doc, SUPERSEDED_BY)
     if successor == name:
@@ -246,7 +261,7 @@ def _check_superseded_by(ctx: CheckContext, doc: Document, successor: str) -> It
 def _cycle_through(doc: Document) -> list[str] | None:
     """The names on a ``superseded_by`` loop back to ``doc`` (doc first), if there is one."""
     state = doc.root
-    start = doc.entry.name
+    start = _entry(doc).name
     members = [start]
     seen = {start}
     current = doc.successor
@@ -268,7 +283,7 @@ def _cycle_through(doc: Document) -> list[str] | None:
 def _check_supersedes_item(
     ctx: CheckContext, doc: Document, index: int, old: str,
 ) -> Iterator[Problem | None]:
-    entry = doc.entry
+    entry = _entry(doc)
     name = entry.name
     span = _item_span(doc, index)
     if old == name:
@@ -306,6 +321,7 @@ def _check_supersedes_item(
             )
     if entry.status == "living":
         for rival, rival_index in _living_rivals(doc, old):
+            assert rival.facts is not None  # a living entry's facts are its own
             yield ctx.problem(
                 "forked-succession", doc, span,
                 f"'{old}' is also superseded by living entry '{rival.name}'; "
@@ -319,15 +335,15 @@ def _check_supersedes_item(
 def _living_rivals(doc: Document, old: str) -> list[tuple[Document, int]]:
     """Other visible living entries that list ``old`` in supersedes (with the item's index)."""
     state = doc.root
-    out = []
+    out: list[tuple[Document, int]] = []
     for path in sorted(state.linked_from.get(old, ())):
         if path == doc.path:
             continue
         other = state.documents.get(path)
         facts = other.facts if other is not None else None
-        if facts is None or facts.entry is None or facts.entry.status != "living":
+        if other is None or facts is None or facts.entry is None or facts.entry.status != "living":
             continue
-        if state.visible(other.name) is not other or other.name == old:
+        if other.name is None or state.visible(other.name) is not other or other.name == old:
             continue
         index = next((i for i, item in facts.predecessors if item == old), None)
         if index is not None:
@@ -337,7 +353,7 @@ def _living_rivals(doc: Document, old: str) -> list[tuple[Document, int]]:
 
 def _check_status(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
     status = _written_status(doc)
-    name = doc.entry.name
+    name = _entry(doc).name
     successor = doc.successor
     if successor and successor != name and status == "living":
         span = _value_span(doc, "status") if "status" in _keys(doc) else _value_span(doc, SUPERSEDED_BY)
@@ -347,7 +363,7 @@ def _check_status(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
             "set status: superseded",
             data={"target": successor},
         )
-    if status == "superseded" and not doc.entry.superseded_by:
+    if status == "superseded" and not _entry(doc).superseded_by:
         yield ctx.problem(
             "superseded-without-successor", doc, _value_span(doc, "status"),
             f"'{name}' has status superseded but no superseded_by; name its successor "
@@ -372,7 +388,7 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
         return []
 
 
-def _editable(doc: Document | None) -> bool:
+def _editable(doc: Document | None) -> TypeGuard[Document]:
     """Text edits need loaded YAML: the spans come from it."""
     if doc is None or doc.parsed is None or doc.parsed.frontmatter is None:
         return False
@@ -382,7 +398,7 @@ def _editable(doc: Document | None) -> bool:
 
 def _set_keys(doc: Document, values: dict[str, str]) -> list[TextEdit]:
     """Set several string keys at once: replace present ones, insert absent ones in one edit."""
-    parsed = doc.parsed
+    parsed = _parsed(doc)
     present = _keys(doc)
     edits = [set_scalar(parsed, key, value) for key, value in values.items() if key in present]
     absent = [(key, value) for key, value in values.items() if key not in present]
@@ -397,7 +413,11 @@ def _spelled(values: dict[str, str]) -> str:
 
 def _overrides_status(doc: Document, values: dict[str, str]) -> bool:
     """True when ``values`` replace a ``status`` the file states explicitly with another."""
-    keys = doc.parsed.frontmatter.data if _editable(doc) else {}
+    if not _editable(doc):
+        return False
+    fm = _parsed(doc).frontmatter
+    assert fm is not None  # _editable
+    keys = fm.data
     return "status" in values and "status" in keys and keys["status"] != values["status"]
 
 
@@ -405,7 +425,7 @@ def _duplicate_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iter
     # Imported here: the rename planner is a separate module that itself uses the model.
     from ..rename_plan import plan_rename, suggest_free_name
 
-    new_name = suggest_free_name(doc.root, doc.entry.name)
+    new_name = suggest_free_name(doc.root, _entry(doc).name)
     yield plan_rename(ctx.workspace, doc, new_name)
 
 
@@ -415,37 +435,37 @@ def _remove_link_fix(doc: Document, problem: Problem, *, status_after: str = "hi
     if not _editable(doc) or key not in _keys(doc):
         return None
     if key == SUPERSEDED_BY:
-        edits = [remove_key(doc.parsed, SUPERSEDED_BY)]
+        edits = [remove_key(_parsed(doc), SUPERSEDED_BY)]
         title = f"Remove superseded_by '{target}'"
         if _written_status(doc) == "superseded":
             edits.extend(_set_keys(doc, {"status": status_after}))
             title += f" and set status: {status_after}"
         return Fix(title, tuple(edits))
     index = problem.data["index"]
-    if doc.entry.supersedes[index] != target:
+    if _entry(doc).supersedes[index] != target:
         return None
-    return Fix(f"Remove '{target}' from supersedes", (remove_list_item(doc.parsed, SUPERSEDES, index),))
+    return Fix(f"Remove '{target}' from supersedes", (remove_list_item(_parsed(doc), SUPERSEDES, index),))
 
 
 def _retarget_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
     key = problem.data.get("link")
-    target = problem.data.get("target")
+    target = problem.data["target"]
     state = doc.root
-    name = doc.entry.name
+    name = _entry(doc).name
     candidates = [n for n in state.by_name if n != name]
     for choice in difflib.get_close_matches(target, candidates, n=3, cutoff=0.6):
         other = state.visible(choice)
-        if not _editable(other):
+        if other is None or not _editable(other):
             continue
-        other_entry = other.entry
+        other_entry = _entry(other)
         title = f"Change to '{choice}'"
         if key == SUPERSEDED_BY:
-            edits = [set_scalar(doc.parsed, SUPERSEDED_BY, choice)]
+            edits = [set_scalar(_parsed(doc), SUPERSEDED_BY, choice)]
             if name not in other_entry.supersedes:
-                edits.append(add_list_item(other.parsed, SUPERSEDES, name))
+                edits.append(add_list_item(_parsed(other), SUPERSEDES, name))
                 title += f" and add '{name}' to supersedes in {other.path.name}"
         else:
-            if choice in doc.entry.supersedes:
+            if choice in _entry(doc).supersedes:
                 continue
             if other_entry.superseded_by and other_entry.superseded_by != name:
                 continue  # it already has a successor: retargeting would contradict it
@@ -465,7 +485,7 @@ def _retarget_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Itera
 def _create_fix(ctx: CheckContext, doc: Document, problem: Problem) -> Fix | None:
     """Create the missing target with the back-link already set, never over an existing file."""
     key = problem.data.get("link")
-    target = problem.data.get("target")
+    target = problem.data["target"]
     state = doc.root
     try:
         slug = check_name(target)
@@ -477,12 +497,13 @@ def _create_fix(ctx: CheckContext, doc: Document, problem: Problem) -> Fix | Non
     path = state.path / f"{slug}.md"
     if path in state.documents or path.exists():
         return None
-    name = doc.entry.name
+    entry = _entry(doc)
+    name = entry.name
     description = f"Created from the {key} link in {doc.path.name}"
     if key == SUPERSEDED_BY:
-        new = MemoryEntry(name=target, description=description, type=doc.entry.type, supersedes=[name])
+        new = MemoryEntry(name=target, description=description, type=entry.type, supersedes=[name])
     else:
-        new = MemoryEntry(name=target, description=description, type=doc.entry.type,
+        new = MemoryEntry(name=target, description=description, type=entry.type,
                           status="superseded", superseded_by=name)
     text = new.to_markdown()
     reread = parse_document(text, path=path)
@@ -510,19 +531,19 @@ def _cross_root_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Ite
 
 def _asymmetric_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
     key = problem.data.get("link")
-    target = problem.data.get("target")
+    target = problem.data["target"]
     state = doc.root
     other = state.visible(target)
-    name = doc.entry.name
-    if not _editable(other):
+    name = _entry(doc).name
+    if other is None or not _editable(other):
         return
     if key == SUPERSEDED_BY:
-        if doc.entry.superseded_by != target or name in other.entry.supersedes:
+        if _entry(doc).superseded_by != target or name in _entry(other).supersedes:
             return
         yield Fix(f"Add '{name}' to supersedes in {other.path.name}",
-                  (add_list_item(other.parsed, SUPERSEDES, name),), safe=True)
+                  (add_list_item(_parsed(other), SUPERSEDES, name),), safe=True)
         return
-    if other.entry.superseded_by:
+    if _entry(other).superseded_by:
         return  # it names another successor: which link is right is the user's call
     # Two entries claiming it: setting one successor is a choice, not a repair.
     claimants = [
@@ -554,7 +575,7 @@ def _living_with_successor_fixes(ctx: CheckContext, doc: Document, problem: Prob
         return
     successor = doc.root.visible(doc.successor or "")
     values = {"status": "superseded"}
-    safe = (_editable(successor) and doc.entry.name in successor.entry.supersedes
+    safe = (_editable(successor) and _entry(doc).name in _entry(successor).supersedes
             and not _overrides_status(doc, values))
     yield Fix("Set status: superseded", tuple(_set_keys(doc, values)), safe=safe)
 
@@ -563,7 +584,7 @@ def _superseded_without_successor_fixes(ctx: CheckContext, doc: Document, proble
     if not _editable(doc):
         return
     state = doc.root
-    name = doc.entry.name
+    name = _entry(doc).name
     yield Fix("Set status: historical", tuple(_set_keys(doc, {"status": "historical"})))
     yield Fix("Set status: living", tuple(_set_keys(doc, {"status": "living"})))
     for path in sorted(state.linked_from.get(name, ())):

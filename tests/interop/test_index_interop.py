@@ -24,13 +24,16 @@ from memls.store.index import (  # noqa: E402
     render_policy_view,
     upsert_index_line,
 )
+from memls.store.text import has_line_break  # noqa: E402
 
 SETTINGS = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
-# Text without surrogates (not encodable, so neither tool can write them).
-text = st.text(st.characters(exclude_categories=("Cs",)), max_size=30)
+# Text without surrogates (not encodable, so neither tool can write them), and
+# without line breaks: memls folds a break on an index line where gptme writes it
+# raw, leaving a stray line (an intended difference, pinned in tests/store/test_index.py).
+text = st.text(st.characters(exclude_categories=("Cs",)), max_size=30).filter(lambda t: not has_line_break(t))
 names = st.text(st.sampled_from("abcXYZ-_ é日0"), min_size=1, max_size=8)
 types = st.sampled_from(
     ["user", "feedback", "project", "reference", "general", "decision", "Decision", "myType", "zz", "Ünï"]
@@ -99,7 +102,7 @@ prior_texts = st.lists(prior_pieces, max_size=25).map("".join)
         {
             "name": st.sampled_from(["a", "b", "ab", "c.d"]),
             "description": text,
-            "title": st.none() | st.sampled_from(["T", "see [x]", "x]y", "new\ntitle"]),
+            "title": st.none() | st.sampled_from(["T", "see [x]", "x]y"]),
             "status": statuses,
         }
     ),

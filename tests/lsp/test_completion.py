@@ -129,6 +129,17 @@ def test_a_long_list_is_cut_and_marked_incomplete(tmp_path: Path):
     assert (len(result.items), result.is_incomplete) == (MAX_ITEMS, True)
 
 
+def test_a_cut_list_is_narrowed_by_what_is_typed_so_names_past_the_cut_are_reachable(tmp_path: Path):
+    names = [f"e{i}" for i in range(MAX_ITEMS + 100)]
+    files = {f"{n}.md": entry(n) for n in names}
+    files["draft.md"] = HEAD + "superseded_by: e29\n---\n"
+    state = unit_state(tmp_path, files)
+    result = completion_result(state, tmp_path / "memory" / "draft.md", types.Position(line=3, character=18))
+    labels = [item.label for item in result.items]
+    assert {f"e29{d}" for d in range(10)} | {"e29"} <= set(labels)
+    assert all("e29" in label for label in labels)
+
+
 def test_without_tag_support_the_deprecated_property_is_set(tmp_path: Path):
     state = _draft_state(tmp_path, ["old", "x"])
     state.client = ClientFeatures(completion_deprecated_property=True)

@@ -451,3 +451,11 @@ def test_visible_limit_cuts_at_the_line_crossing_25_kib():
 def test_visible_limit_counts_utf8_bytes():
     assert claude_code_visible_limit("é" * 12800) is None
     assert claude_code_visible_limit("é" * 12800 + "e") == 0
+
+
+def test_a_hand_written_multi_line_description_renders_as_one_index_line():
+    """A ``description: |`` block would otherwise leave its second line loose in MEMORY.md."""
+    entry = MemoryEntry(name="nl", description="line one\nline two\n", path=Path("/m/nl.md"))
+    text = render_index([entry])
+    assert "- [nl](nl.md) \u2014 line one line two\n" in text
+    assert "\nline two" not in text
