@@ -266,15 +266,15 @@ def _configure_and_load_new_roots(state: ServerState, settings: dict) -> RootsCh
     return state.apply_roots()
 
 
-def _list_roots(state: ServerState) -> list[tuple[Path, os.stat_result]]:
+def _list_roots(state: ServerState) -> list[tuple[Path, os.stat_result | None]]:
     """Every document of every root with its ``stat``, root by root in file order."""
-    listed: list[tuple[Path, os.stat_result]] = []
+    listed: list[tuple[Path, os.stat_result | None]] = []
     for root_state in state.workspace.roots:
         listed.extend(state.workspace.listing(root_state))
     return listed
 
 
-def _load_batch(state: ServerState, listed: list[tuple[Path, os.stat_result]]) -> None:
+def _load_batch(state: ServerState, listed: list[tuple[Path, os.stat_result | None]]) -> None:
     # A bulk load builds many long-lived objects: keep the collector out of it
     # (store.cache.paused_gc says why). The model lives as long as this
     # process, so it is also frozen out of later passes.

@@ -39,7 +39,7 @@ class CheckSpec:
 CATALOGUE: tuple[CheckSpec, ...] = (
     # -- frontmatter ----------------------------------------------------------
     CheckSpec("invalid-entry", "frontmatter", "error",
-              "a `.md` file in a memory root has no frontmatter, an empty one, no usable name, or is not UTF-8 text",
+              "a `.md` file in a memory root has no frontmatter, an empty one, no usable name, is not UTF-8 text, or cannot be opened (a broken or looping symlink, a directory named `x.md`)",
               audit_code="invalid-entry"),
     CheckSpec("invalid-yaml", "frontmatter", "error",
               "the frontmatter is not valid YAML (at the exact position), or uses a tag safe loading refuses (`!!python/object`)",
@@ -64,10 +64,12 @@ CATALOGUE: tuple[CheckSpec, ...] = (
               "`name` is not the file's stem: gptme's `save` of that name writes a different file",
               "rename the entry (file, name and links) to match"),
     CheckSpec("unsafe-index-text", "frontmatter", "warning",
-              "a description or title would break its `MEMORY.md` line (a line break, or `]` in the link text)",
+              "a name, description or title would break its `MEMORY.md` line (a line break or NUL, or `[` / `]` in the link text)",
               "fold the line breaks into spaces"),
     CheckSpec("file-too-large", "frontmatter", "error",
-              "the file is larger than memls reads (1 MiB): it is not parsed"),
+              "the file is larger than memls reads (1 MiB): list, show and recall skip it; only its frontmatter is read, for its `MEMORY.md` line", audit_code="invalid-entry"),
+    CheckSpec("alias-expansion-too-large", "frontmatter", "error",
+              "a frontmatter value whose YAML aliases expand past 10,000 values (an alias bomb, or a value containing itself): memls leaves it out of what it reads and refuses to rewrite the file"),
     # -- reserved names ---------------------------------------------------------
     CheckSpec("reserved-name", "names", "error",
               "a `memory*.md` file holds an entry (every reader skips it, so it is invisible), or a `name` whose slug starts with `memory`",

@@ -64,7 +64,7 @@ class CheckRun:
 
     # Every checked path that has problems (documents, and absent indexes).
     results: dict[Path, list[Problem]]
-    # How many entry and reserved documents were checked.
+    # How many files were checked: every document, and every absent index with a problem.
     documents: int
     # The model, when the check loaded one (None: replayed from the cache).
     workspace: Workspace | None
@@ -89,7 +89,7 @@ def check_roots(
     workspace = Workspace.load(roots)
     results = check_workspace(CheckContext(workspace, settings, today))
     found = {path: problems for path, problems in results.items() if problems}
-    documents = sum(1 for d in workspace.documents() if d.kind in ("entry", "reserved"))
+    documents = len({d.path for d in workspace.documents()} | found.keys())
     if location is not None and _settled(fingerprint, observed_ns):
         stored = [(str(path), problems) for path, problems in found.items()]
         store_private(location, _identity(roots, settings), (key, documents, stored))
@@ -104,11 +104,22 @@ def roots_fingerprint(roots: Sequence[MemoryRoot]) -> Fingerprint:
 
 
 def _document_stamps(root_dir: Path) -> tuple[tuple[str, Stamp], ...]:
+    """Every document's identity; a name no reader can open counts with its reason's hash.
+
+    So a broken symlink that appears, disappears or starts pointing at a
+    file changes the fingerprint like any other file does.
+    """
     try:
         listed = stat_directory(root_dir, is_document_filename)
     except OSError:
         return ()
-    return tuple((name, stamp_of(st)) for name, st in listed)
+    stamps = [(name, stamp_of(st)) for name, st in listed.files]
+    stamps.extend((name, (0, 0, 0, 0, _digest(why))) for name, why in listed.unreadable)
+    return tuple(sorted(stamps))
+
+
+def _digest(text: str) -> int:
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:8], "big")
 
 
 def _settled(fingerprint: Fingerprint, observed_ns: int) -> bool:

@@ -197,6 +197,16 @@ def read_lock(root: Path, *, timeout: float | None = None) -> Iterator[bool]:
 # --------------------------------------------------------------------------
 
 
+NEW_FILE_MODE = 0o600
+"""The permission bits of every file memls creates (before the umask): private.
+
+Memories hold what an agent learned about a person and their work; gptme
+creates its entries ``0600`` for that reason, and a file memls creates in the
+same root should not be the one readable by every account on the machine.
+Existing files keep their mode on every write.
+"""
+
+
 @dataclass(frozen=True)
 class FileWrite:
     """Replace (or create) ``path`` with ``data``.
@@ -206,9 +216,9 @@ class FileWrite:
     files this way and must never overwrite one a harness wrote meanwhile.
 
     ``mode`` sets the permission bits of a file that does not exist yet
-    (default: ``0o666`` minus the umask). A rename passes the old file's
-    mode, so a private ``0o600`` entry does not become world-readable by
-    being renamed. An existing file always keeps its own mode.
+    (default: :data:`NEW_FILE_MODE` minus the umask). A rename passes the old
+    file's mode, so an entry keeps its mode through a rename. An existing file
+    always keeps its own mode.
     """
 
     path: Path
@@ -362,7 +372,7 @@ class _Transaction:
             if original.data is not None:
                 mode = original.mode
             else:
-                mode = change.mode if change.mode is not None else 0o666 & ~umask
+                mode = change.mode if change.mode is not None else NEW_FILE_MODE & ~umask
             self.step = f"cannot write {change.path}"
             _stage(change.path, change.data, mode, self.temps, index)
 
@@ -535,7 +545,7 @@ def _remove_quietly(path: Path) -> None:
 def _current_umask() -> int:
     """The process umask, read without changing it.
 
-    New files get ``0o666 & ~umask``, like any file the user creates. Linux
+    New files get ``NEW_FILE_MODE & ~umask``, as an ``open`` with that mode would. Linux
     reports the umask in /proc; elsewhere the only way is to set and restore
     it, which briefly affects other threads, so that is the fallback only.
     """

@@ -63,9 +63,7 @@ def render_root_view(state: RootState, *, budget: int | None = None) -> str:
     """
     policy_doc = state.documents.get(state.policy_path)
     managed = policy_doc is not None
-    entries = index_entries(
-        (d.entry for d in state.entry_documents() if d.entry is not None), managed=managed
-    )
+    entries = index_entries(state.entries_for_index(), managed=managed)
     if policy_doc is None:
         return render_index(entries, budget=budget)
     if policy_doc.read_error is not None or policy_doc.too_large:
@@ -111,7 +109,8 @@ def formatted_entry(text: str, doc: Document | None = None) -> str | None:
 def _formatted_once(text: str, path: Path | None, scope: str | None) -> str | None:
     parsed = parse_document(text, path=path, scope=scope)
     fm = parsed.frontmatter
-    if parsed.entry is None or parsed.strict_error is not None or fm is None:
+    if (parsed.entry is None or parsed.strict_error is not None or fm is None
+            or parsed.unread_values is not None):
         return None
     if not isinstance(fm.data, dict):
         return None

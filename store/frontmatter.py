@@ -27,12 +27,12 @@ import bisect
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 import yaml.reader
 
-from .spans import KeySpans, Span, YamlProblem
+from .spans import KeySpans, OversizedValue, Span, YamlProblem
 from .text import one_line
 
 # libyaml is several times faster; the pure-Python loader builds the same data.
@@ -50,6 +50,21 @@ _BYTE_ORDER_MARK = "\ufeff"
 # PyYAML contexts whose mark is where an unfinished token opened (other
 # contexts mark a whole block or document, which says nothing precise).
 _OPENER_CONTEXTS = ("while scanning a quoted scalar", "while parsing a flow", "while scanning a simple key")
+
+ALIAS_NODE_BUDGET = 10_000
+"""How many values YAML aliases may add to a document beyond what is written in it.
+
+An alias (``*a``) repeats its anchor's value without repeating its text, so
+twelve short lines can mean 10^11 values (the "billion laughs"). Loading
+shares one object per anchor and stays small, but everything that walks the
+data does not: ``json.dumps`` of such an entry needs gigabytes, and a value
+that contains itself has no end at all. So a value whose aliases push the
+document past this budget is left out of what memls reads, and reported
+(``alias-expansion-too-large``); real frontmatter repeats a few dozen values
+at most.
+"""
+# Stands for "without end" (a value containing itself) in node counts.
+_UNBOUNDED = 1 << 62
 
 
 @dataclass
@@ -69,6 +84,8 @@ class Frontmatter:
     # Top-level string keys when ``data`` is a mapping. For a key written twice
     # the spans are the last occurrence's, because that value is the one loaded.
     keys: dict[str, KeySpans]
+    # Values left out of ``data`` because their aliases expand past the budget.
+    oversized: tuple[OversizedValue, ...] = ()
 
 
 def normalize_text(text: str) -> str:
@@ -110,7 +127,7 @@ def split_frontmatter(text: str) -> Frontmatter | None:
     raw_body = text[after:]
     body = raw_body.strip("\n")
     leading_newlines = len(raw_body) - len(raw_body.lstrip("\n")) if body else 0
-    data, error, keys = load_yaml(yaml_text, first_line=1)
+    data, error, keys, oversized = load_yaml(yaml_text, first_line=1)
     return Frontmatter(
         yaml_text=yaml_text,
         block=Span(0, 0, closing_line, closing.end() - closing.start()),
@@ -120,19 +137,33 @@ def split_frontmatter(text: str) -> Frontmatter | None:
         data=data,
         error=error,
         keys=keys,
+        oversized=oversized,
     )
 
 
-def load_yaml(
-    yaml_text: str, first_line: int = 0, *, fast: bool = True
-) -> tuple[Any, YamlProblem | None, dict[str, KeySpans]]:
-    """Safe-load ``yaml_text`` once: ``(data, problem, top-level key spans)``.
+class LoadedYaml(NamedTuple):
+    """What :func:`load_yaml` read: the data, why it failed, where its keys are."""
+
+    data: Any
+    problem: YamlProblem | None
+    keys: dict[str, KeySpans]
+    # Values left out of ``data``: their aliases expand past :data:`ALIAS_NODE_BUDGET`.
+    oversized: tuple[OversizedValue, ...] = ()
+
+
+def load_yaml(yaml_text: str, first_line: int = 0, *, fast: bool = True) -> LoadedYaml:
+    """Safe-load ``yaml_text`` once: data, problem, top-level key spans, oversized values.
 
     Never raises: every failure, including ones PyYAML does not wrap in a
     ``YAMLError`` (``!!int abc`` raises ``ValueError``, deep nesting
     ``RecursionError``), becomes a :class:`YamlProblem`. Safe loading refuses
     every ``!!python/...`` tag, so nothing in the text is ever executed.
     ``first_line`` is the document line of the text's first line.
+
+    Values whose aliases expand past :data:`ALIAS_NODE_BUDGET` are left out
+    of the data and listed in ``oversized``; a document that is not a mapping
+    and expands past it is a problem. So nothing built from the result can
+    grow without bound.
 
     The flat frontmatter agents write is read by :mod:`memls.store.fastyaml`, which
     gives exactly this function's result or declines; ``fast=False`` always
@@ -144,30 +175,167 @@ def load_yaml(
 
         flat = parse_flat_mapping(yaml_text, first_line)
         if flat is not None:
-            return flat[0], None, flat[1]
+            return LoadedYaml(flat[0], None, flat[1])
     locator = _Locator(yaml_text, first_line)
     loader = None
     try:
         loader = _LOADER(yaml_text)
         node = loader.get_single_node()
         if node is None:
-            return None, None, {}
+            return LoadedYaml(None, None, {})
         # Spans come from the composed tree before construction, because
         # constructing a mapping with ``<<`` merge keys rewrites the node's pairs.
         keys = _top_level_key_spans(node, locator)
+        oversized = _over_budget(node, locator) if "*" in yaml_text else ()
+        if oversized is None:
+            return LoadedYaml(None, locator.problem(
+                f"YAML aliases expand this frontmatter past {ALIAS_NODE_BUDGET:,} values", 0), {})
         data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
-        return None, _marked_problem(exc, locator), {}
+        return LoadedYaml(None, _marked_problem(exc, locator), {})
     except yaml.reader.ReaderError as exc:
-        return None, _reader_problem(exc, yaml_text, locator), {}
+        return LoadedYaml(None, _reader_problem(exc, yaml_text, locator), {})
     except RecursionError:
-        return None, locator.problem("nesting too deep to load", 0), {}
+        return LoadedYaml(None, locator.problem("nesting too deep to load", 0), {})
     except Exception as exc:  # noqa: BLE001 - any str input must give a problem, not a crash
-        return None, locator.problem(f"invalid value: {one_line(str(exc))}", 0), {}
+        return LoadedYaml(None, locator.problem(f"invalid value: {one_line(str(exc))}", 0), {})
     finally:
         if loader is not None:
             loader.dispose()
-    return data, None, (keys if isinstance(data, dict) else {})
+    if not isinstance(data, dict):
+        return LoadedYaml(data, None, {})
+    if oversized:
+        data = _without(data, oversized)
+    return LoadedYaml(data, None, keys, oversized)
+
+
+class _AliasCount:
+    """Counts what aliases add to a document, value by value, in document order.
+
+    A node's expanded size counts every alias as its anchor's whole value; a
+    node reached for the first time counts as written. What a value adds is
+    its expanded size minus the nodes first written inside it, so an alias to
+    an earlier value counts in full, and the sum over every value kept is
+    exactly how much larger the data is than the text that wrote it.
+    """
+
+    def __init__(self) -> None:
+        self.sizes: dict[int, int] = {}
+        self.active: set[int] = set()
+        self.seen: set[int] = set()
+        self.spent = 0
+
+    def added(self, node: yaml.Node) -> int:
+        expanded = self.size(node)
+        written = 0
+        todo = [node]
+        while todo:
+            current = todo.pop()
+            if id(current) in self.seen:
+                continue
+            self.seen.add(id(current))
+            written += 1
+            todo.extend(_children(current))
+        return _UNBOUNDED if expanded >= _UNBOUNDED else expanded - written
+
+    def size(self, node: yaml.Node) -> int:
+        key = id(node)
+        if isinstance(node, yaml.ScalarNode):
+            return 1
+        if key in self.sizes:
+            return self.sizes[key]
+        if key in self.active:
+            return _UNBOUNDED  # an alias to an enclosing value: it contains itself
+        self.active.add(key)
+        total = 1
+        for child in _children(node):
+            total = min(total + self.size(child), _UNBOUNDED)
+        self.active.discard(key)
+        self.sizes[key] = total
+        return total
+
+    def fits(self, added: int) -> bool:
+        if self.spent + added > ALIAS_NODE_BUDGET:
+            return False
+        self.spent += added
+        return True
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return node.value
+    if isinstance(node, yaml.MappingNode):
+        return [child for pair in node.value for child in pair]
+    return []
+
+
+def _over_budget(node: yaml.Node, locator: _Locator) -> tuple[OversizedValue, ...] | None:
+    """The values to leave out so aliases add at most the budget; None for the whole document.
+
+    Values are taken in document order; one that would pass the budget is
+    left out. Under a top-level mapping (``metadata:``) the keys are weighed
+    one by one, so a bomb under ``metadata.nested`` leaves ``metadata.type``
+    readable. A key that cannot be named (not a plain string, a ``<<`` merge)
+    takes its whole top-level value with it.
+    """
+    count = _AliasCount()
+    if not isinstance(node, yaml.MappingNode):
+        return () if count.fits(count.added(node)) else None
+    out: list[OversizedValue] = []
+    for key_node, value_node in node.value:
+        if not _is_plain_key(key_node):
+            if not count.fits(count.added(key_node) + count.added(value_node)):
+                return None  # a key the data cannot drop by name
+            continue
+        count.added(key_node)
+        inner = _inner_over_budget(count, key_node, value_node, locator)
+        if inner is not None:
+            out.extend(inner)
+            continue
+        added = count.added(value_node)
+        if not count.fits(added):
+            out.append(_oversized((key_node.value,), key_node, added, locator))
+    return tuple(out)
+
+
+def _inner_over_budget(
+    count: _AliasCount, key_node: yaml.Node, value_node: yaml.Node, locator: _Locator
+) -> list[OversizedValue] | None:
+    """The keys of a top-level mapping value to leave out, or None to weigh it whole."""
+    if not isinstance(value_node, yaml.MappingNode) or id(value_node) in count.seen:
+        return None
+    if not all(_is_plain_key(k) for k, _ in value_node.value):
+        return None
+    count.seen.add(id(value_node))
+    out = []
+    for sub_key, sub_value in value_node.value:
+        added = count.added(sub_key) + count.added(sub_value)
+        if not count.fits(added):
+            out.append(_oversized((key_node.value, sub_key.value), sub_key, added, locator))
+    return out
+
+
+def _is_plain_key(node: yaml.Node) -> bool:
+    return isinstance(node, yaml.ScalarNode) and node.tag == _STR_TAG
+
+
+def _oversized(
+    path: tuple[str, ...], key_node: yaml.Node, added: int, locator: _Locator
+) -> OversizedValue:
+    nodes = None if added >= _UNBOUNDED else added
+    return OversizedValue(path, _node_span(key_node, locator), nodes)
+
+
+def _without(data: dict, oversized: tuple[OversizedValue, ...]) -> dict:
+    """``data`` without the oversized values; shared mappings are copied, never changed."""
+    data = dict(data)
+    for value in oversized:
+        head = value.path[0]
+        if len(value.path) == 1:
+            data.pop(head, None)
+        elif isinstance(data.get(head), dict):
+            data[head] = {k: v for k, v in data[head].items() if k != value.path[1]}
+    return data
 
 
 class _Locator:

@@ -36,10 +36,13 @@ from .names import is_index_filename, slugify
 from .parse import ParsedDocument, parse_document
 from .reader import (
     MAX_DOCUMENT_BYTES,
+    Listing,
     child_path_maker,
     decode_document,
+    headline,
     read_capped,
     stat_directory,
+    unreadable_reason,
 )
 from .roots import MemoryRoot
 from .text import one_line
@@ -77,6 +80,9 @@ class Document:
     read_error: str | None = None
     too_large: bool = False
     version: int | None = None
+    # A too-large entry's fields from its first MiB, for the index alone
+    # (:func:`memls.store.reader.headline`); every other check sees no entry.
+    headline: MemoryEntry | None = None
     # While this buffer's frontmatter does not load: the last document of this
     # path whose frontmatter did (see ``Workspace.update``), or None.
     last_good: Document | None = None
@@ -84,6 +90,12 @@ class Document:
     @property
     def entry(self) -> MemoryEntry | None:
         return self.parsed.entry if self.parsed is not None else None
+
+    @property
+    def index_entry(self) -> MemoryEntry | None:
+        """The entry as the index sees it: the entry, or a too-large file's headline."""
+        entry = self.entry
+        return entry if entry is not None else self.headline
 
     @property
     def facts(self) -> Document | None:
@@ -244,6 +256,14 @@ class RootState:
         return [
             docs[p] for p in sorted(docs, key=str)
             if docs[p].kind == "entry" and docs[p].entry is not None
+        ]
+
+    def entries_for_index(self) -> list[MemoryEntry]:
+        """What the index lists, in file order: every entry, and every too-large file's headline."""
+        docs = self.documents
+        return [
+            entry for p in sorted(docs, key=str)
+            if docs[p].kind == "entry" and (entry := docs[p].index_entry) is not None
         ]
 
     def named(self, name: str) -> list[Document]:
@@ -473,19 +493,28 @@ class Workspace:
         """The memory documents of one root on disk, sorted (nothing is read)."""
         return [path for path, _ in self.listing(state)]
 
-    def listing(self, state: RootState) -> list[tuple[Path, os.stat_result]]:
+    def listing(self, state: RootState) -> list[tuple[Path, os.stat_result | None]]:
         """The memory documents of one root with their ``stat``, in file order.
 
         Each file is stat-ed once, and its ``Path`` made once, after sorting
         the names (:func:`memls.store.reader.stat_directory`); at 10k files ``Path``
-        comparisons and path walks were a sixth of a load.
+        comparisons and path walks were a sixth of a load. Entry names no
+        reader can open (a broken symlink, a directory) come with no ``stat``:
+        they are loaded as unreadable documents and reported, never skipped.
         """
         try:
             found = stat_directory(state.path, is_document_filename)
         except OSError:
             return []
         child = child_path_maker(state.path)
-        return [(child(name), st) for name, st in found]
+        listed: list[tuple[Path, os.stat_result | None]] = [
+            (child(name), st) for name, st in found.files
+        ]
+        unreadable = [name for name, _ in found.unreadable if document_kind(name) == "entry"]
+        if unreadable:
+            listed.extend((child(name), None) for name in unreadable)
+            listed.sort(key=lambda item: item[0].name)
+        return listed
 
     def load_document(self, path: Path, st: os.stat_result | None = None) -> None:
         """Read one file into the model without computing what it affects (bulk loads).
@@ -572,7 +601,8 @@ class Workspace:
         if state is None or kind is None:
             return set()
         path = state.path / path.name
-        if not path.is_file():
+        unreadable = unreadable_reason(path)
+        if unreadable is not None and (kind != "entry" or not os.path.lexists(path)):
             return self.remove(path)
         old = state.unregister(path)
         doc = _read_document(state, path, kind)
@@ -665,7 +695,7 @@ def index_key(doc: Document) -> tuple | None:
     ``name`` and ``status`` values sit (index problems point at them as
     related locations). None for documents that are not parsed entries.
     """
-    entry = doc.entry
+    entry = doc.index_entry
     if doc.kind != "entry" or entry is None:
         return None
     keys = doc.parsed.frontmatter.keys if doc.parsed and doc.parsed.frontmatter else {}
@@ -703,9 +733,14 @@ def _load_root(state: RootState) -> None:
     a dictionary lookup per file, and no parse.
     """
     try:
-        listed = stat_directory(state.path, is_document_filename)
+        listing = stat_directory(state.path, is_document_filename)
     except OSError:
-        listed = []
+        listing = Listing([], [])
+    for name, why in listing.unreadable:
+        if document_kind(name) == "entry":
+            path = state.path / name
+            state.register(_make_document(state, path, "entry", text="", read_error=why))
+    listed = listing.files
     cache = open_documents_cache(state.path)
     parsed = [(name, st) for name, st in listed if document_kind(name) in ("entry", "reserved")]
     prefix = os.path.join(os.fspath(state.path), "")
@@ -736,6 +771,10 @@ def _read_document(
     the remembered identity stale (a re-parse next time), never the parse.
     Cached parses are stored without their path and placed here.
     """
+    if st is None:  # never open what is not a regular file (a FIFO would block)
+        unreadable = unreadable_reason(path)
+        if unreadable is not None:
+            return _make_document(state, path, kind, text="", read_error=unreadable)
     parsed_kind = kind in ("entry", "reserved")
     stamp = None
     observed_ns = now_ns()
@@ -753,8 +792,11 @@ def _read_document(
         data = read_capped(path)
     except OSError as exc:
         return _make_document(state, path, kind, text="", read_error=one_line(str(exc)))
-    if data is None:
-        return _make_document(state, path, kind, text="", too_large=True)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        doc = _make_document(state, path, kind, text="", too_large=True)
+        if kind == "entry":
+            doc.headline = headline(path, data, state.scope)
+        return doc
     try:
         text = decode_document(data)
     except UnicodeDecodeError as exc:

@@ -112,6 +112,20 @@ class ParsedDocument:
         return doc
 
     @property
+    def unread_values(self) -> str | None:
+        """Why a rewrite would lose values of this document that memls left unread, or None.
+
+        Values whose YAML aliases expand past the loader's budget are not in
+        the entry (:func:`memls.store.frontmatter.load_yaml`), so a rewrite
+        from the entry would silently drop them: writers refuse instead.
+        """
+        fm = self.frontmatter
+        if fm is None or not fm.oversized:
+            return None
+        keys = ", ".join(".".join(value.path) for value in fm.oversized)
+        return f"{keys} expand too far through YAML aliases to be read; rewrite them without aliases first"
+
+    @property
     def strict_error(self) -> str | None:
         """The message a strict parse raises, or None when it passes."""
         error = self.strict_exception
@@ -373,6 +387,6 @@ def _name_before(frontmatter: Frontmatter, problem: YamlProblem) -> str | None:
     cut = problem.line - frontmatter.content_start_line - 1
     if cut <= 0 or "name" in _line_fallback("\n".join(lines[cut:])):
         return None
-    data, error, _ = load_yaml("\n".join(lines[:cut]))
+    data, error, _, _ = load_yaml("\n".join(lines[:cut]))
     name = data.get("name") if error is None and isinstance(data, dict) else None
     return name if isinstance(name, str) and name.strip() else None

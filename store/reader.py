@@ -14,6 +14,7 @@ as Emacs's ``.#note.md`` live there; gptme's own policy refuses to select them).
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping
@@ -33,6 +34,7 @@ ENTRY_SUFFIX = ".md"
 # Memory entries are a few KB. A larger file is reported, never parsed, so a
 # stray 50 MB file (or a YAML alias bomb) cannot stall every read.
 MAX_DOCUMENT_BYTES = 1024 * 1024
+TOO_LARGE = f"larger than {MAX_DOCUMENT_BYTES} bytes; not read"
 
 
 def is_entry_filename(filename: str) -> bool:
@@ -44,15 +46,25 @@ def is_entry_filename(filename: str) -> bool:
     )
 
 
-def entry_stats(root_dir: Path) -> list[tuple[str, os.stat_result]]:
+class Listing(NamedTuple):
+    """The candidate files of one directory: the regular ones, and the ones no reader can open."""
+
+    # Regular files (symlinks to one included) with their ``stat``, sorted by name.
+    files: list[tuple[str, os.stat_result]]
+    # Names that are not regular files, with why, sorted by name: a broken or
+    # looping symlink, a directory named ``x.md``, a FIFO. gptme's readers
+    # fail on each of them, and its audit reports ``invalid-entry``; skipping
+    # them silently would make ``memls audit`` pass where gptme's fails.
+    unreadable: list[tuple[str, str]]
+
+
+def entry_stats(root_dir: Path) -> Listing:
     """Entry candidates of one root with their ``stat``, sorted by file name."""
     return stat_directory(root_dir, is_entry_filename)
 
 
-def stat_directory(
-    root_dir: Path, accept: Callable[[str], bool]
-) -> list[tuple[str, os.stat_result]]:
-    """The regular files of one directory whose names ``accept`` takes, with their ``stat``.
+def stat_directory(root_dir: Path, accept: Callable[[str], bool]) -> Listing:
+    """The files of one directory whose names ``accept`` takes, with their ``stat``.
 
     Sorted by file name, which equals sorting the paths (one directory)
     without building and comparing 10k ``Path`` objects. Stat-ing relative to
@@ -63,22 +75,47 @@ def stat_directory(
     try:
         fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError):
-        return []
+        return Listing([], [])
     out = []
+    unreadable = []
     try:
         for name in os.listdir(fd):
             if not accept(name):
                 continue
             try:
                 st = os.stat(name, dir_fd=fd)
-            except OSError:
+            except OSError as exc:
+                unreadable.append((name, _unreadable(root_dir / name, exc)))
                 continue
             if stat.S_ISREG(st.st_mode):
                 out.append((name, st))
+            else:
+                unreadable.append((name, _unreadable(root_dir / name, st)))
     finally:
         os.close(fd)
     out.sort(key=lambda item: item[0])
-    return out
+    unreadable.sort()
+    return Listing(out, unreadable)
+
+
+def unreadable_reason(path: Path) -> str | None:
+    """Why no reader can open ``path`` as a file (as :class:`Listing` says), or None."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return _unreadable(path, exc)
+    return None if stat.S_ISREG(st.st_mode) else _unreadable(path, st)
+
+
+def _unreadable(path: Path, found: os.stat_result | OSError) -> str:
+    """The error a reader gets opening ``path``, worded as Python words it (gptme's detail)."""
+    if isinstance(found, OSError):
+        error = found if found.errno is None else OSError(found.errno, found.strerror, str(path))
+    elif stat.S_ISDIR(found.st_mode):
+        error = IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    else:
+        return f"not a regular file: {path}"
+    return _error_line(error)
 
 
 def child_path_maker(root_dir: Path) -> Callable[[str], Path]:
@@ -117,6 +154,9 @@ class FileRead(NamedTuple):
     filename: str
     record: EntryRecord | None
     error: str | None = None  # set when ``record`` is None
+    # A file too large to read whose frontmatter ends within the cap: its
+    # fields (body left empty), for the index alone (see :func:`headline`).
+    headline: EntryRecord | None = None
 
     @property
     def name(self) -> str | None:
@@ -139,6 +179,16 @@ class RootRead:
         return [
             entry_from_record(f.record, child(f.filename), scope)
             for f in self.files if f.record is not None
+        ]
+
+    @cached_property
+    def entries_for_index(self) -> list[MemoryEntry]:
+        """What the index lists: every entry, and the headline of every file too large to read."""
+        child, scope = child_path_maker(self.root_dir), self.scope
+        return [
+            entry_from_record(record, child(f.filename), scope)
+            for f in self.files
+            if (record := f.record if f.record is not None else f.headline) is not None
         ]
 
     def entry_of(self, file: FileRead) -> MemoryEntry:
@@ -201,7 +251,8 @@ def _read_root(root_dir: Path, scope: str | None, cache: bool) -> RootRead:
     )
     prefix = os.path.join(os.fspath(root_dir), "")
     result = RootRead(root_dir, scope)
-    for filename, stamp, cached in parse_cache.lookup_listing(entry_stats(root_dir), prefix, scope):
+    listing = entry_stats(root_dir)
+    for filename, stamp, cached in parse_cache.lookup_listing(listing.files, prefix, scope):
         if cached is not None:
             result.files.append(FileRead(filename, *cached))
             continue
@@ -214,11 +265,18 @@ def _read_root(root_dir: Path, scope: str | None, cache: bool) -> RootRead:
         # Every outcome is a function of the bytes (and the size, for the
         # cap), so a file that is not an entry is remembered as well.
         read = _file_read(filename, *parse_bytes(path, data, scope))
+        if len(data) > MAX_DOCUMENT_BYTES:
+            found = headline(path, data, scope)
+            read = read._replace(headline=entry_record(found) if found is not None else None)
         parse_cache.remember(
-            filename, prefix + filename, scope, stamp, (read.record, read.error), observed_ns
+            filename, prefix + filename, scope, stamp, (read.record, read.error, read.headline),
+            observed_ns,
         )
         result.files.append(read)
     parse_cache.save()
+    if listing.unreadable:
+        result.files.extend(FileRead(filename, None, why) for filename, why in listing.unreadable)
+        result.files.sort(key=lambda f: f.filename)
     return result
 
 
@@ -240,7 +298,7 @@ def parse_bytes(
     (``None`` stands for a file already found to be over the cap).
     """
     if data is None or len(data) > MAX_DOCUMENT_BYTES:
-        return None, f"larger than {MAX_DOCUMENT_BYTES} bytes; not read"
+        return None, TOO_LARGE
     try:
         text = decode_document(data)
     except UnicodeDecodeError as exc:
@@ -248,11 +306,35 @@ def parse_bytes(
     return parse_document(text, path=path, scope=scope), None
 
 
-def read_capped(path: Path) -> bytes | None:
-    """A file's bytes, or None when it is larger than :data:`MAX_DOCUMENT_BYTES`."""
+def read_capped(path: Path) -> bytes:
+    """A file's bytes, at most one more than :data:`MAX_DOCUMENT_BYTES` (then it is too large)."""
     with open(path, "rb") as f:
-        data = f.read(MAX_DOCUMENT_BYTES + 1)
-    return None if len(data) > MAX_DOCUMENT_BYTES else data
+        return f.read(MAX_DOCUMENT_BYTES + 1)
+
+
+def headline(path: Path, data: bytes, scope: str | None) -> MemoryEntry | None:
+    """The entry a file too large to read holds, as far as its index line goes; or None.
+
+    gptme reads every file whole, so its index lists a 2 MiB entry. memls
+    reads no file past the cap, but the frontmatter comes first: when it
+    ends within the first :data:`MAX_DOCUMENT_BYTES`, the fields an index
+    line is made of are known, so the index keeps the entry's line (no
+    write drops it, and ``index --check`` agrees with gptme). The body is
+    left empty; nothing but the index uses a headline.
+    """
+    head = data[:MAX_DOCUMENT_BYTES]
+    end = head.rfind(b"\n")
+    if end < 0:
+        return None
+    try:
+        text = decode_document(head[: end + 1])
+    except UnicodeDecodeError:
+        return None
+    entry = parse_document(text, path=path, scope=scope).entry
+    if entry is None:
+        return None
+    entry.body = ""
+    return entry
 
 
 def shadow_by_name(entries: Iterable[MemoryEntry]) -> list[MemoryEntry]:

@@ -308,13 +308,13 @@ def _index_edits(
 
 
 def _entries_before(state: RootState) -> list[MemoryEntry]:
-    """The root's entries as they are, in file order."""
-    return [d.entry for d in state.entry_documents() if d.entry is not None]
+    """The root's entries as the index sees them, in file order."""
+    return state.entries_for_index()
 
 
 def _entries_after(state: RootState, doc: Document, renamed: MemoryEntry) -> list[MemoryEntry]:
     """The root's entries once ``doc`` holds ``renamed``, in file order."""
-    entries = [d.entry for d in state.entry_documents() if d is not doc and d.entry is not None]
+    entries = [e for e in state.entries_for_index() if e.path != doc.path]
     entries.append(renamed)
     return sorted(entries, key=lambda e: str(e.path))
 

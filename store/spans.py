@@ -47,3 +47,18 @@ class YamlProblem:
     # (often the end of the text): the problem covers the opener through the
     # end of its line, and no line from there on is read for certain.
     from_opener: bool = False
+
+
+class OversizedValue(NamedTuple):
+    """A frontmatter value left unread because YAML aliases expand it past the node budget.
+
+    ``path`` is the key path of what was left out: a top-level key, or a key of
+    a mapping under one (``("metadata", "nested")``), so the rest of that
+    mapping (``metadata.type``) is still read.
+    """
+
+    path: tuple[str, ...]
+    # Where the key of the left-out value is written.
+    key: Span
+    # How many values its aliases add beyond its text; None when it contains itself.
+    nodes: int | None

@@ -65,7 +65,7 @@ from .lookup import entry_to_save, resolve_name
 from .names import check_name, slugify
 from .reader import RootRead, read_root, shadow_by_name
 from .roots import MemoryRoot, default_write_root, resolve_roots
-from .text import fold_line_breaks
+from .text import fold_line_breaks, index_line_hazards
 from .transaction import RootTransaction, read_bytes, serialize, strict_entry
 
 
@@ -241,8 +241,8 @@ class MemoryStore:
         slug = check_name(name)
         description = single_line(description, "description")
         title = single_line(title, "title") if title is not None else None
-        if title is not None and "]" in title:
-            raise ValueError("title must not contain ']': it would break its MEMORY.md link")
+        if title is not None and ("[" in title or "]" in title):
+            raise ValueError("title must not contain '[' or ']': it would break its MEMORY.md link")
         if type is not None:
             type = check_type(type)
         if not isinstance(body, str):
@@ -307,6 +307,7 @@ class MemoryStore:
                 raise ValueError(f"cannot supersede entry '{old.name}' with itself")
             old = tx.strict(old)
             new = tx.strict(new)
+            check_index_name(new)  # its line goes into MEMORY.md
             if not new.is_living:
                 raise ValueError(f"replacement entry '{new.name}' is not living")
             if not old.is_living and old.superseded_by != new.name:
@@ -524,6 +525,22 @@ def check_index_fields(entry: MemoryEntry) -> None:
     ):
         if len(value.splitlines()) > 1:
             raise ValueError(f"{field_name} must be a single line: it becomes part of MEMORY.md")
+    check_index_name(entry)
+
+
+def check_index_name(entry: MemoryEntry) -> None:
+    """Refuse an entry whose name would break its ``MEMORY.md`` pointer line.
+
+    A save writes the name's slug, so only a name written by hand can hold a
+    line break, a NUL or (as the link text) a bracket; every write that puts
+    the entry's line into the index checks it first.
+    """
+    hazards = index_line_hazards(entry.name, link_text=not entry.title)
+    if hazards:
+        raise ValueError(
+            f"name {entry.name!r} contains {' and '.join(hazards)}, "
+            "which would break its MEMORY.md line; rename the entry first"
+        )
 
 
 def _read_back(entry: MemoryEntry, *, create: bool) -> MemoryEntry:
@@ -571,7 +588,7 @@ def _require_root(root: MemoryRoot, name: str) -> None:
 
 
 def _index_entries(read: RootRead, *, managed: bool) -> list[MemoryEntry]:
-    return index_entries(read.entries, managed=managed)
+    return index_entries(read.entries_for_index, managed=managed)
 
 
 def _links_to(entry: MemoryEntry, name: str) -> bool:

@@ -59,3 +59,22 @@ def has_line_break(text: str) -> bool:
 def fold_line_breaks(text: str) -> str:
     """``text`` on one line: every break (and the blanks around it) becomes one space."""
     return _LINE_BREAK.sub(" ", text).strip()
+
+
+def index_line_hazards(value: str, *, link_text: bool) -> list[str]:
+    """What in ``value`` would break the ``MEMORY.md`` pointer line it is part of.
+
+    A line break splits the line (the rest becomes stray text that no tool
+    reads as a pointer); a NUL turns the index into a binary file for git and
+    grep; ``[`` or ``]`` in the link text ends or nests the link early, so the
+    pointer no longer parses as one. ``link_text`` says the value is the
+    line's link text (the title, or the name when there is no title).
+    """
+    hazards = []
+    if has_line_break(value):
+        hazards.append("a line break")
+    if "\x00" in value:
+        hazards.append("a NUL character")
+    if link_text and ("[" in value or "]" in value):
+        hazards.append("'[' or ']' (they end the link text early)")
+    return hazards

@@ -65,6 +65,8 @@ def strict_entry(path: Path, data: bytes, scope: str | None) -> MemoryEntry:
         )
     if doc.strict_error is not None:
         raise MemoryFrontmatterError(doc.strict_error)
+    if doc.unread_values is not None:
+        raise MemoryFrontmatterError(f"{path.name}: {doc.unread_values}")
     return doc.entry
 
 
@@ -222,7 +224,7 @@ class RootTransaction:
 
     def _render(self) -> str:
         entries = index_entries(
-            self._read_staged().entries,
+            self._read_staged().entries_for_index,
             managed=self.policy is not None,
         )
         if self.policy is None:
@@ -246,7 +248,7 @@ class RootTransaction:
             return True
         return is_generated_index(
             self._original_index.decode("utf-8", errors="replace"),
-            self._read.entries, self._read_staged().entries,
+            self._read.entries_for_index, self._read_staged().entries_for_index,
         )
 
     def update_index_for_save(self, entry: MemoryEntry, previous: MemoryEntry | None = None) -> None:

@@ -105,7 +105,8 @@ def _saved_entries(state: ServerState, root) -> list:
     followed, so another entry's save does not publish it either.
     """
     if state.scanning and root.path in state.scan_roots:
-        entries = [_held_version(state, root, e.path, e) for e in read_root(root.path, root.scope).entries]
+        entries = [_held_version(state, root, e.path, e)
+                   for e in read_root(root.path, root.scope).entries_for_index]
         return [e for e in entries if e is not None]
     out = []
     for doc in root.entry_documents():
@@ -123,7 +124,9 @@ def _saved_entries(state: ServerState, root) -> list:
                 out.append(saved)
             continue
         out.append(doc.entry)
-    return out
+    # Files too large to read keep their index line (their headline).
+    out.extend(d.headline for d in root.documents.values() if d.headline is not None)
+    return sorted(out, key=lambda e: str(e.path))
 
 
 def _held_version(state: ServerState, root, path, entry):

@@ -27,13 +27,13 @@ from ..diagnostics import Fix, Problem
 from ..edits import insert_first_key, set_scalar
 from ..entry import KNOWN_KEYS, STATUSES
 from ..errors import MemoryFrontmatterError
-from ..frontmatter import Frontmatter
+from ..frontmatter import ALIAS_NODE_BUDGET, Frontmatter
 from ..model import Document
 from ..names import is_reserved_name, slugify
 from ..reader import MAX_DOCUMENT_BYTES
 from ..rename_plan import plan_move_file, plan_rename
 from ..spans import Span
-from ..text import fold_line_breaks, has_line_break
+from ..text import fold_line_breaks, has_line_break, index_line_hazards
 from .anchors import anchor as _name_or_first
 from .anchors import first_line as _first_line
 
@@ -52,6 +52,7 @@ CODES = (
     "name-filename-mismatch",
     "unsafe-index-text",
     "file-too-large",
+    "alias-expansion-too-large",
 )
 
 _REFUSED_TAG = "could not determine a constructor for the tag"
@@ -87,7 +88,9 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
         if not isinstance(value, str) or not has_line_break(value):
             return []
         folded = fold_line_breaks(value)
-        return [Fix(f"Join {key} into one line", (set_scalar(parsed, key, folded),), safe=True)]
+        # A name is the entry's identity (links, the index, lookups), so
+        # changing it is the user's choice, never a safe fix.
+        return [Fix(f"Join {key} into one line", (set_scalar(parsed, key, folded),), safe=key != "name")]
     if problem.code == "name-filename-mismatch":
         return _mismatch_fixes(ctx, doc)
     return []
@@ -102,7 +105,8 @@ def _check_entry_file(ctx: CheckContext, doc: Document) -> Iterator[Problem | No
         detail = f"larger than {MAX_DOCUMENT_BYTES} bytes; not read"
         yield ctx.problem(
             "file-too-large", doc, _first_line(doc.text),
-            f"{name} is larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB, so no reader loads it; "
+            f"{name} is larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB, so memls reads only its "
+            "frontmatter (for its MEMORY.md line) and list, show and recall skip it; "
             "split it or move it out of the memory root",
             data={"audit": (name, detail), "audit_code": "invalid-entry"},
         )
@@ -110,7 +114,8 @@ def _check_entry_file(ctx: CheckContext, doc: Document) -> Iterator[Problem | No
     if doc.read_error is not None:
         yield ctx.problem(
             "invalid-entry", doc, _first_line(doc.text),
-            f"{name} cannot be read ({doc.read_error}); save it as UTF-8 text or move it out of the memory root",
+            f"{name} cannot be read ({doc.read_error}), so no reader sees it; "
+            f"{_repair(doc.read_error)} or move it out of the memory root",
             data={"audit": (name, doc.read_error), "audit_code": "invalid-entry"},
         )
         return
@@ -138,6 +143,7 @@ def _check_entry_file(ctx: CheckContext, doc: Document) -> Iterator[Problem | No
     if problems:
         yield from problems
         return
+    yield from _check_oversized(ctx, doc, fm)
     yield from _check_fields(ctx, doc, fm, audit)
     yield from _check_keys(ctx, doc, fm)
     if doc.entry is not None:
@@ -171,6 +177,18 @@ def _check_yaml(
             f"frontmatter is {_kind(fm.data)}, not a mapping of keys to values{skipped}; "
             "write 'name: ...' and 'description: ...' lines",
             data=_audit_data(audit),
+        )
+
+
+def _check_oversized(ctx: CheckContext, doc: Document, fm: Frontmatter) -> Iterator[Problem | None]:
+    """Values left unread because their aliases expand past the loader's budget."""
+    for value in fm.oversized:
+        key = ".".join(value.path)
+        grows = "contains itself" if value.nodes is None else f"adds {value.nodes:,} values"
+        yield ctx.problem(
+            "alias-expansion-too-large", doc, value.key,
+            f"{key} {grows} through YAML aliases (more than {ALIAS_NODE_BUDGET:,}), so memls does not "
+            "read it and no write rewrites this file; write the values out or remove the aliases",
         )
 
 
@@ -256,20 +274,21 @@ def _check_index_text(ctx: CheckContext, doc: Document, fm: Frontmatter) -> Iter
         spans = fm.keys.get(key)
         if not isinstance(value, str) or spans is None:
             continue
-        reasons = []
         shown = value.strip() if key == "description" else value  # readers strip descriptions only
-        if key != "name" and has_line_break(shown):
-            reasons.append("a line break")
-        if key == link_field and "]" in value:
-            reasons.append("']' (it ends the link text early)")
+        reasons = index_line_hazards(shown, link_text=key == link_field)
         if not reasons:
             continue
-        action = "join it into one line" if reasons[0] == "a line break" else "remove the ']'"
-        if len(reasons) == 2:
-            action = "join it into one line and remove the ']'"
+        actions = []
+        if "a line break" in reasons:
+            actions.append("join it into one line")
+        if "a NUL character" in reasons:
+            actions.append("remove the NUL")
+        if len(actions) < len(reasons):
+            actions.append("remove the brackets")
         yield ctx.problem(
             "unsafe-index-text", doc, spans.value,
-            f"{key} contains {' and '.join(reasons)}, which breaks its MEMORY.md pointer line; {action}",
+            f"{key} contains {' and '.join(reasons)}, which breaks its MEMORY.md pointer line; "
+            f"{' and '.join(actions)}",
             data={"field": key},
         )
 
@@ -294,6 +313,16 @@ def _mismatch_fixes(ctx: CheckContext, doc: Document) -> list[Fix]:
 
 
 # -- helpers ----------------------------------------------------------------------
+
+
+def _repair(read_error: str) -> str:
+    if read_error.startswith("not UTF-8"):
+        return "save it as UTF-8 text"
+    if "Is a directory" in read_error:
+        return "rename the directory"
+    if "No such file" in read_error or "symbolic links" in read_error:
+        return "point the link at an existing file"
+    return "make it a readable file"
 
 
 def _audit(doc: Document) -> tuple[str, str, str] | None:

@@ -117,9 +117,7 @@ def _expected(state: RootState, *, budget: int | None = None) -> _Expected:
     """The rendering ``MemoryStore.write_index(budget=...)`` would produce for this root."""
     policy_doc = state.documents.get(state.policy_path)
     managed = policy_doc is not None
-    entries = index_entries(
-        (d.entry for d in state.entry_documents() if d.entry is not None), managed=managed
-    )
+    entries = index_entries(state.entries_for_index(), managed=managed)
     out = _Expected(state, managed, entries)
     if policy_doc is None:
         out.text = render_index(entries, budget=budget)
@@ -187,7 +185,7 @@ def check_absent(ctx: CheckContext, path: Path) -> list[Problem]:
     key = state.index_revision
     cached = state.memo.get("any-living")
     if cached is None or cached[0] != key:
-        cached = (key, any(d.entry is not None and d.entry.is_living for d in state.entry_documents()))
+        cached = (key, any(entry.is_living for entry in state.entries_for_index()))
         state.memo["any-living"] = cached
     if not cached[1]:
         return []
@@ -246,7 +244,8 @@ class _LineFinding:
 def _line_findings(doc: Document, expected: _Expected, budget: int | None) -> list[_LineFinding]:
     """Every line problem of a legacy index, in line order, then missing entries in file order."""
     state = doc.root
-    by_filename = {d.path.name: d for d in state.entry_documents()}
+    by_filename = {d.path.name: d for d in state.documents.values()
+                   if d.kind == "entry" and d.index_entry is not None}
     listed: set[str] = set()
     found: list[_LineFinding] = []
     for link in parse_index_lines(doc.text):
@@ -258,8 +257,8 @@ def _line_findings(doc: Document, expected: _Expected, budget: int | None) -> li
         if entry_doc is None:
             found.append(_LineFinding("index-broken-link", target, link=link))
             continue
-        listed_entry = entry_doc.entry
-        assert listed_entry is not None  # entry_documents() holds entries only
+        listed_entry = entry_doc.index_entry
+        assert listed_entry is not None  # by_filename holds entries and headlines only
         if not listed_entry.is_living:
             found.append(_LineFinding("index-lists-non-living", target, link=link,
                                       entry=listed_entry, entry_doc=entry_doc))
@@ -387,9 +386,7 @@ def _check_policy(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
         yield ctx.problem("invalid-index-policy", doc, _policy_error_span(doc.text, exc), str(exc))
         return
     state = doc.root
-    entries = index_entries(
-        (d.entry for d in state.entry_documents() if d.entry is not None), managed=True
-    )
+    entries = index_entries(state.entries_for_index(), managed=True)
     by_filename = {entry.filename: entry for entry in entries}
     locations = _json_locations(doc.text)
     selected_items = locations.get("selected", (None, []))[1]

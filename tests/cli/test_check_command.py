@@ -97,7 +97,7 @@ def test_text_output_shows_every_planted_problem_of_the_examples(examples):
 def test_clean_root_exits_0_with_a_no_problems_summary(clean_root):
     result = memls_check("memory")
     assert result.exit_code == 0, result.output
-    assert result.stdout == "No problems in 2 memory files.\n"
+    assert result.stdout == "No problems in 3 memory files.\n"  # two entries and MEMORY.md
 
 
 def test_without_paths_it_checks_the_resolved_roots(examples):
@@ -133,6 +133,28 @@ def test_missing_path_is_a_usage_error(examples):
     assert result.exit_code == 2
     assert "memory/nope.md does not exist" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_summary_counts_the_missing_index_among_the_files_checked(tmp_path, monkeypatch):
+    # One entry with a problem and no MEMORY.md: two files have problems, and
+    # both were checked (the summary once read "in 2 of 1 memory file").
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "alone.md").write_text(entry("alone", extra="bogus: 1\n").replace(
+        'description: "A fact."\n', ""), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = memls_check("memory")
+    problem_files = {line.split(":")[0] for line in result.stdout.splitlines()[:-1]}
+    assert problem_files == {"memory/alone.md", "memory/MEMORY.md"}
+    assert result.stdout.splitlines()[-1].endswith(" in 2 of 2 memory files.")
+
+
+def test_summary_counts_every_checked_file_once(examples):
+    result = memls_check("memory")
+    problem_files = {line.split(":")[0] for line in result.stdout.splitlines()[:-1]}
+    checked = [p for p in (examples).iterdir() if p.name != ".memory.lock"]
+    assert result.stdout.splitlines()[-1].endswith(
+        f" in {len(problem_files)} of {len(checked)} memory files.")
 
 
 # -- file arguments -------------------------------------------------------------------
@@ -251,7 +273,7 @@ def test_fix_edits_only_lines_of_a_hand_curated_index_and_keeps_its_prose(clean_
         .replace("- [gone](gone.md) — a file that was deleted\n", "")
         + "- [extra](extra.md) — An extra fact.\n"
     )
-    assert memls_check("memory").stdout == "No problems in 3 memory files.\n"
+    assert memls_check("memory").stdout == "No problems in 4 memory files.\n"
 
 
 def test_fix_on_a_hand_curated_index_with_many_missing_lines_is_idempotent(clean_root):
@@ -264,7 +286,7 @@ def test_fix_on_a_hand_curated_index_with_many_missing_lines_is_idempotent(clean
     assert snapshot(clean_root) == after_first
     assert "Fixed" not in second.stdout
     assert second.exit_code == 0
-    assert second.stdout == "No problems in 17 memory files.\n"
+    assert second.stdout == "No problems in 18 memory files.\n"
     assert "Read the billing notes before touching invoices." in after_first["MEMORY.md"].decode()
 
 

@@ -269,3 +269,54 @@ def test_audit_clean_and_with_planted_problems_is_identical(populated):
     assert "invalid-yaml: invalid.md: " in out and "duplicate-name: zdup.md: " in out
     for args in [("list",), ("list", "--json"), ("index",), ("audit", "--quiet")]:
         run_both(populated, *args)
+
+
+# -- files no reader can open, and files too large to read ---------------------------------
+
+
+def plant_unreadable(sides: tuple[Side, Side], kind: str) -> None:
+    for side in sides:
+        path = side.root / "odd.md"
+        if kind == "dangling symlink":
+            path.symlink_to(side.root / "nowhere.md")
+        elif kind == "symlink loop":
+            path.symlink_to(path)
+        else:
+            path.mkdir()
+
+
+@pytest.mark.parametrize("kind", ["dangling symlink", "symlink loop", "directory named x.md"])
+def test_an_entry_no_reader_can_open_is_invalid_entry_in_both_audits(populated, kind):
+    run_both(populated, "index", "--write")
+    plant_unreadable(populated, kind)
+    code, out = run_both(populated, "audit")
+    assert code == 1 and out.startswith("invalid-entry: odd.md: [Errno ")
+    for args in [("list",), ("index",), ("index", "--check"), ("audit", "--quiet")]:
+        run_both(populated, *args)
+    run_both(populated, "supersede", "old-deploy", "new-deploy")
+    assert_same_files(populated)
+    assert run_both(populated, "index", "--check")[0] == 0
+
+
+BIG_ENTRY = '---\nname: big\ndescription: "Too big for memls"\nmetadata:\n  type: project\n---\n\n'
+
+
+def test_a_file_too_large_to_read_keeps_its_index_line_and_index_check_agrees(populated):
+    for side in populated:
+        (side.root / "big.md").write_text(BIG_ENTRY + "x" * (1 << 21) + "\n", encoding="utf-8")
+    run_both(populated, "index", "--write")
+    assert "- [big](big.md) — Too big for memls" in (populated[1].root / "MEMORY.md").read_text()
+    assert run_both(populated, "index", "--check")[0] == 0
+    run_both(populated, "supersede", "old-deploy", "new-deploy")
+    assert run_both(populated, "index", "--check")[0] == 0
+    assert_same_files(populated)
+    gptme, memls = populated
+    # memls keeps a generated index generated on save (gptme appends the line at the
+    # end, an intended difference); the too-large file's line survives either way.
+    assert memls.run(["save", "another", "An unrelated save."], input=None)[0] == 0
+    assert "- [big](big.md)" in (memls.root / "MEMORY.md").read_text()
+    assert memls.run(["index", "--check"], input=None)[0] == 0
+    # The one difference, on purpose (README): memls does not read past 1 MiB, so
+    # its audit reports the file gptme reads whole, and list/recall skip it.
+    assert gptme.run(["audit"], input=None) == (0, "Memory audit passed\n")
+    assert memls.run(["audit"], input=None) == (1, "invalid-entry: big.md: larger than 1048576 bytes; not read\n")

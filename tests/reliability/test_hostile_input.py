@@ -176,3 +176,37 @@ def test_a_yaml_alias_bomb_is_bounded_in_time_and_memory(tmp_path):
         status, output, rss = run_bounded(root, *args)
         assert "Traceback" not in output, (args, output[-2000:])
         assert rss < RSS_CAP_KB, (args, rss)
+
+
+JSON_OUTPUTS = [
+    ("list", "--json"), ("show", "meta", "--json"), ("search", "laughs", "--json"),
+    ("recall", "laughs", "--format", "json"), ("match", "laughs", "--format", "json"),
+]
+
+
+@pytest.fixture
+def bomb_root(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "meta.md").write_text(
+        billion_laughs().replace("bomb: *a11", "metadata:\n  type: project\n  nested: *a11\nkeywords: [laughs]")
+        .replace("name: bomb", "name: meta").replace("body", "laughs"), encoding="utf-8")
+    (root / "loop.md").write_text("---\nname: loop\ndescription: laughs\nself: &s [*s]\n---\n", encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("args", JSON_OUTPUTS, ids=lambda a: " ".join(a))
+def test_every_json_output_of_an_alias_bomb_is_small_and_leaves_the_bomb_out(bomb_root, args):
+    status, output, rss = run_bounded(bomb_root, *args)
+    assert status == 0 and rss < RSS_CAP_KB, (status, rss, output[-2000:])
+    assert len(output) < 100_000 and "Traceback" not in output
+    data = json.loads(output)
+    text = json.dumps(data)
+    assert '"meta"' in text and '"nested"' not in text and '"self"' not in text
+
+
+def test_check_reports_the_alias_bomb_within_bounded_memory(bomb_root):
+    status, output, rss = run_bounded(bomb_root, "check", str(bomb_root))
+    assert status == 1 and rss < RSS_CAP_KB, (rss, output[-2000:])
+    assert "meta.md:18:3: error alias-expansion-too-large metadata.nested" in output
+    assert "loop.md:4:1: error alias-expansion-too-large self contains itself" in output

@@ -1,9 +1,11 @@
-"""Permission bits survive every rewrite; new files follow the umask.
+"""Permission bits survive every rewrite; new files are private (0600).
 
 Decision (fixed in store/files.py, store/store.py, store/apply.py): a rename
-creates a new file, and that file inherits the renamed file's mode, so a
-private entry never becomes world-readable by being renamed. Any other new
-file gets ``0o666`` minus the process umask, like any file the user creates.
+creates a new file, and that file inherits the renamed file's mode, so an
+entry keeps its mode through a rename. Any other new file (an entry, a first
+``MEMORY.md``, a policy) gets ``0o600`` minus the process umask: memories are
+private, and gptme creates its entries ``0600`` too. (This reverses an earlier
+decision that new files follow the umask's ``0o666``.)
 """
 
 from __future__ import annotations
@@ -75,8 +77,9 @@ def test_file_rename_fix_keeps_the_renamed_files_mode(tmp_path):
     assert mode(root / "a2.md") == 0o600 and (root / "a2.md").read_text(encoding="utf-8") == text
 
 
-@pytest.mark.parametrize("umask,expected", [(0o077, 0o600), (0o022, 0o644), (0o027, 0o640)])
-def test_new_entry_and_new_index_follow_the_umask(umask, expected, tmp_path):
+@pytest.mark.parametrize("umask,expected", [(0o077, 0o600), (0o022, 0o600), (0o000, 0o600),
+                                            (0o277, 0o400)])
+def test_new_entry_and_new_index_are_private_whatever_the_umask(umask, expected, tmp_path):
     root = tmp_path / "root"
     command = f"umask {umask:03o}; exec {MEMLS} save fresh 'a new entry' </dev/null"
     result = subprocess.run(["sh", "-c", command], env=root_env(root), capture_output=True, text=True,
@@ -84,3 +87,20 @@ def test_new_entry_and_new_index_follow_the_umask(umask, expected, tmp_path):
     assert result.returncode == 0, result.stderr
     assert mode(root / "fresh.md") == expected
     assert mode(root / "MEMORY.md") == expected
+
+
+def test_new_entry_has_the_mode_gptme_gives_its_new_entries(tmp_path):
+    gptme_store = pytest.importorskip("gptme.memory", reason="the real gptme is needed to compare modes")
+    ours, theirs = tmp_path / "memls", tmp_path / "gptme"
+    MemoryStore([MemoryRoot("explicit", ours)]).save("fresh", "a new entry")
+    gptme_store.MemoryStore([gptme_store.MemoryRoot("explicit", theirs)]).save("fresh", "a new entry")
+    assert mode(ours / "fresh.md") == mode(theirs / "fresh.md") == 0o600
+
+
+def test_existing_files_keep_their_mode_when_a_save_rewrites_them(tmp_path):
+    root = tmp_path / "root"
+    store = private_root(root, False)
+    (root / "b.md").chmod(0o644)
+    (root / "MEMORY.md").chmod(0o640)
+    store.save("b", "public, changed")
+    assert mode(root / "b.md") == 0o644 and mode(root / "MEMORY.md") == 0o640

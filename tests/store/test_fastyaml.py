@@ -36,7 +36,7 @@ def typed(value: Any) -> Any:
 
 
 def full(text: str, first_line: int = 1) -> tuple[Any, Any, Any]:
-    data, problem, keys = load_yaml(text, first_line, fast=False)
+    data, problem, keys, _ = load_yaml(text, first_line, fast=False)
     return typed(data), problem, keys
 
 
@@ -301,14 +301,14 @@ def test_fast_path_accepts_nine_in_ten_benchmark_corpus_files_with_identical_res
 def test_load_yaml_falls_back_for_a_date_and_returns_the_date() -> None:
     text = "name: a\nrecheck: 2026-09-28"
     assert parse_flat_mapping(text, 1) is None
-    data, problem, _ = load_yaml(text, 1)
+    data, problem, _, _ = load_yaml(text, 1)
     assert problem is None and type(data["recheck"]).__name__ == "date"
 
 
 def test_load_yaml_falls_back_for_a_control_character_and_reports_it() -> None:
     text = "name: a\x07b"
     assert parse_flat_mapping(text, 1) is None
-    _, problem, _ = load_yaml(text, 1)
+    _, problem, _, _ = load_yaml(text, 1)
     assert problem is not None and "#x0007" in problem.message
 
 

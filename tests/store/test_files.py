@@ -74,8 +74,8 @@ def test_atomic_write_keeps_read_only_mode_0444(tmp_path: Path) -> None:
     assert mode_of(path) == 0o444
 
 
-@pytest.mark.parametrize("umask, expected", [(0o022, 0o644), (0o027, 0o640), (0o002, 0o664)])
-def test_new_file_mode_follows_the_umask(tmp_path: Path, umask: int, expected: int) -> None:
+@pytest.mark.parametrize("umask, expected", [(0o022, 0o600), (0o027, 0o600), (0o002, 0o600), (0o277, 0o400)])
+def test_new_file_is_private_0600_minus_the_umask(tmp_path: Path, umask: int, expected: int) -> None:
     previous = os.umask(umask)
     try:
         atomic_write(tmp_path / "new.md", b"x")

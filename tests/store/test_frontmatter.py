@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from memls.store.frontmatter import normalize_text, read_document_text, split_frontmatter
-from memls.store.spans import KeySpans, Span, YamlProblem
+from memls.store.frontmatter import (
+    ALIAS_NODE_BUDGET,
+    load_yaml,
+    normalize_text,
+    read_document_text,
+    split_frontmatter,
+)
+from memls.store.spans import KeySpans, OversizedValue, Span, YamlProblem
 
 
 def spans_of(text: str) -> dict[str, KeySpans]:
@@ -339,3 +346,59 @@ def test_second_document_in_the_block_is_an_error():
 def test_deep_nesting_is_a_problem_not_a_crash():
     fm = split_frontmatter("---\nname: " + "[" * 5000 + "\n---\n")
     assert fm is not None and fm.error is not None and fm.data is None
+
+
+# --- the alias budget ------------------------------------------------------
+
+
+def laughs(levels: int, width: int = 10) -> list[str]:
+    """Anchors ``a0`` .. ``a{levels-1}``, each ``width`` aliases of the one before."""
+    lines = ['a0: &a0 "lol"']
+    lines += [f"a{i}: &a{i} [{', '.join(f'*a{i - 1}' for _ in range(width))}]" for i in range(1, levels)]
+    return lines
+
+
+def expanded_size(value) -> int:
+    if isinstance(value, dict):
+        return 1 + sum(1 + expanded_size(v) for v in value.values())
+    if isinstance(value, list):
+        return 1 + sum(expanded_size(v) for v in value)
+    return 1
+
+
+def test_an_alias_bomb_loads_without_the_values_past_the_budget():
+    loaded = load_yaml("\n".join(["name: bomb", *laughs(12), "metadata:", "  type: project",
+                                  "  nested: *a11"]), 1)
+    assert loaded.problem is None
+    left_out = {value.path for value in loaded.oversized}
+    assert ("metadata", "nested") in left_out and ("a11",) in left_out and ("a3",) not in left_out
+    assert loaded.data["metadata"] == {"type": "project"}
+    # Everything kept is bounded: the text's own values plus at most the budget.
+    assert expanded_size(loaded.data) < ALIAS_NODE_BUDGET + 500
+    assert len(json.dumps(loaded.data)) < 200_000
+
+
+def test_many_small_aliases_of_one_value_count_against_one_budget():
+    # Each ``copyN: *big`` adds 1001 values; the text stays small.
+    lines = ["big: &big [" + ", ".join(["x"] * 1000) + "]"] + [f"copy{i}: *big" for i in range(100)]
+    loaded = load_yaml("\n".join(lines), 1)
+    kept = [k for k in loaded.data if k.startswith("copy")]
+    assert len(kept) == ALIAS_NODE_BUDGET // 1001
+    assert {value.path for value in loaded.oversized} == {(f"copy{i}",) for i in range(len(kept), 100)}
+
+
+def test_a_value_containing_itself_is_left_out_and_counted_as_without_end():
+    loaded = load_yaml("name: x\nself: &s [*s]\nok: 1", 1)
+    assert loaded.data == {"name": "x", "ok": 1}
+    assert loaded.oversized == (OversizedValue(("self",), Span(2, 0, 2, 4), None),)
+
+
+def test_a_non_mapping_document_past_the_budget_is_a_problem():
+    loaded = load_yaml("- &a [*a]", 1)
+    assert loaded.data is None and "aliases expand" in loaded.problem.message
+
+
+def test_merge_keys_and_small_anchors_are_read_as_written():
+    loaded = load_yaml("base: &b {x: 1}\nmerged:\n  <<: *b\n  y: 2\ncopy: *b", 1)
+    assert loaded.oversized == ()
+    assert loaded.data == {"base": {"x": 1}, "merged": {"x": 1, "y": 2}, "copy": {"x": 1}}

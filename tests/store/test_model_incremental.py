@@ -11,6 +11,7 @@ check is cheap enough to run after every edit.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
@@ -322,3 +323,28 @@ def test_document_kind_calls_entries_exactly_what_the_readers_read(filename: str
     from memls.store.reader import is_entry_filename
 
     assert (document_kind(filename) == "entry") == is_entry_filename(filename)
+
+
+def test_unreadable_entry_names_stay_in_the_model_through_every_way_of_loading(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "fine.md").write_text("---\nname: fine\ndescription: d\n---\n", encoding="utf-8")
+    (root / "dangling.md").symlink_to(root / "nowhere.md")
+    os.mkfifo(root / "fifo.md")  # listed and reported, never opened (it would block)
+    unreadable = {"dangling.md", "fifo.md"}
+
+    def read_errors(workspace: Workspace) -> set[str]:
+        return {d.path.name for d in workspace.documents() if d.read_error is not None}
+
+    assert read_errors(Workspace.load([MemoryRoot("explicit", root)])) == unreadable
+    workspace = Workspace([MemoryRoot("explicit", root)])
+    state = workspace.add_root(MemoryRoot("explicit", root))
+    for path, stat_result in workspace.listing(state):  # the server's first scan
+        workspace.load_document(path, stat_result)
+    assert read_errors(workspace) == unreadable
+    workspace.refresh_root(state)
+    workspace.update_from_disk(root / "dangling.md")
+    assert read_errors(workspace) == unreadable
+    (root / "dangling.md").unlink()
+    workspace.update_from_disk(root / "dangling.md")
+    assert read_errors(workspace) == {"fifo.md"}

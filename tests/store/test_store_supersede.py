@@ -186,3 +186,14 @@ def test_supersede_failing_mid_commit_restores_every_file(mstore, root, monkeypa
     monkeypatch.undo()
     assert snapshot(root) == before
     assert not [p for p in root.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("written", ['"two\\nlines"', '"nul\\0byte"', "'a[b'"])
+def test_supersede_refuses_a_successor_whose_name_would_break_its_index_line(mstore, root, written):
+    mstore.save("old", "o")
+    (root / "odd.md").write_text(f"---\nname: {written}\ndescription: d\n---\n", encoding="utf-8")
+    name = next(e.name for e in mstore.entries() if e.path.name == "odd.md")
+    before = snapshot(root)
+    with pytest.raises(ValueError, match="would break its MEMORY.md line"):
+        mstore.supersede("old", name)
+    assert snapshot(root) == before

@@ -26,7 +26,7 @@ from .conftest import entry_text
 FAMILY = {
     "invalid-entry", "invalid-yaml", "frontmatter-not-mapping", "invalid-field", "unknown-status",
     "missing-name", "missing-description", "unknown-key", "name-filename-mismatch",
-    "unsafe-index-text", "file-too-large",
+    "unsafe-index-text", "file-too-large", "alias-expansion-too-large",
 }
 
 
@@ -401,6 +401,85 @@ def test_file_over_the_read_limit_is_reported_not_parsed(check_root):
     assert problem.data["audit"] == ("big.md", "larger than 1048576 bytes; not read")
     assert audit_code_of(problem) == "invalid-entry"
     assert not checked.problems("invalid-entry")
+
+
+@pytest.mark.parametrize("written, reason", [
+    ('"two\\nlines"', "a line break"),
+    ('"nul\\0byte"', "a NUL character"),
+    ("'a[b'", "'[' or ']'"),
+])
+def test_name_that_would_break_its_index_line_is_unsafe_index_text(check_root, written, reason):
+    text = f"---\nname: {written}\ndescription: d\nmetadata:\n  type: project\n---\n"
+    checked = check_root({"odd.md": text})
+    problem = only(checked, "unsafe-index-text")
+    assert problem.data["field"] == "name" and reason in problem.message
+    assert problem.span == Span(1, 6, 1, 6 + len(written))
+
+
+def test_joining_a_name_into_one_line_is_offered_but_never_safe(check_root):
+    checked = check_root({"odd.md": '---\nname: "two\\nlines"\ndescription: d\n---\n'})
+    [fix] = fixes_for(checked.ctx, only(checked, "unsafe-index-text"))
+    assert fix.title == "Join name into one line" and not fix.safe
+
+
+def test_name_bracket_is_fine_when_a_title_is_the_link_text(check_root):
+    checked = check_root({"a-b.md": entry_text("a[b", extra="title: Fine\n")})
+    assert not checked.problems("unsafe-index-text")
+
+
+# -- alias-expansion-too-large --------------------------------------------------------------
+
+
+def billion_laughs(levels: int = 8, width: int = 10) -> str:
+    """``a0`` .. ``a{levels-1}``, each ``width`` aliases of the one before: width**levels values."""
+    lines = ['a0: &a0 "lol"']
+    lines += [f"a{i}: &a{i} [{', '.join(f'*a{i - 1}' for _ in range(width))}]" for i in range(1, levels)]
+    return "\n".join(lines)
+
+
+def test_alias_bomb_under_metadata_is_reported_at_its_key_and_left_unread(check_root):
+    text = (f"---\nname: meta\ndescription: d\n{billion_laughs()}\n"
+            "metadata:\n  type: project\n  nested: *a7\n---\n")
+    checked = check_root({"meta.md": text})
+    nested = [p for p in checked.problems("alias-expansion-too-large") if "metadata.nested" in p.message]
+    assert len(nested) == 1 and nested[0].severity == "error"
+    line = text.split("\n").index("  nested: *a7")
+    assert nested[0].span == Span(line, 2, line, 8)
+    entry = checked.workspace.entries_named("meta")[0].entry
+    assert entry.type == "project" and "nested" not in entry.metadata
+    assert audit_code_of(nested[0]) is None  # gptme's audit reads the file: no audit issue
+
+
+def test_a_value_that_contains_itself_is_alias_expansion_too_large(check_root):
+    checked = check_root({"loop.md": "---\nname: loop\ndescription: d\nself: &s [*s]\n---\n"})
+    problem = only(checked, "alias-expansion-too-large")
+    assert "self contains itself" in problem.message and problem.span == Span(3, 0, 3, 4)
+    assert checked.workspace.entries_named("loop")[0].entry.extra == {}
+
+
+def test_a_few_anchors_within_the_budget_are_read_as_written(check_root):
+    text = "---\nname: fine\ndescription: d\nbase: &b {x: 1, y: [1, 2]}\ncopy: *b\n---\n"
+    checked = check_root({"fine.md": text})
+    assert not checked.problems("alias-expansion-too-large")
+    assert checked.workspace.entries_named("fine")[0].entry.extra["copy"] == {"x": 1, "y": [1, 2]}
+
+
+# -- unreadable entries ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make, detail", [
+    (lambda p: p.symlink_to(p.parent / "nowhere.md"), "No such file or directory"),
+    (lambda p: p.symlink_to(p), "Too many levels of symbolic links"),
+    (lambda p: p.mkdir(), "Is a directory"),
+])
+def test_an_entry_name_no_reader_can_open_is_invalid_entry(check_root, tmp_path, make, detail):
+    checked = check_root({"fine.md": entry_text("fine")})
+    make(root_of(checked) / "odd.md")
+    checked = check_root({})
+    problem = only(checked, "invalid-entry")
+    assert problem.path.name == "odd.md" and detail in problem.message
+    assert problem.data["audit"] == ("odd.md", f"{problem.data['audit'][1]}")
+    assert detail in problem.data["audit"][1] and audit_code_of(problem) == "invalid-entry"
 
 
 def test_unsafe_index_text_sees_every_break_that_save_folds(check_root):
