@@ -29,7 +29,7 @@ from datetime import date
 from pathlib import Path
 
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 
 from memls.store import MemoryRoot, MemoryStore
 from memls.store.apply import apply_fixes
@@ -41,9 +41,11 @@ from memls.store.model import Workspace
 from .messy_roots import INDEX, RootSpec, changed, messy_roots, scaled, snapshot, write_root
 
 TODAY = date(2026, 11, 30)
+# No "explain" phase: its line tracing makes a failing run many times slower.
+PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
 INDEX_CODES = {"index-drift", "index-missing", "index-missing-entry", "index-lists-non-living",
                "index-broken-link"}
-SETTINGS = settings(max_examples=scaled(25, 400), deadline=None,
+SETTINGS = settings(max_examples=scaled(25, 400), deadline=None, phases=PHASES,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
