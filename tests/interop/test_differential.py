@@ -35,7 +35,7 @@ BIN = Path(sys.executable).parent
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
 API = settings(max_examples=scaled(25, 400), deadline=None, phases=PHASES,
                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-CLI = settings(max_examples=scaled(4, 60), deadline=None, phases=PHASES,
+CLI = settings(max_examples=scaled(2, 60), deadline=None, phases=PHASES,
                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 # -- the intended differences (the allow-list) -------------------------------------------

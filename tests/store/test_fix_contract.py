@@ -45,7 +45,7 @@ TODAY = date(2026, 11, 30)
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
 INDEX_CODES = {"index-drift", "index-missing", "index-missing-entry", "index-lists-non-living",
                "index-broken-link"}
-SETTINGS = settings(max_examples=scaled(25, 400), deadline=None, phases=PHASES,
+SETTINGS = settings(max_examples=scaled(40, 600), deadline=None, phases=PHASES,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 

@@ -548,7 +548,7 @@ class RootModel(RuleBasedStateMachine):
 
 
 RootModel.TestCase.settings = settings(
-    max_examples=scaled(20, 300), stateful_step_count=scaled(12, 40), deadline=None, phases=PHASES,
+    max_examples=scaled(30, 500), stateful_step_count=scaled(15, 50), deadline=None, phases=PHASES,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 TestStoreModel = RootModel.TestCase
 
@@ -560,6 +560,6 @@ class CliRootModel(RootModel):
 
 
 CliRootModel.TestCase.settings = settings(
-    max_examples=scaled(3, 40), stateful_step_count=scaled(8, 25), deadline=None, phases=PHASES,
+    max_examples=scaled(2, 40), stateful_step_count=scaled(6, 25), deadline=None, phases=PHASES,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 TestCliModel = CliRootModel.TestCase
