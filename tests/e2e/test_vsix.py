@@ -129,14 +129,24 @@ def test_bundled_libraries_import_on_a_bare_python(unpacked: Path) -> None:
     libs = unpacked / "bundled" / "libs"
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]); "
-        "import lsp.server, store, yaml, pygls, lsp; "
-        "assert lsp.server.__file__.startswith(sys.argv[1]), lsp.server.__file__; "
-        "print(lsp.__version__)"
+        "import memls, memls.lsp.server, memls.store, yaml, pygls; "
+        "assert memls.lsp.server.__file__.startswith(sys.argv[1]), memls.lsp.server.__file__; "
+        "assert memls.store.__file__.startswith(sys.argv[1]), memls.store.__file__; "
+        "print(memls.lsp.__version__)"
     )
     result = subprocess.run([sys.executable, "-S", "-c", code, str(libs)], capture_output=True, text=True,
                             timeout=60, env=_bare_env())
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() != "0+unknown"
+
+
+def test_bundled_memls_is_one_package_as_the_wheel_installs_it(unpacked: Path) -> None:
+    libs = unpacked / "bundled" / "libs"
+    assert (libs / "memls" / "store" / "__init__.py").is_file()
+    assert (libs / "memls" / "lsp" / "server.py").is_file()
+    assert not (libs / "store").exists() and not (libs / "lsp").exists()
+    [dist_info] = libs.glob("memls-*.dist-info")
+    assert (dist_info / "top_level.txt").read_text().split() == ["memls"]
 
 
 def test_bundled_server_answers_initialize_on_a_bare_python(unpacked: Path, tmp_path: Path) -> None:

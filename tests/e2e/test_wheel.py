@@ -1,0 +1,129 @@
+"""The wheel: one top-level package, `memls`, that works in a fresh environment.
+
+PyPI has distributions named `store` and `lsp`; a wheel that installed
+top-level packages of those names would overwrite their files. These tests
+build the wheel the way `pip install memls` would get it, install it into a
+new virtual environment (its dependencies from the package index, nothing
+from this venv), and run the console script and the server from there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--disable-pip-version-check",
+                    "-w", str(out), str(REPO)], check=True, capture_output=True)
+    [built] = out.glob("memls-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def fresh_env(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("fresh-venv")
+    venv.create(target, with_pip=True)
+    result = subprocess.run([str(target / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                             "--disable-pip-version-check", str(wheel)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return target
+
+
+def top_level_names(wheel: Path) -> set[str]:
+    with zipfile.ZipFile(wheel) as z:
+        return {name.split("/")[0] for name in z.namelist() if ".dist-info/" not in name}
+
+
+def test_wheel_installs_only_the_memls_package(wheel: Path) -> None:
+    assert top_level_names(wheel) == {"memls"}
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        [top_level] = [n for n in names if n.endswith(".dist-info/top_level.txt")] or [None]
+        if top_level is not None:
+            assert z.read(top_level).decode().split() == ["memls"]
+    assert "memls/store/schema/memory-frontmatter.schema.json" in names
+    assert "memls/lsp/features/__init__.py" in names
+
+
+def test_wheel_carries_every_source_module_of_the_repository(wheel: Path) -> None:
+    """A subpackage missing from pyproject's package list would be silently left out."""
+    expected = {f"memls/{folder}/{p.relative_to(REPO / folder).as_posix()}"
+                for folder in ("store", "lsp") for p in (REPO / folder).rglob("*.py")}
+    expected |= {f"memls/{p.name}" for p in (REPO / "memls").glob("*.py")}
+    with zipfile.ZipFile(wheel) as z:
+        assert expected - set(z.namelist()) == set()
+
+
+def _clean_env(cwd: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON") and k != "VIRTUAL_ENV"}
+    env.update(HOME=str(cwd), MEMLS_CACHE_DIR=str(cwd / "cache"), MEMLS_MEMORY_DIRS=str(cwd / "memory"))
+    return env
+
+
+def test_installed_cli_saves_lists_and_checks(fresh_env: Path, tmp_path: Path) -> None:
+    memls = str(fresh_env / "bin" / "memls")
+    env = _clean_env(tmp_path)
+    (tmp_path / "memory").mkdir()
+    run = lambda *args: subprocess.run([memls, *args], cwd=tmp_path, env=env,  # noqa: E731
+                                       capture_output=True, text=True, input="")
+    assert run("save", "deploy-freeze", "No deploys on Fridays").returncode == 0
+    listed = run("list", "--json")
+    assert [e["name"] for e in json.loads(listed.stdout)] == ["deploy-freeze"]
+    check = run("check")
+    assert check.returncode == 0, check.stdout + check.stderr
+    version = run("--version")
+    assert version.stdout.split()[-1] == subprocess.run(
+        [str(fresh_env / "bin" / "python"), "-c", "import memls; print(memls.__version__)"],
+        capture_output=True, text=True, env=env, cwd=tmp_path).stdout.strip()
+
+
+def test_installed_server_answers_initialize(fresh_env: Path, tmp_path: Path) -> None:
+    proc = subprocess.Popen([str(fresh_env / "bin" / "memls"), "serve"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=_clean_env(tmp_path))
+    try:
+        reply = _request(proc, 1, "initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
+        assert reply["result"]["serverInfo"]["name"] == "memls", reply
+        _notify(proc, "initialized", {})
+        assert _request(proc, 2, "shutdown", None).get("result", "missing") is None
+        _notify(proc, "exit", None)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
+
+
+def _notify(proc: subprocess.Popen, method: str, params: object) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params}).encode()
+    proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    proc.stdin.flush()
+
+
+def _request(proc: subprocess.Popen, request_id: int, method: str, params: object) -> dict:
+    """Send one request and read messages until its response (notifications are skipped)."""
+    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode()
+    proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    proc.stdin.flush()
+    while True:
+        headers = {}
+        while (line := proc.stdout.readline().strip()):
+            name, _, value = line.decode("ascii").partition(":")
+            headers[name.lower()] = value.strip()
+        assert headers, f"server closed its output: {proc.stderr.read().decode(errors='replace')}"
+        message = json.loads(proc.stdout.read(int(headers["content-length"])))
+        if message.get("id") == request_id and "method" not in message:
+            return message
