@@ -78,6 +78,26 @@ def _reads_as(path: Path, data: bytes, scope: str | None, expected: MemoryEntry)
         return False
 
 
+def _refuse_losing_comments(path: Path, original: bytes, data: bytes) -> None:
+    """A rewrite that could not be made as an edit must not drop a frontmatter comment.
+
+    The edit keeps comments by construction; the full serialization, used
+    only when an edit cannot be proven (a key written twice, say), has none.
+    Refusing leaves the file as the user wrote it and says what to do.
+    """
+    def comments(raw: bytes) -> set[str]:
+        lines = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").split("\n")
+        end = next((i for i, line in enumerate(lines[1:], 1) if line.rstrip() == "---"), 0)
+        return {line.strip() for line in lines[1:end] if line.lstrip().startswith("#") or " #" in line}
+
+    lost = comments(original) - comments(data)
+    if lost:
+        raise ValueError(
+            f"{path.name} cannot be rewritten without losing its comment {sorted(lost)[0]!r}; "
+            "make this change by hand, or remove the comment first"
+        )
+
+
 def read_bytes(path: Path) -> bytes | None:
     try:
         return path.read_bytes()
@@ -161,9 +181,17 @@ class RootTransaction:
         assert entry.path is not None
         data = serialize(entry)
         reread = strict_entry(entry.path, data, self.root.scope)
+        original = self.bytes_of(source or entry.path)
         edited = self._edited(source or entry.path, entry)
-        if edited is not None and _reads_as(entry.path, edited, self.root.scope, reread):
-            data = edited
+        if edited is not None:
+            # The edit must read back as the entry meant, or as its serialization
+            # would (the serialization folds a ``|`` description, the edit keeps it).
+            for expected in (entry, reread):
+                if _reads_as(entry.path, edited, self.root.scope, expected):
+                    data, reread = edited, expected
+                    break
+        if data is not edited and original is not None:
+            _refuse_losing_comments(entry.path, original, data)
         if not create_only and self.bytes_of(entry.path) == data:
             return reread
         self.staged[entry.path] = data

@@ -11,12 +11,15 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memls.store.entry import MemoryEntry
 from memls.store.parse import parse_document
 from memls.store.rewrite import rewritten_text, value_end
+from memls.store.roots import MemoryRoot
+from memls.store.store import MemoryStore
 
 from .messy_entries import messy_entries, split_body
 from .store_test_helpers import entry_file, store_for
@@ -226,3 +229,26 @@ def test_save_over_an_entry_changes_only_description_and_body(messy, description
             assert body_after == ("\n" + new_body + "\n" if new_body else "\n").replace("\n", messy.newline)
         entry = store_for(Path(tmp)).get("a")
         assert (entry.description, entry.body) == (description, body.strip("\n"))
+
+
+def test_rename_keeps_a_literal_block_description_and_the_comments_around_it(tmp_path):
+    """The serialization would fold the block into one line; the edit keeps the value as written."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "alpha.md").write_text(
+        "---\nname: alpha\ndescription: |\n  First part of it\n  second part of it\n"
+        "metadata:\n  type: general\n# owner: team alpha\nx-reviewer: keep-me  # kept\n---\n\nbody\n")
+    MemoryStore([MemoryRoot("explicit", root)]).rename("alpha", "omega")
+    assert (root / "omega.md").read_text() == (
+        "---\nname: omega\ndescription: |\n  First part of it\n  second part of it\n"
+        "metadata:\n  type: general\n# owner: team alpha\nx-reviewer: keep-me  # kept\n---\n\nbody\n")
+
+
+def test_a_rewrite_that_cannot_be_an_edit_refuses_rather_than_drop_a_comment(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    text = "---\nname: a\ndescription: d\nstatus: historical\n# why: kept for the audit\nstatus: historical\n---\n"
+    (root / "a.md").write_text(text)
+    with pytest.raises(ValueError, match="comment"):
+        MemoryStore([MemoryRoot("explicit", root)]).set_status("a", "living")
+    assert (root / "a.md").read_text() == text
