@@ -91,6 +91,23 @@ def autosave_keeps_index_line(saved: MemoryEntry | None, problems: Iterable[Prob
     return None
 
 
+def save_keeps_index_line(
+    saved: MemoryEntry | None, problems: Iterable[Problem], *, loads: bool, automatic: bool
+) -> str | None:
+    """Why a save must leave the entry's ``MEMORY.md`` line as it was, or None.
+
+    A document whose frontmatter does not load says nothing certain about
+    the entry (the line fallback only guesses), so no save of it -- asked
+    for or automatic -- may rewrite, remove or re-add its line: a curated
+    line removed on such a save would come back as stock text and the
+    person's words would be lost. Otherwise only an automatic save is held
+    (:func:`autosave_keeps_index_line`).
+    """
+    if not loads:
+        return "does not load (its frontmatter is not valid YAML)"
+    return autosave_keeps_index_line(saved, problems) if automatic else None
+
+
 def commit_index(root: Path, compute: Callable[[str | None], str | None]) -> str | None:
     """Rewrite a root's ``MEMORY.md`` under the root lock, if ``compute`` says so.
 

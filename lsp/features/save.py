@@ -27,7 +27,7 @@ from lsprotocol import types
 
 from memls.store.checks import check_paths
 from memls.store.index import IndexPolicy
-from memls.store.index_sync import autosave_keeps_index_line, commit_index, index_after_save
+from memls.store.index_sync import commit_index, index_after_save, save_keeps_index_line
 from memls.store.parse import parse_document
 from memls.store.reader import read_root
 from memls.store.text import one_line
@@ -155,9 +155,10 @@ def save_entry(state: ServerState, path: Path, text: str | None, automatic: bool
         affected |= state.change(path, text, buffer.version)
     state.saved(path, text)
     doc = state.document(path)
-    if automatic and doc is not None and doc.kind == "entry" and state.settings.index_on_save != "off":
+    if doc is not None and doc.kind == "entry" and state.settings.index_on_save != "off" and (
+            automatic or not doc.loads):
         problems = check_paths(state.context(), [path]).get(path, [])
-        reason = autosave_keeps_index_line(doc.entry, problems)
+        reason = save_keeps_index_line(doc.entry, problems, loads=doc.loads, automatic=automatic)
         if reason is not None:
             state.held_index_lines[path] = HeldIndexLine(reason, previous)
             return affected | {path}, None, None

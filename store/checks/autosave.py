@@ -30,8 +30,8 @@ def check(ctx: CheckContext, doc: Document) -> Iterable[Problem | None]:
         return ()
     return (ctx.problem(
         "index-line-kept", doc, anchor(doc),
-        f"{INDEX_FILENAME} keeps this entry's previous line: it was saved automatically while it "
-        f"{reason}; finish it, or save it explicitly to update the index",
+        f"{INDEX_FILENAME} keeps this entry's previous line: it was saved while it {reason}; "
+        "finish it and save it to update the index",
     ),)
 
 

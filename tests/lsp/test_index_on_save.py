@@ -87,6 +87,24 @@ async def test_an_unsaved_new_buffer_never_reaches_the_index(start):
     assert "draft" not in (session.root / "MEMORY.md").read_text(encoding="utf-8")
 
 
+async def test_a_save_whose_frontmatter_does_not_load_leaves_a_curated_line_alone(start):
+    """One dash deleted from the closing ``---`` and saved: nothing in the entry is certain."""
+    curated = "- [Why Y](y.md) \u2014 my own words about y\n"
+    good = entry("y", "y desc")
+    session = await start({"y.md": good}, index=curated)
+    session.open("y.md", good)
+    broken = good[: good.rindex("---")] + "--" + good[good.rindex("---") + 3:]
+    session.change("y.md", broken, 2)
+    await barrier(session, "zz-probe-broken.md")
+    save(session, "y.md", broken)
+    await barrier(session, "zz-probe-broken-2.md")
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == curated
+    session.change("y.md", good, 3)
+    save(session, "y.md", good)
+    await barrier(session, "zz-probe-broken-3.md")
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == curated
+
+
 async def test_absent_index_is_created_on_save(start):
     session = await start({"a.md": entry("a", "first")})
     await edit_and_save(session, "a.md", entry("a", "first, now revised"))

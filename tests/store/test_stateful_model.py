@@ -505,7 +505,8 @@ class RootModel(RuleBasedStateMachine):
         # gptme regenerates MEMORY.md: the curated text is gone by gptme's hand.
         self.curated.clear()
         self.prose.clear()
-        self.appended_index = False
+        # gptme's rendering equals memls's except where memls folds a multi-line description.
+        self.appended_index = (self.root / INDEX).exists() and not self.generated()
 
     # -- invariants --------------------------------------------------------------
 
