@@ -173,7 +173,7 @@ class MemlsProtocol(LanguageServerProtocol):
         pending = self._request_futures.get(self._shutdown_id) if self._shutdown_id is not None else None
         if pending is not None and not pending.done():
             yield _settled, (pending,), None
-        self._server.exit_code = 0 if self._shutdown_requested else 1  # type: ignore[attr-defined]
+        self._server.exit_code = 0 if self._shutdown_requested else 1
         yield from super().lsp_exit(*args)
 
 

@@ -36,7 +36,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import yaml
 from lsprotocol import types
@@ -74,6 +74,10 @@ MAX_RECALL_LIMIT = 200
 # -- arguments ------------------------------------------------------------------------
 
 
+@overload
+def _string(args: tuple, index: int, what: str, *, required: Literal[True] = True) -> str: ...
+@overload
+def _string(args: tuple, index: int, what: str, *, required: bool) -> str | None: ...
 def _string(args: tuple, index: int, what: str, *, required: bool = True) -> str | None:
     if index >= len(args) or args[index] is None:
         if required:

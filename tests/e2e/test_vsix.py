@@ -22,6 +22,8 @@ import pytest
 from memls.store.catalogue import codes
 from memls.store.settings import INDEX_ON_SAVE
 
+from .stdio_client import receive_response, send
+
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION = REPO / "vscode-extension"
 PALETTE_COMMANDS = {
@@ -156,16 +158,16 @@ def test_bundled_server_answers_initialize_on_a_bare_python(unpacked: Path, tmp_
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=_bare_env(),
     )
     try:
-        _send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {},
             "initializationOptions": {"settings": {"severity": {}, "roots": [], "index": {"onSave": "auto"}}},
         }})
-        reply = _receive_response(proc, 1)
+        reply = receive_response(proc, 1)
         assert "capabilities" in reply.get("result", {}), reply
         assert reply["result"]["serverInfo"]["name"] == "memls"
-        _send(proc, {"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
-        _receive_response(proc, 2)
-        _send(proc, {"jsonrpc": "2.0", "method": "exit"})
+        send(proc, {"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+        receive_response(proc, 2)
+        send(proc, {"jsonrpc": "2.0", "method": "exit"})
         assert proc.wait(timeout=30) == 0
     finally:
         if proc.poll() is None:
@@ -179,28 +181,3 @@ def _bare_env() -> dict[str, str]:
     """The environment without anything that would point Python at this venv."""
     return {k: v for k, v in os.environ.items() if not k.startswith("PYTHON") and k != "VIRTUAL_ENV"}
 
-
-def _send(proc: subprocess.Popen, message: dict) -> None:
-    body = json.dumps(message).encode("utf-8")
-    proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    proc.stdin.flush()
-
-
-def _receive_response(proc: subprocess.Popen, request_id: int) -> dict:
-    """Read messages until the response to ``request_id`` (notifications are skipped)."""
-    while True:
-        length = None
-        while True:
-            line = proc.stdout.readline()
-            if not line:
-                raise AssertionError(f"server closed its output: {proc.stderr.read().decode(errors='replace')}")
-            line = line.strip()
-            if not line:
-                break
-            name, _, value = line.decode("ascii").partition(":")
-            if name.lower() == "content-length":
-                length = int(value)
-        assert length is not None, "a message without Content-Length"
-        message = json.loads(proc.stdout.read(length))
-        if message.get("id") == request_id and "method" not in message:
-            return message

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from .stdio_client import notify, request
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -93,11 +95,11 @@ def test_installed_server_answers_initialize(fresh_env: Path, tmp_path: Path) ->
     proc = subprocess.Popen([str(fresh_env / "bin" / "memls"), "serve"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=_clean_env(tmp_path))
     try:
-        reply = _request(proc, 1, "initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
+        reply = request(proc, 1, "initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
         assert reply["result"]["serverInfo"]["name"] == "memls", reply
-        _notify(proc, "initialized", {})
-        assert _request(proc, 2, "shutdown", None).get("result", "missing") is None
-        _notify(proc, "exit", None)
+        notify(proc, "initialized", {})
+        assert request(proc, 2, "shutdown", None).get("result", "missing") is None
+        notify(proc, "exit", None)
         assert proc.wait(timeout=30) == 0
     finally:
         if proc.poll() is None:
@@ -106,24 +108,3 @@ def test_installed_server_answers_initialize(fresh_env: Path, tmp_path: Path) ->
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             stream.close()
 
-
-def _notify(proc: subprocess.Popen, method: str, params: object) -> None:
-    body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params}).encode()
-    proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    proc.stdin.flush()
-
-
-def _request(proc: subprocess.Popen, request_id: int, method: str, params: object) -> dict:
-    """Send one request and read messages until its response (notifications are skipped)."""
-    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode()
-    proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    proc.stdin.flush()
-    while True:
-        headers = {}
-        while (line := proc.stdout.readline().strip()):
-            name, _, value = line.decode("ascii").partition(":")
-            headers[name.lower()] = value.strip()
-        assert headers, f"server closed its output: {proc.stderr.read().decode(errors='replace')}"
-        message = json.loads(proc.stdout.read(int(headers["content-length"])))
-        if message.get("id") == request_id and "method" not in message:
-            return message
