@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 
 
 def send(proc: subprocess.Popen, message: dict) -> None:
@@ -37,3 +40,18 @@ def request(proc: subprocess.Popen, request_id: int, method: str, params: object
 
 def notify(proc: subprocess.Popen, method: str, params: object) -> None:
     send(proc, {"jsonrpc": "2.0", "method": method, "params": params})
+
+
+@contextmanager
+def server_process(command: Sequence[str], *, cwd: Path, env: dict[str, str]) -> Iterator[subprocess.Popen]:
+    """A server on pipes; killed if still running when the block ends, its pipes closed."""
+    proc = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=cwd, env=env)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()

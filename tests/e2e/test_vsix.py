@@ -22,7 +22,7 @@ import pytest
 from memls.store.catalogue import codes
 from memls.store.settings import INDEX_ON_SAVE
 
-from .stdio_client import receive_response, send
+from .stdio_client import receive_response, send, server_process
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION = REPO / "vscode-extension"
@@ -153,11 +153,8 @@ def test_bundled_memls_is_one_package_as_the_wheel_installs_it(unpacked: Path) -
 
 def test_bundled_server_answers_initialize_on_a_bare_python(unpacked: Path, tmp_path: Path) -> None:
     (tmp_path / "memory").mkdir()
-    proc = subprocess.Popen(
-        [sys.executable, "-S", str(unpacked / "bundled" / "tool" / "server.py")],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=_bare_env(),
-    )
-    try:
+    with server_process([sys.executable, "-S", str(unpacked / "bundled" / "tool" / "server.py")],
+                        cwd=tmp_path, env=_bare_env()) as proc:
         send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {},
             "initializationOptions": {"settings": {"severity": {}, "roots": [], "index": {"onSave": "auto"}}},
@@ -169,12 +166,6 @@ def test_bundled_server_answers_initialize_on_a_bare_python(unpacked: Path, tmp_
         receive_response(proc, 2)
         send(proc, {"jsonrpc": "2.0", "method": "exit"})
         assert proc.wait(timeout=30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            stream.close()
 
 
 def _bare_env() -> dict[str, str]:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from .stdio_client import notify, request
+from .stdio_client import notify, request, server_process
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -92,19 +92,12 @@ def test_installed_cli_saves_lists_and_checks(fresh_env: Path, tmp_path: Path) -
 
 
 def test_installed_server_answers_initialize(fresh_env: Path, tmp_path: Path) -> None:
-    proc = subprocess.Popen([str(fresh_env / "bin" / "memls"), "serve"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=_clean_env(tmp_path))
-    try:
+    with server_process([str(fresh_env / "bin" / "memls"), "serve"], cwd=tmp_path,
+                        env=_clean_env(tmp_path)) as proc:
         reply = request(proc, 1, "initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
         assert reply["result"]["serverInfo"]["name"] == "memls", reply
         notify(proc, "initialized", {})
         assert request(proc, 2, "shutdown", None).get("result", "missing") is None
         notify(proc, "exit", None)
         assert proc.wait(timeout=30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            stream.close()
 
