@@ -32,6 +32,7 @@ from typing import Any, Literal, TypeVar
 from .cache import ParseCache, now_ns, paused_gc, stamp_of
 from .entry import MemoryEntry
 from .index import INDEX_FILENAME, POLICY_FILENAME
+from .index_view import IndexView
 from .names import is_index_filename, slugify
 from .parse import ParsedDocument, parse_document
 from .reader import (
@@ -227,6 +228,8 @@ class RootState:
     index_revision: int = 0
     memo: dict[str, Any] = field(default_factory=dict)
     _index_keys: dict[Path, tuple] = field(default_factory=dict)
+    # The index as the entries render it, moved one line per change (see ``track_index``).
+    index_view: IndexView = field(default_factory=IndexView)
     # The persistent parse cache while a bulk load runs (see ``Workspace.detach_caches``).
     parse_cache: ParseCache | None = field(default=None, repr=False, compare=False)
 
@@ -303,6 +306,7 @@ class RootState:
                 self._index_keys.pop(path, None)
             else:
                 self._index_keys[path] = key
+            self.index_view.update(path.name, doc.index_entry if doc is not None and key is not None else None)
 
     def unregister(self, path: Path) -> Document | None:
         doc = self.documents.pop(path, None)
