@@ -142,11 +142,15 @@ _OMISSION_MARKER = re.compile(r"- \u2026 \d+ more entries omitted \(budget (?P<b
 
 def omission_budget(text: str) -> int | None:
     """The budget an index was rendered with, read from its omitted-entries line, if any."""
-    for line in reversed(text.split("\n")):
-        if not line:
-            continue
-        match = _OMISSION_MARKER.fullmatch(line)
-        return int(match["budget"]) if match else None
+    # From the end, line by line: only the last non-empty line counts (an
+    # index can be a million bytes, and this runs on every check of it).
+    end = len(text)
+    while end > 0:
+        start = text.rfind("\n", 0, end) + 1
+        if start < end:
+            match = _OMISSION_MARKER.fullmatch(text, start, end)
+            return int(match["budget"]) if match else None
+        end = start - 1
     return None
 
 

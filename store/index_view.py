@@ -37,8 +37,11 @@ class IndexView:
         self.entries: dict[str, MemoryEntry] = {}
         # The files of each name, in file order: the first is the one readers see.
         self._files_of: dict[str, list[str]] = {}
-        # The rendered lines of the visible living entries, by type, as (name, line) sorted.
-        self._lines: dict[str, list[tuple[str, str]]] = {}
+        # The visible living entries by type: their names sorted, their lines in that
+        # order, and each type's block of lines joined (None: to be joined again).
+        self._names: dict[str, list[str]] = {}
+        self._lines: dict[str, list[str]] = {}
+        self._blocks: dict[str, str | None] = {}
         self._living = 0  # index entries (visible or not) that are living
         self._text: str | None = None
         self._changed: set[str] = set()
@@ -86,16 +89,19 @@ class IndexView:
     def _show(self, entry: MemoryEntry | None, shown: bool) -> None:
         if entry is None or not entry.is_living:
             return
-        lines = self._lines.setdefault(entry.type, [])
-        item = (entry.name, entry.index_line())
+        kind = entry.type
+        names = self._names.setdefault(kind, [])
+        lines = self._lines.setdefault(kind, [])
+        self._blocks[kind] = None
+        at = bisect_left(names, entry.name)
         if shown:
-            insort(lines, item)
+            names.insert(at, entry.name)
+            lines.insert(at, entry.index_line())
             return
-        at = bisect_left(lines, item)
-        assert at < len(lines) and lines[at] == item  # it was shown
-        del lines[at]
-        if not lines:
-            del self._lines[entry.type]
+        assert at < len(names) and names[at] == entry.name  # it was shown
+        del names[at], lines[at]
+        if not names:
+            del self._names[kind], self._lines[kind], self._blocks[kind]
 
     def take_changed(self) -> set[str]:
         """Files whose index facts changed since the last call (the index checks' work list)."""
@@ -128,12 +134,11 @@ class IndexView:
         if self._text is None:
             order = [t for t in TYPE_ORDER if t in self._lines]
             order += sorted(t for t in self._lines if t not in TYPE_ORDER)
-            out = [INDEX_HEADER, ""]
+            parts = [f"{INDEX_HEADER}\n"]
             for t in order:
-                out.append(f"## {t.capitalize()}")
-                out.extend(line for _, line in self._lines[t])
-                out.append("")
-            while out and out[-1] == "":
-                out.pop()
-            self._text = "\n".join(out) + "\n"
+                block = self._blocks.get(t)
+                if block is None:
+                    block = self._blocks[t] = "\n".join(self._lines[t])
+                parts.append(f"\n## {t.capitalize()}\n{block}\n")
+            self._text = "".join(parts)
         return self._text
