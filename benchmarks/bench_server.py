@@ -444,12 +444,7 @@ BURST = 100
 
 
 def typed(base: str, field: str, k: int, chain: list[str]) -> str:
-    """``base`` with ``k`` keystrokes typed into ``field`` (a prefix of a word, one more char each).
-
-    Every even keystroke also sets ``confidence`` out of range (the odd ones
-    leave it valid), so push mode has a change to publish whatever the
-    field's edit did to the diagnostics.
-    """
+    """``base`` with ``k`` keystrokes typed into ``field`` (a prefix of a word, one more char each)."""
     close = base.index("\n---\n")
     head, tail = base[:close], base[close:]
     lines = head.split("\n")
@@ -472,20 +467,29 @@ def typed(base: str, field: str, k: int, chain: list[str]) -> str:
         lines = [f"  type: {prefix('reference')}" if line.startswith("  type:") else line for line in lines]
     elif field == "keywords":
         lines = [f"- {prefix('benchmarking')}" if line == "- benchmark" else line for line in lines]
-    if k % 2 == 0:
-        lines = [line.replace("confidence: 0.", "confidence: 7.") for line in lines]
     text = "\n".join(lines) + tail
     if field == "body":
         text += prefix(" and the cache is warm")
     return text
 
 
+def flipped(text: str, version: int) -> str:
+    """``text`` with ``confidence`` out of range on odd versions."""
+    return text.replace("confidence: 0.", "confidence: 7.", 1) if version % 2 else text
+
+
 async def _keystrokes(client: Client, uri: str, texts: list[str], version: int,
                       hover_at: dict | None = None) -> tuple[list[float], list[float], int]:
-    """Send each text as one ``didChange`` and wait for its publish; returns latencies, hover times, version."""
+    """Send each text as one ``didChange`` and wait for its publish; returns latencies, hover times, version.
+
+    Every keystroke also flips ``confidence`` between a valid and an
+    out-of-range value (one character), so push mode has a change to publish
+    whatever the field's edit did to the diagnostics.
+    """
     latencies, hovers = [], []
     for text in texts:
         version += 1
+        text = flipped(text, version)
         v = version
         waiter = asyncio.ensure_future(client.wait_for(
             lambda r, v=v: isinstance(r, tuple) and r[1] == uri and r[2] == v, 30))
@@ -522,7 +526,7 @@ async def run_fields(args: argparse.Namespace) -> dict[str, Any]:
     if "confidence: 0." not in base:  # the keystrokes flip it (see ``typed``)
         base = base.replace("\n---\n", "\nconfidence: 0.5\n---\n", 1)
     out: dict[str, Any] = {}
-    per_key = max(5, args.edits // 5) | 1  # odd: the last keystroke flips confidence, then base
+    per_key = max(5, args.edits // 5)
 
     with open(args.work / f"server-fields-{n}.log", "wb") as log:
         client, _ = await start(folder, home, log)
@@ -530,7 +534,7 @@ async def run_fields(args: argparse.Namespace) -> dict[str, Any]:
         await asyncio.wait_for(client.wait_progress("end"), TIMEOUT)
         await client.quiet()
         client.notify("textDocument/didOpen", {"textDocument": {
-            "uri": uri, "languageId": "markdown", "version": 1, "text": typed(base, "body", 0, chain)}})
+            "uri": uri, "languageId": "markdown", "version": 1, "text": flipped(typed(base, "body", 0, chain), 1)}})
         await client.wait_for(lambda r: isinstance(r, tuple) and r[1] == uri)
         version = 1
         worst: tuple[float, str] = (-1.0, "")
@@ -560,6 +564,7 @@ async def run_fields(args: argparse.Namespace) -> dict[str, Any]:
         sent = time.perf_counter()
         for text in texts:
             version += 1
+            text = flipped(text, version)
             client.notify("textDocument/didChange", {
                 "textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]})
         await client.proc.stdin.drain()  # type: ignore[union-attr]
@@ -584,7 +589,7 @@ async def run_fields(args: argparse.Namespace) -> dict[str, Any]:
             client, spawned = await start(folder, home, log)
             client.notify("initialized", {})
             opened = client.notify("textDocument/didOpen", {"textDocument": {
-                "uri": uri, "languageId": "markdown", "version": 1, "text": typed(base, "body", 0, chain)}})
+                "uri": uri, "languageId": "markdown", "version": 1, "text": flipped(typed(base, "body", 0, chain), 1)}})
             first = await client.wait_for(lambda r: isinstance(r, tuple) and r[1] == uri)
             end = await asyncio.wait_for(client.wait_progress("end"), TIMEOUT)
             if measured:

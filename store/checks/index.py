@@ -204,8 +204,11 @@ def _check_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
         # The usual root: judged from the kept rendering and the lines of the
         # files that changed since the last check, not from a full render.
         rendering = state.index_view.rendering()
+        # Also for an index that is the rendering (it has no line problems): its
+        # lines are read now, so the first keystroke that makes it differ does not pay for that.
+        findings = _legacy_findings(doc)
         if text != rendering:
-            yield from _check_lines(ctx, doc, _legacy_findings(doc), rendering, {"budget": None})
+            yield from _check_lines(ctx, doc, findings, rendering, {"budget": None})
         yield from _check_claude_code_limit(ctx, doc)
         return
     try:
