@@ -37,7 +37,6 @@ from .names import is_index_filename, slugify
 from .parse import ParsedDocument, parse_document
 from .reader import (
     MAX_DOCUMENT_BYTES,
-    MAX_INDEX_BYTES,
     Listing,
     child_path_maker,
     decode_document,
@@ -712,18 +711,13 @@ def _make_document(
     state: RootState, path: Path, kind: DocumentKind, *, text: str, version: int | None = None,
     read_error: str | None = None, too_large: bool = False,
 ) -> Document:
-    if len(text) > _cap(kind):
+    if len(text) > MAX_DOCUMENT_BYTES:
         text, too_large = "", True
     parsed = None
     if kind in ("entry", "reserved") and read_error is None and not too_large:
         parsed = parse_document(text, path=path, scope=state.scope)
     return Document(path=path, root=state, kind=kind, text=text, parsed=parsed,
                     read_error=read_error, too_large=too_large, version=version)
-
-
-def _cap(kind: DocumentKind) -> int:
-    """The most of a file memls reads: more for the index, which grows with its root."""
-    return MAX_INDEX_BYTES if kind == "index" else MAX_DOCUMENT_BYTES
 
 
 def open_documents_cache(root_dir: Path) -> ParseCache:
@@ -799,10 +793,10 @@ def _read_document(
                 return Document(path=path, root=state, kind=kind, text=cached.text,
                                 parsed=cached.place(path))
     try:
-        data = read_capped(path, _cap(kind))
+        data = read_capped(path)
     except OSError as exc:
         return _make_document(state, path, kind, text="", read_error=one_line(str(exc)))
-    if len(data) > _cap(kind):
+    if len(data) > MAX_DOCUMENT_BYTES:
         doc = _make_document(state, path, kind, text="", too_large=True)
         if kind == "entry":
             doc.headline = headline(path, data, state.scope)

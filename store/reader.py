@@ -34,10 +34,6 @@ ENTRY_SUFFIX = ".md"
 # Memory entries are a few KB. A larger file is reported, never parsed, so a
 # stray 50 MB file (or a YAML alias bomb) cannot stall every read.
 MAX_DOCUMENT_BYTES = 1024 * 1024
-# ``MEMORY.md`` is memls's and gptme's own output and grows with the root (about
-# 110 bytes an entry: a 10k-entry root's is over a MiB). Left unread, it would
-# get no index check at all, though Claude Code loads only its first 25 KiB.
-MAX_INDEX_BYTES = 64 * 1024 * 1024
 TOO_LARGE = f"larger than {MAX_DOCUMENT_BYTES} bytes; not read"
 
 
@@ -310,10 +306,10 @@ def parse_bytes(
     return parse_document(text, path=path, scope=scope), None
 
 
-def read_capped(path: Path, cap: int = MAX_DOCUMENT_BYTES) -> bytes:
-    """A file's bytes, at most one more than ``cap`` (then it is too large)."""
+def read_capped(path: Path) -> bytes:
+    """A file's bytes, at most one more than :data:`MAX_DOCUMENT_BYTES` (then it is too large)."""
     with open(path, "rb") as f:
-        return f.read(cap + 1)
+        return f.read(MAX_DOCUMENT_BYTES + 1)
 
 
 def headline(path: Path, data: bytes, scope: str | None) -> MemoryEntry | None:

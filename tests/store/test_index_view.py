@@ -183,20 +183,3 @@ def test_a_shadowed_file_takes_the_line_when_the_file_its_name_showed_is_renamed
     assert "(b-second.md) — second" in view.rendering()
     shown = view.visible("alpha")
     assert shown is not None and shown.filename == "b-second.md"
-
-
-def test_a_million_byte_index_is_read_and_checked_not_skipped(tmp_path):
-    root = tmp_path / "memory"
-    root.mkdir()
-    for i in range(11_000):
-        name = f"entry-{i:05d}"
-        (root / f"{name}.md").write_text(Spec(name, description="x" * 80).text(), encoding="utf-8")
-    workspace = Workspace.load([MemoryRoot("project", root)])
-    text = full_rendering(workspace)
-    assert len(text.encode()) > 1024 * 1024
-    (root / "MEMORY.md").write_text(text, encoding="utf-8")
-    workspace.update_from_disk(root / "MEMORY.md")
-
-    problems = check_paths(CheckContext(workspace, today=TODAY), [root / "MEMORY.md"])[root / "MEMORY.md"]
-
-    assert [p.code for p in problems] == ["index-beyond-claude-code-limit"]
