@@ -8,11 +8,12 @@ version of an editor. The capabilities are read here and nowhere else, so a
 feature module asks one boolean instead of walking the nested capability
 objects (where any level may be missing).
 
-One choice is not a capability: whether the editor already shows the
+Two choices are not capabilities: whether the editor already shows the
 Markdown headings of a memory in its outline (VS Code's built-in Markdown
-support does; a second copy from us would list every heading twice). A
-client says so in ``initializationOptions.client.markdownOutline``; the VS
-Code extension sends it.
+support does; a second copy from us would list every heading twice), and
+whether it shows the Memories view (and so wants ``memls/memoriesChanged``).
+A client says so in ``initializationOptions.client.markdownOutline`` and
+``.memoriesView``; the VS Code extension sends both.
 """
 
 from __future__ import annotations
@@ -51,6 +52,11 @@ class ClientFeatures:
     workspace_symbol_deprecated_tag: bool = False
     # The editor lists a Markdown document's headings itself.
     markdown_outline: bool = False
+    document_link_tooltip: bool = False
+    # Lenses read across files: the client is asked to re-ask after changes.
+    code_lens_refresh: bool = False
+    # The editor shows the Memories view and wants ``memls/memoriesChanged``.
+    memories_view: bool = False
     # Completion items.
     completion_markdown: bool = False
     completion_deprecated_tag: bool = False
@@ -95,6 +101,10 @@ class ClientFeatures:
             in cap("workspace.symbol.tag_support.value_set", []),
             markdown_outline=isinstance(client_options, Mapping)
             and client_options.get("markdownOutline") is True,
+            document_link_tooltip=bool(cap("text_document.document_link.tooltip_support")),
+            code_lens_refresh=bool(cap("workspace.code_lens.refresh_support")),
+            memories_view=isinstance(client_options, Mapping)
+            and client_options.get("memoriesView") is True,
             completion_markdown=types.MarkupKind.Markdown in completion_formats,
             completion_deprecated_tag=types.CompletionItemTag.Deprecated
             in cap("text_document.completion.completion_item.tag_support.value_set", []),

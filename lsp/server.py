@@ -30,6 +30,7 @@ from .convert import uri_to_path
 from .diagnostics import DiagnosticsPublisher
 from .engine import Engine
 from .errors import log_refusals_quietly
+from .model_changes import ModelChangeNotices
 from .protocol import MemlsProtocol
 from .state import RootsChange, ServerState
 from .watcher import Watching
@@ -47,6 +48,7 @@ class MemlsServer(LanguageServer):
         self.state = ServerState()
         self.diagnostics = DiagnosticsPublisher(self)
         self.watching = Watching(self)
+        self.model_changes = ModelChangeNotices(self)
         self.timings: dict[str, float] = {}
         # Set by ``shutdown``: work still running (the first scan) stops
         # instead of writing to a client that is going away.
@@ -67,6 +69,7 @@ class MemlsServer(LanguageServer):
         """Re-check what a change affected (push or pull)."""
         if affected:
             self.diagnostics.schedule(affected)
+            self.model_changes.schedule()
 
     async def roots_changed(self, change: RootsChange) -> None:
         """Folders or settings changed the roots: re-check, clear what left, watch what came."""
@@ -231,6 +234,7 @@ async def _initial_scan(ls: MemlsServer) -> None:
         watcher.start()
     if ls.diagnostics.pull:
         ls.workspace_diagnostic_refresh(None)
+        ls.model_changes.schedule()
     else:
         ls.after_change(await ls.engine.run(state.all_paths))
 

@@ -137,14 +137,15 @@ def resolve(doc: Document, ref: LinkRef) -> Document | None:
     """The entry document a reference lands on, in the referencing root."""
     root = doc.root
     if ref.kind == "index":
-        return _index_target_document(root, ref.index_target or "")
+        return index_target_document(root, ref.index_target or "")
     if ref.kind == "name":
         visible = root.visible(ref.name)
         return visible if visible is not None else (doc if doc.entry is not None else None)
     return root.visible(ref.name)
 
 
-def _index_target_document(root: RootState, target: str) -> Document | None:
+def index_target_document(root: RootState, target: str) -> Document | None:
+    """The entry document a ``MEMORY.md`` pointer's target names: a file of the root itself, else None."""
     filename = target[2:] if target.startswith("./") else target
     if not filename or "/" in filename or "\\" in filename:
         return None
@@ -238,7 +239,7 @@ def _index_reference(doc: Document, line: int, col: int) -> LinkRef | None:
     for link in parse_index_lines(lines[line]):
         for part in (link.target_span, link.title_span):
             if part[0] <= col <= part[1]:
-                target = _index_target_document(doc.root, link.target)
+                target = index_target_document(doc.root, link.target)
                 name = target.name if target is not None and target.name else Path(link.target).stem
                 return LinkRef(
                     "index", name, Span(line, part[0], line, part[1]), doc.path,
