@@ -33,6 +33,7 @@ PALETTE_COMMANDS = {
     "memls.palette.recall",
     "memls.restartServer",
     "memls.showOutput",
+    "memls.memories.refresh",
 }
 SETTINGS = {
     "memls.index.onSave",
@@ -79,7 +80,8 @@ def test_manifest_declares_the_palette_commands(manifest: dict) -> None:
 
 def test_palette_commands_do_not_clash_with_server_command_ids(manifest: dict) -> None:
     # vscode-languageclient registers the server's executeCommand ids itself.
-    server_ids = {"memls.regenerateIndex", "memls.supersede", "memls.newMemory", "memls.recall", "memls.debugInfo"}
+    server_ids = {"memls.regenerateIndex", "memls.supersede", "memls.newMemory", "memls.recall", "memls.debugInfo",
+                  "memls.showLocations"}
     declared = {c["command"] for c in manifest["contributes"]["commands"]}
     assert not declared & server_ids
 

@@ -20,6 +20,7 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
+import { MEMORIES_CHANGED, MEMORIES_REQUEST, MEMORIES_VIEW, MemoriesTreeProvider } from "./memoriesView";
 import { isMemoryDocument, MemoryDocumentFilter, memoryDocumentFilters, MEMORY_DOCUMENT_GLOBS, ROOT_MARKER_GLOB, rootsFromMarkers } from "./memoryDocuments";
 import { probePython } from "./python";
 import { frontmatterHeader, isEntryFileName, locationPath, MemoryItem, recallItems, entryCount } from "./results";
@@ -39,6 +40,10 @@ class MemlsExtension implements vscode.Disposable {
   private readonly output = vscode.window.createOutputChannel("memls", { log: true });
   private readonly status = vscode.window.createStatusBarItem("memls.status", vscode.StatusBarAlignment.Right, 100);
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly memories = new MemoriesTreeProvider(
+    async () => (this.client?.isRunning() ? this.client.sendRequest(MEMORIES_REQUEST, {}) : undefined),
+    (message) => this.output.warn(message),
+  );
   private scanPolls = 0;
 
   constructor(private readonly context: vscode.ExtensionContext) {
@@ -55,6 +60,8 @@ class MemlsExtension implements vscode.Disposable {
     register("memls.palette.recall", () => this.recall());
     register("memls.restartServer", () => this.restart());
     register("memls.showOutput", () => this.output.show());
+    register("memls.memories.refresh", () => this.memories.refresh());
+    this.disposables.push(this.memories, vscode.window.createTreeView(MEMORIES_VIEW, { treeDataProvider: this.memories, showCollapseAll: true }));
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((event) => this.guard(() => this.configurationChanged(event))),
       vscode.workspace.onDidOpenTextDocument((doc) => this.guard(() => this.startFor(doc))),
@@ -186,6 +193,9 @@ class MemlsExtension implements vscode.Disposable {
       void vscode.window.showErrorMessage(message, "Show Output").then((choice) => choice && this.output.show());
       return;
     }
+    client.onNotification(MEMORIES_CHANGED, () => this.memories.refresh());
+    this.memories.refresh();
+    void vscode.commands.executeCommand("setContext", "memls.serverStarted", true);
     this.scanPolls = 0;
     await this.refreshStatus();
   }
