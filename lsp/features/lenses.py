@@ -126,16 +126,14 @@ def register(server: MemlsServer) -> None:
         items = _locations(args)
         if not ls.state.client.show_document:
             return items
-        chosen = items[0]
+        chosen: dict | None = items[0]
         if len(items) > 1:
             picked = await ls.window_show_message_request_async(types.ShowMessageRequestParams(
                 type=types.MessageType.Info, message="Open which memory?",
                 actions=[types.MessageActionItem(title=item["label"]) for item in items]))
-            if picked is None:
-                return None
-            chosen = next((item for item in items if item["label"] == picked.title), None)
-            if chosen is None:
-                return None
+            chosen = next((item for item in items if picked is not None and item["label"] == picked.title), None)
+        if chosen is None:  # the user chose none
+            return None
         rng = _to_range(chosen["range"])
         await ls.window_show_document_async(types.ShowDocumentParams(
             uri=chosen["uri"], take_focus=True, selection=rng))
