@@ -56,6 +56,8 @@ class DiagnosticsPublisher:
         self._result_ids: dict[Path, str] = {}
         # Pull mode: paths the client was last given problems for (a gone one is cleared once).
         self._shown: set[Path] = set()
+        # (errors, warnings) of every path as last checked: the Memories view's badges.
+        self.problem_counts: dict[Path, tuple[int, int]] = {}
 
     # -- scheduling (event loop) ---------------------------------------------------
 
@@ -110,6 +112,8 @@ class DiagnosticsPublisher:
 
     async def _check_and_deliver(self, paths: set[Path]) -> None:
         computed = await self.server.engine.run(self._compute, paths)
+        for path, _version, diags in computed:
+            self._count(path, diags)
         if self.pull:
             changed = False
             for path, _version, diags in computed:
@@ -161,6 +165,7 @@ class DiagnosticsPublisher:
             return self.to_lsp(check_paths(state.context(), [path])[path], path)
 
         diags = await self.server.engine.run(compute)
+        self._count(path, diags)
         result_id = _result_id(diags)
         self._published[path] = _fingerprint(diags)
         self._note_shown(path, diags)
@@ -182,6 +187,7 @@ class DiagnosticsPublisher:
             result_id = _result_id(diags)
             self._published[path] = _fingerprint(diags)
             self._note_shown(path, diags)
+            self._count(path, diags)
             if previous.get(uri) == result_id:
                 items.append(types.WorkspaceUnchangedDocumentDiagnosticReport(
                     uri=uri, version=version, result_id=result_id))
@@ -189,6 +195,13 @@ class DiagnosticsPublisher:
                 items.append(types.WorkspaceFullDocumentDiagnosticReport(
                     uri=uri, version=version, items=diags, result_id=result_id))
         return types.WorkspaceDiagnosticReport(items=items)
+
+    def _count(self, path: Path, diags: list[types.Diagnostic]) -> None:
+        severities = [d.severity for d in diags]
+        counts = (severities.count(types.DiagnosticSeverity.Error), severities.count(types.DiagnosticSeverity.Warning))
+        if self.problem_counts.get(path, (0, 0)) != counts:
+            self.server.model_changes.problems_changed()
+        self.problem_counts[path] = counts
 
     def _note_shown(self, path: Path, diags: list[types.Diagnostic]) -> None:
         if diags:

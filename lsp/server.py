@@ -69,7 +69,7 @@ class MemlsServer(LanguageServer):
         """Re-check what a change affected (push or pull)."""
         if affected:
             self.diagnostics.schedule(affected)
-            self.model_changes.schedule()
+            self.model_changes.schedule(affected)
 
     async def roots_changed(self, change: RootsChange) -> None:
         """Folders or settings changed the roots: re-check, clear what left, watch what came."""
@@ -234,7 +234,7 @@ async def _initial_scan(ls: MemlsServer) -> None:
         watcher.start()
     if ls.diagnostics.pull:
         ls.workspace_diagnostic_refresh(None)
-        ls.model_changes.schedule()
+        ls.model_changes.schedule(await ls.engine.run(state.all_paths))
     else:
         ls.after_change(await ls.engine.run(state.all_paths))
 

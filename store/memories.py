@@ -103,6 +103,20 @@ def _on_a_loop(start: Path, parent: Mapping[Path, Path]) -> bool:
     return current == start
 
 
+def node_key(doc: Document | None) -> tuple | None:
+    """What the tree shows of one document (None: it is not in the tree).
+
+    Compared before and after a change, so an editor is told to ask again
+    only when the tree may look different, not on every keystroke in a body.
+    """
+    if doc is None or doc.kind != "entry":
+        return None
+    entry = doc.entry
+    if entry is None or not doc.loads:
+        return (doc.name, None)
+    return (entry.name, entry.title, entry.description, entry.type, entry.status, doc.successor)
+
+
 def _entry_node(doc: Document, problems: ProblemCount) -> EntryNode:
     entry = doc.entry
     if entry is None or not doc.loads:

@@ -17,6 +17,7 @@ Request: ``memls/memories`` with no parameters (or ``{}``). Result::
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memls.store.checks import check_paths
@@ -31,11 +32,16 @@ if TYPE_CHECKING:
 MEMORIES = "memls/memories"
 
 
-def memories_result(state: ServerState) -> dict:
-    """The whole tree as JSON (engine thread)."""
+def memories_result(state: ServerState, known: dict[Path, tuple[int, int]]) -> dict:
+    """The whole tree as JSON (engine thread).
+
+    ``known`` are the problem counts the diagnostics already computed (every
+    document once the first scan was checked); the rest are checked here.
+    """
     paths = [d.path for d in state.workspace.documents() if d.kind == "entry"]
-    counts = {}
-    for path, problems in check_paths(state.context(), paths).items():
+    counts = {path: ProblemCount(*known[path]) for path in paths if path in known}
+    missing = [path for path in paths if path not in known]
+    for path, problems in check_paths(state.context(), missing).items():
         severities = [p.severity for p in problems]
         counts[path] = ProblemCount(severities.count("error"), severities.count("warning"))
     return {"roots": [_root_json(root) for root in memory_tree(state.workspace, counts)]}
@@ -67,4 +73,4 @@ def _entry_json(node: EntryNode) -> dict:
 def register(server: MemlsServer) -> None:
     @server.feature(MEMORIES)
     async def memories(ls: MemlsServer, params: Any):
-        return await ls.engine.run(memories_result, ls.state)
+        return await ls.engine.run(memories_result, ls.state, dict(ls.diagnostics.problem_counts))

@@ -115,3 +115,23 @@ async def test_a_client_without_the_view_gets_no_memls_notifications(client, tmp
         uri=uri, language_id="markdown", version=1, text=entry("old"))))
     await asyncio.sleep(0.8)
     assert changed == []
+
+
+async def test_typing_in_a_body_does_not_ask_for_the_tree_again(client, tmp_path):
+    folder = tmp_path / "workspace"
+    root = write_root(folder, {"new.md": NEW, "old.md": OLD})
+    changed: list[object] = []
+    client.feature("memls/memoriesChanged")(lambda params: changed.append(params))
+    await initialize(client, folder, memories_view=True)
+    uri = path_to_uri(root / "new.md")
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="markdown", version=1, text=NEW)))
+    await asyncio.sleep(0.8)  # the scan's notice, and the open's (nothing changed)
+    before = len(changed)
+    for version in range(2, 6):
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=NEW + "more " * version)]))
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(0.8)
+    assert len(changed) == before
