@@ -3,7 +3,7 @@
 The server owns the model, so the view asks it rather than reading files
 itself: the arrangement (roots, types, superseded entries under their
 successor) is :func:`memls.store.memories.memory_tree`; the problem counts are
-the same checks the editor's problem list shows. When the model changes the
+those of the diagnostics the editor's problem list shows. When the model changes the
 server sends ``memls/memoriesChanged`` (see :mod:`memls.lsp.model_changes`)
 and the view asks again.
 
