@@ -764,6 +764,56 @@ def check_command(paths: tuple[str, ...], output_format: str, fix: bool) -> None
 
 
 
+# --------------------------------------------------------------------------
+# memls setup: wire memls into the tools its users already run
+
+
+@cli.group("setup", cls=MemlsGroup)
+def setup_group() -> None:
+    """Wire memls into other tools (one subcommand per tool)."""
+
+
+@setup_group.command("claude-code")
+@click.option(
+    "--scope", type=click.Choice(["project", "user"]), default="project", show_default=True,
+    help="project: <workspace>/.claude/settings.json; user: ~/.claude/settings.json.",
+)
+@click.option("--dry-run", is_flag=True, help="Print the change as a diff; write nothing.")
+@click.option("--remove", is_flag=True, help="Take memls's hooks out again (nothing else).")
+def setup_claude_code_command(scope: str, dry_run: bool, remove: bool) -> None:
+    """Add memls's hooks to Claude Code's settings.json.
+
+    UserPromptSubmit runs `memls recall --prompt - --format hook-json` (the
+    memories ranked for the prompt); PreToolUse runs `memls match --prompt -
+    --format hook-json` (the memories whose keywords the tool call names).
+    Every other setting and hook is kept; running it twice changes nothing.
+    """
+    import shutil
+
+    from memls.setup_claude_code import SettingsError, plan, settings_path
+
+    path = settings_path(scope, workspace=resolve_workspace(), home=Path.home())
+    try:
+        change = plan(path, remove=remove)
+    except SettingsError as exc:
+        fail(str(exc))
+    if dry_run:
+        click.echo(change.diff() or f"No change to {path}", nl=not change.changed)
+        return
+    if not change.changed:
+        state = "has no memls hooks" if remove else "already has memls's hooks"
+        click.echo(f"{path} {state}; nothing changed")
+        return
+    change.write()
+    click.echo(f"{'Removed memls hooks from' if remove else 'Added memls hooks to'} {path}")
+    if not remove and shutil.which("memls") is None:
+        click.echo(
+            "Warning: `memls` is not on PATH here; Claude Code runs the hooks through your "
+            "shell, so put memls's bin directory on PATH",
+            err=True,
+        )
+
+
 @cli.command("serve")
 def serve_command() -> None:
     """Run the language server over stdio (for editors; see the README)."""
