@@ -27,6 +27,7 @@ import json
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -48,7 +49,7 @@ from memls.store.report import (
     sort_problems,
     summary_line,
 )
-from memls.store.roots import MemoryRoot, resolve_roots, resolve_workspace
+from memls.store.roots import MemoryRoot, is_memory_root, resolve_roots, resolve_workspace
 from memls.store.store import MemoryStore
 from memls.store.text import one_line, strip_controls
 
@@ -615,18 +616,35 @@ def audit_command(scope: str | None, quiet: bool) -> None:
 
 
 @cli.command("index")
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--scope", help="Root whose index to generate (default: the write root).")
 @click.option("--write", is_flag=True, help="Write MEMORY.md instead of printing it.")
 @click.option(
     "--check", is_flag=True, help="Exit 1 when MEMORY.md differs from the regenerated index."
 )
 @click.option("--budget", type=click.IntRange(min=1), help="Cap the index at this many bytes.")
-def index_command(scope: str | None, write: bool, check: bool, budget: int | None) -> None:
+@click.option(
+    "--refresh", is_flag=True,
+    help="Rewrite the generated MEMORY.md of the roots of PATHS (default: every root); "
+    "never a curated one. Exit 1 when a file changed (for commit hooks).",
+)
+def index_command(
+    paths: tuple[str, ...], scope: str | None, write: bool, check: bool, budget: int | None,
+    refresh: bool,
+) -> None:
     """Generate the always-on index (living entries grouped by type).
 
     Prints by default, so a hand-curated MEMORY.md is never overwritten by
     accident; --write replaces it, --check verifies it (and wins over --write).
+    --refresh takes the files of a commit (PATHS; other files are ignored) and
+    rewrites only indexes that are generated (memls's rendering of the entries
+    as last committed, or as they are) or policy-managed, or absent.
     """
+    if paths and not refresh:
+        raise click.UsageError("PATHS are taken only with --refresh")
+    if refresh:
+        refresh_indexes(paths)
+        return
     store = open_store()
     if check:
         ok = store.check_index(scope, budget=budget)
@@ -636,6 +654,19 @@ def index_command(scope: str | None, write: bool, check: bool, budget: int | Non
         click.echo(f"Wrote {store.write_index(scope, budget=budget)}")
         return
     click.echo(clean_block(store.render_root_index(scope, budget=budget)), nl=False)
+
+
+def refresh_indexes(paths: Sequence[str]) -> None:
+    """``index --refresh``: the generated indexes of the roots of ``paths`` brought up to date."""
+    from memls.committed_index import refresh_index
+    from memls.store.settings import load_settings
+
+    roots = check_targets(paths, load_settings(resolve_workspace()).roots).roots
+    changed = [root.path / INDEX_FILENAME for root in roots if refresh_index(root.path)]
+    for path in changed:
+        click.echo(f"Regenerated {display_path(path)}")
+    if changed:
+        sys.exit(1)
 
 
 @cli.command("export")
@@ -684,17 +715,39 @@ def export_command(view: str, scope: str | None, budget: int | None) -> None:
 # memls check: the check catalogue for people and CI
 
 
-def check_targets(paths: Sequence[str]) -> tuple[list[MemoryRoot], set[Path] | None]:
-    """Roots to load for ``check``, and the files to report on (None = all).
+@dataclass(frozen=True)
+class CheckTargets:
+    """What ``check`` loads and what it reports on.
 
-    A directory argument is a memory root; a file argument is checked within
-    its directory (its links resolve there) and only its problems are shown.
-    No argument: every existing root of the current workspace.
+    ``only`` None reports every file of the roots; ``ignored`` are file
+    arguments that are no memory files (pre-commit passes every staged file).
     """
+
+    roots: list[MemoryRoot]
+    only: set[Path] | None
+    ignored: list[str]
+
+
+def check_targets(paths: Sequence[str], extra_roots: Sequence[Path] = ()) -> CheckTargets:
+    """Roots to load for ``check``, and the files to report on.
+
+    A directory argument is a memory root. A file argument is a memory file
+    when memls would load it from its directory: an entry, ``MEMORY.md`` or
+    the policy, directly in a root of the workspace (or of the settings) or
+    in a directory that is a root by its look (a ``MEMORY.md``, a
+    ``.memory-index.json``, a Claude Code memory folder), as in the editor.
+    Its whole root is loaded (its links resolve there) and only its problems
+    are shown; any other file is ignored, so a hook runner can pass every
+    file of a commit. No argument: every existing root of the workspace.
+    """
+    from memls.store.model import document_kind
+
     if not paths:
-        return [r for r in resolve_roots() if r.exists], None
+        return CheckTargets([r for r in resolve_roots() if r.exists], None, [])
+    known = {r.path.resolve() for r in resolve_roots()} | {p.resolve() for p in extra_roots}
     roots: dict[Path, MemoryRoot] = {}
     only: set[Path] = set()
+    ignored: list[str] = []
     files_only = True
     for raw in paths:
         path = Path(raw).absolute()
@@ -702,11 +755,17 @@ def check_targets(paths: Sequence[str]) -> tuple[list[MemoryRoot], set[Path] | N
             roots.setdefault(path, MemoryRoot("explicit", path))
             files_only = False
         elif path.is_file() or path.name == INDEX_FILENAME:
-            roots.setdefault(path.parent, MemoryRoot("explicit", path.parent))
+            parent = path.parent
+            if document_kind(path.name) is None or not (
+                parent.resolve() in known or is_memory_root(parent)
+            ):
+                ignored.append(raw)
+                continue
+            roots.setdefault(parent, MemoryRoot("explicit", parent))
             only.add(path)
         else:
             raise click.BadParameter(f"{raw} does not exist", param_hint="PATH")
-    return list(roots.values()), (only if files_only else None)
+    return CheckTargets(list(roots.values()), only if files_only else None, ignored)
 
 
 @cli.command("check")
@@ -729,10 +788,11 @@ def check_command(paths: tuple[str, ...], output_format: str, fix: bool) -> None
     from memls.store.model import Workspace
     from memls.store.settings import load_settings
 
-    roots, only = check_targets(paths)
     settings = load_settings(resolve_workspace())
     for warning in settings.warnings:
         click.echo(f"Warning: {one_line(warning)}", err=True)
+    targets = check_targets(paths, settings.roots)
+    roots, only = targets.roots, targets.only
     if fix:
         report = fix_all(CheckContext(Workspace.load(roots), settings))
         for problem, applied in report.applied:
