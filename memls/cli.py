@@ -487,6 +487,65 @@ def historical_command(name: str, scope: str | None) -> None:
     click.echo(f"Marked {clean_line(entry.name)} historical ({clean_line(entry.filename)})")
 
 
+@cli.command("migrate-knowledge-jsonl")
+@click.argument("jsonl_path", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.option("--scope", help="Root to write migrated entries to (default: write root).")
+@click.option("--dry-run", is_flag=True, help="Show what would be migrated without writing anything.")
+@click.option(
+    "--skip-existing/--no-skip-existing", default=True, show_default=True,
+    help="Skip entries whose slugified name already exists in the store.",
+)
+def migrate_knowledge_jsonl_command(
+    jsonl_path: str | None, scope: str | None, dry_run: bool, skip_existing: bool
+) -> None:
+    """Migrate gptme's knowledge JSONL store to memory entries (as gptme does).
+
+    JSONL_PATH defaults to gptme's data directory's knowledge/entries.jsonl
+    (~/.local/share/gptme/knowledge/entries.jsonl). Each record becomes a
+    `general` entry named after its problem text; the body keeps both fields
+    under headings for the record's type, tags and keywords become keywords,
+    and the record's type, id and date are kept as provenance. The JSONL file
+    is left as it is.
+    """
+    from memls.store.knowledge import default_knowledge_path, knowledge_records, migrated_entries
+
+    source = Path(jsonl_path) if jsonl_path is not None else default_knowledge_path()
+    if not source.exists():
+        click.echo(f"No knowledge store at {source} — nothing to migrate.", err=True)
+        return
+    records = knowledge_records(source.read_text(encoding="utf-8", errors="replace"))
+    if not records:
+        click.echo(f"No valid entries found in {source}.")
+        return
+    store = open_store()
+    migrated = skipped = errors = 0
+    for item in migrated_entries(records):
+        try:
+            exists = skip_existing and store.get(item.name) is not None
+            if not exists and not dry_run:
+                store.save(
+                    item.name, item.description, item.body, type="general", scope=scope,
+                    keywords=item.keywords or None, metadata={"provenance": item.provenance},
+                )
+        except EXPECTED_ERRORS as exc:
+            click.echo(f"  error ({item.name!r}): {error_message(exc)}", err=True)
+            errors += 1
+            continue
+        if exists:
+            click.echo(f"  {'would skip' if dry_run else 'skip'} (exists): {item.name!r}", err=True)
+            skipped += 1
+        elif dry_run:
+            click.echo(f"  would migrate: {item.name!r} ({len(item.keywords)} keyword(s))")
+            migrated += 1
+        else:
+            click.echo(f"  migrated: {item.name!r}")
+            migrated += 1
+    action = "would migrate" if dry_run else "migrated"
+    click.echo(f"\n{action} {migrated}, skipped {skipped}, errors {errors} (source: {source})")
+    if errors:
+        sys.exit(1)
+
+
 # --------------------------------------------------------------------------
 # Retrieval
 
