@@ -11,12 +11,15 @@ test session (``PRE_COMMIT_HOME`` is a session directory).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.e2e.editor_helpers import README, documented_block
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -85,9 +88,12 @@ def project(tmp_path, hooks_repo, pre_commit_home) -> tuple[Path, dict[str, str]
     (memory / "release-day.md").write_text(ENTRY.format(name="release-day", description="Release on Tuesdays.",
                                                         extra=""))
     (work / "README.md").write_text("# A project\n")
-    (work / ".pre-commit-config.yaml").write_text(
-        f"repos:\n- repo: {snapshot}\n  rev: {rev}\n  hooks:\n  - id: memls-check\n  - id: memls-index\n"
-    )
+    # The README's block, pointed at the snapshot instead of the published repository.
+    config = documented_block("pre-commit-config", "yaml", README)
+    config = re.sub(r"(?m)^(\s*- repo: ).*$", lambda m: f"{m.group(1)}{snapshot}", config)
+    config = re.sub(r"(?m)^(\s*rev: ).*$", lambda m: f"{m.group(1)}{rev}", config)
+    assert str(snapshot) in config and rev in config
+    (work / ".pre-commit-config.yaml").write_text(config)
     assert git(work, "init", "-q", env=env).returncode == 0
     assert subprocess.run([str(MEMLS), "index", "--write"], cwd=work, env=env).returncode == 0
     installed = subprocess.run([str(PRE_COMMIT), "install"], cwd=work, env=env, capture_output=True,

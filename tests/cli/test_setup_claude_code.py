@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.editor_helpers import README, documented_block
+
 BIN = Path(sys.executable).parent
 MEMLS = BIN / "memls"
 
@@ -84,7 +86,8 @@ def test_project_setup_writes_both_hooks_into_the_workspace_settings(env, worksp
             "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": MATCH}]}],
         }
     }
-    assert path.read_text().startswith('{\n  "hooks": {\n')
+    assert path.read_text() == documented_block("claude-code-settings", "json", README), (
+        "the README shows the settings.json a fresh project gets")
 
 
 def test_user_scope_writes_the_home_settings_and_not_the_project(env, workspace):
