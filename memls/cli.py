@@ -27,7 +27,6 @@ import json
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -720,7 +719,7 @@ def refresh_indexes(paths: Sequence[str]) -> None:
     from memls.committed_index import refresh_index
     from memls.store.settings import load_settings
 
-    roots = check_targets(paths, load_settings(resolve_workspace()).roots).roots
+    roots, _ = check_targets(paths, load_settings(resolve_workspace()).roots)
     changed = [root.path / INDEX_FILENAME for root in roots if refresh_index(root.path)]
     for path in changed:
         click.echo(f"Regenerated {display_path(path)}")
@@ -774,21 +773,10 @@ def export_command(view: str, scope: str | None, budget: int | None) -> None:
 # memls check: the check catalogue for people and CI
 
 
-@dataclass(frozen=True)
-class CheckTargets:
-    """What ``check`` loads and what it reports on.
-
-    ``only`` None reports every file of the roots; ``ignored`` are file
-    arguments that are no memory files (pre-commit passes every staged file).
-    """
-
-    roots: list[MemoryRoot]
-    only: set[Path] | None
-    ignored: list[str]
-
-
-def check_targets(paths: Sequence[str], extra_roots: Sequence[Path] = ()) -> CheckTargets:
-    """Roots to load for ``check``, and the files to report on.
+def check_targets(
+    paths: Sequence[str], extra_roots: Sequence[Path] = ()
+) -> tuple[list[MemoryRoot], set[Path] | None]:
+    """Roots to load for ``check``, and the files to report on (None = all).
 
     A directory argument is a memory root. A file argument is a memory file
     when memls would load it from its directory: an entry, ``MEMORY.md`` or
@@ -802,11 +790,10 @@ def check_targets(paths: Sequence[str], extra_roots: Sequence[Path] = ()) -> Che
     from memls.store.model import document_kind
 
     if not paths:
-        return CheckTargets([r for r in resolve_roots() if r.exists], None, [])
+        return [r for r in resolve_roots() if r.exists], None
     known = {r.path.resolve() for r in resolve_roots()} | {p.resolve() for p in extra_roots}
     roots: dict[Path, MemoryRoot] = {}
     only: set[Path] = set()
-    ignored: list[str] = []
     files_only = True
     for raw in paths:
         path = Path(raw).absolute()
@@ -818,13 +805,12 @@ def check_targets(paths: Sequence[str], extra_roots: Sequence[Path] = ()) -> Che
             if document_kind(path.name) is None or not (
                 parent.resolve() in known or is_memory_root(parent)
             ):
-                ignored.append(raw)
-                continue
+                continue  # not a memory file: a hook runner passes every file
             roots.setdefault(parent, MemoryRoot("explicit", parent))
             only.add(path)
         else:
             raise click.BadParameter(f"{raw} does not exist", param_hint="PATH")
-    return CheckTargets(list(roots.values()), only if files_only else None, ignored)
+    return list(roots.values()), (only if files_only else None)
 
 
 @cli.command("check")
@@ -850,8 +836,7 @@ def check_command(paths: tuple[str, ...], output_format: str, fix: bool) -> None
     settings = load_settings(resolve_workspace())
     for warning in settings.warnings:
         click.echo(f"Warning: {one_line(warning)}", err=True)
-    targets = check_targets(paths, settings.roots)
-    roots, only = targets.roots, targets.only
+    roots, only = check_targets(paths, settings.roots)
     if fix:
         report = fix_all(CheckContext(Workspace.load(roots), settings))
         for problem, applied in report.applied:
