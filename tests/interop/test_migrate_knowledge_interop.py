@@ -163,3 +163,15 @@ def test_a_problem_without_ascii_letters_is_migrated_under_its_own_letters_where
     assert actual.exit_code == 0, actual.output
     assert actual.stdout == f"  migrated: '日本語のメモ'\n\nmigrated 1, skipped 0, errors 0 (source: {source})\n"
     assert "## Problem\n\n日本語のメモ\n" in (memls.root / "日本語のメモ.md").read_text(encoding="utf-8")
+
+
+def test_an_unknown_scope_is_an_error_per_record_as_in_gptme_without_the_keyerror_quotes(sides, tmp_path):
+    source = write_jsonl(tmp_path / "entries.jsonl", RECORDS[:2], junk=[])
+    gptme, memls = sides
+    expected, actual = gptme.run(str(source), "--scope", "nowhere"), memls.run(str(source), "--scope", "nowhere")
+    assert (actual.exit_code, actual.stdout) == (expected.exit_code, expected.stdout) == (
+        1, f"\nmigrated 0, skipped 0, errors 2 (source: {source})\n")
+    # gptme prints str(KeyError), which wraps the sentence in quotes; memls prints the sentence.
+    assert actual.stderr == expected.stderr.replace(': "', ": ").replace('"\n', "\n")
+    assert "  error ('flaky-test-in-ci-test-login-times-out'): no memory root for scope 'nowhere'" in actual.stderr
+    assert memls.files() == gptme.files() == {}
