@@ -638,6 +638,32 @@ def index_command(scope: str | None, write: bool, check: bool, budget: int | Non
     click.echo(clean_block(store.render_root_index(scope, budget=budget)), nl=False)
 
 
+@cli.command("merge-index")
+@click.argument("base", type=click.Path(dir_okay=False))
+@click.argument("ours", type=click.Path(dir_okay=False))
+@click.argument("theirs", type=click.Path(dir_okay=False))
+@click.argument("path", required=False)
+@click.option("--marker-size", type=click.IntRange(min=1), default=7, show_default=True,
+              help="Length of the conflict markers (git's %L).")
+def merge_index_command(base: str, ours: str, theirs: str, path: str | None, marker_size: int) -> None:
+    """Git merge driver for MEMORY.md: merge BASE, OURS and THEIRS by entry into OURS.
+
+    Git's placeholders are %O %A %B %P (see `memls setup git`). Lines added or
+    removed on either side are added or removed, curated text is kept; only
+    one entry's line changed differently on both sides is a conflict, marked
+    as git marks one. Exit 0 when clean, 1 with conflicts.
+    """
+    from memls.store.files import atomic_write
+    from memls.store.index_merge import merge_index
+
+    texts = [Path(p).read_bytes().decode("utf-8") for p in (base, ours, theirs)]
+    result = merge_index(*texts, marker_size=marker_size)
+    atomic_write(Path(ours), result.text.encode("utf-8"))
+    if not result.clean:
+        click.echo(f"memls merge-index: {path or ours}: {result.conflicts} conflict(s)", err=True)
+        sys.exit(1)
+
+
 @cli.command("export")
 @click.option(
     "--view",
@@ -762,6 +788,37 @@ def check_command(paths: tuple[str, ...], output_format: str, fix: bool) -> None
     if any(p.severity == "error" for p in problems):
         sys.exit(1)
 
+
+
+# --------------------------------------------------------------------------
+# memls setup git: MEMORY.md merged by entry
+
+
+@cli.group("setup", cls=MemlsGroup)
+def setup_group() -> None:
+    """Wire memls into other tools (one subcommand per tool)."""
+
+
+@setup_group.command("git")
+@click.option("--dry-run", is_flag=True, help="Print the change; write nothing.")
+@click.option("--remove", is_flag=True, help="Take the attribute line and the driver out again.")
+def setup_git_command(dry_run: bool, remove: bool) -> None:
+    """Make git merge MEMORY.md with `memls merge-index` in this repository.
+
+    Adds `MEMORY.md merge=memls` to the repository's .gitattributes (once,
+    other lines kept) and the driver to its git config (merge.memls.*), which
+    runs this memls by absolute path. Running it twice changes nothing.
+    """
+    from memls.setup_git import plan
+
+    change = plan(Path.cwd(), remove=remove)
+    if dry_run or not change.changed:
+        click.echo(change.describe() or f"{change.repo}: nothing to change", nl=not change.changed)
+        return
+    change.apply()
+    click.echo(change.describe(), nl=False)
+    done = "Removed memls's merge driver from" if remove else "memls merges MEMORY.md in"
+    click.echo(f"{done} {change.repo}")
 
 
 @cli.command("serve")
