@@ -664,6 +664,37 @@ def merge_index_command(base: str, ours: str, theirs: str, path: str | None, mar
         sys.exit(1)
 
 
+@cli.command("graph")
+@click.option("--scope", help="Only this root (default: every root of the workspace).")
+@click.option(
+    "--format", "format_", type=click.Choice(["mermaid", "dot"]), default="mermaid",
+    show_default=True, help="mermaid: for Markdown (GitHub renders it); dot: for Graphviz.",
+)
+@click.option("--all", "include_unlinked", is_flag=True, help="Also entries no link touches.")
+def graph_command(scope: str | None, format_: str, include_unlinked: bool) -> None:
+    """Draw the supersession chains: living, superseded and historical entries, dangling links.
+
+    Arrows point from an entry to its successor; a dashed arrow is stated by
+    one of the two entries only; a red dashed box is a name no entry has.
+    """
+    from memls.store.graph import graph_is_empty, root_graph
+    from memls.store.graph_format import render_graph
+
+    roots = [r for r in open_store().roots if r.exists and (scope is None or r.scope == scope)]
+    if scope is not None and not roots:
+        raise click.BadParameter(f"no existing memory root has scope {scope!r}", param_hint="--scope")
+    graphs = [
+        root_graph(
+            root.scope, f"{root.scope}: {display_path(root.path)}",
+            read_root(root.path, root.scope).entries, include_unlinked=include_unlinked,
+        )
+        for root in roots
+    ]
+    click.echo(render_graph(graphs, format_), nl=False)
+    if graph_is_empty(graphs):
+        click.echo("(no supersession links to draw; --all draws every entry)", err=True)
+
+
 @cli.command("export")
 @click.option(
     "--view",
