@@ -65,16 +65,6 @@ class Repo:
         self.git("add", "-A")
         self.git("commit", "-q", "-m", message)
 
-    def commit_generated(self, message: str) -> None:
-        """Commit with the index regenerated first, as the ``memls-index`` pre-commit hook does.
-
-        ``memls save`` adds its line the way gptme does (appended, not
-        rendered), so a generated index stays generated only when regenerated.
-        """
-        self.memls("index", "--write")
-        self.git("add", "-A")
-        self.git("commit", "-q", "-m", message)
-
     @property
     def index(self) -> str:
         return (self.memory / "MEMORY.md").read_text(encoding="utf-8")
@@ -85,7 +75,10 @@ def repo(tmp_path: Path) -> Repo:
     repo = Repo(tmp_path / "repo", tmp_path)
     repo.memls("save", "alpha", "Alpha rule.", "--type", "project")
     repo.memls("save", "delta", "Delta rule.", "--type", "project")
-    repo.commit_generated("base memories")
+    # The first save starts MEMORY.md as gptme does (one plain line); rendering
+    # it once makes it generated, and every later save keeps it so.
+    repo.memls("index", "--write")
+    repo.commit("base memories")
     return repo
 
 
@@ -95,12 +88,12 @@ def branch_apart(repo: Repo) -> None:
     repo.memls("save", "beta", "Beta rule.", "--type", "project")
     repo.memls("save", "alpha-two", "Alpha rule, revised.", "--type", "project")
     repo.memls("supersede", "alpha", "alpha-two")
-    repo.commit_generated("left: beta, alpha superseded")
+    repo.commit("left: beta, alpha superseded")
     repo.git("checkout", "-q", "main")
     repo.git("checkout", "-q", "-b", "right")
     repo.memls("save", "charlie", "Charlie rule.", "--type", "project")
     repo.memls("save", "user-pref", "Prefers short answers.", "--type", "user")
-    repo.commit_generated("right: charlie, user-pref")
+    repo.commit("right: charlie, user-pref")
     repo.git("checkout", "-q", "left")
 
 
@@ -160,10 +153,10 @@ def test_the_same_entry_changed_differently_is_a_conflict_marked_around_its_line
     repo.git("checkout", "-q", "-b", "left")
     repo.memls("save", "alpha", "Alpha, as left says.", "--type", "project")
     repo.memls("save", "beta", "Beta rule.", "--type", "project")
-    repo.commit_generated("left")
+    repo.commit("left")
     repo.git("checkout", "-q", "main")
     repo.memls("save", "alpha", "Alpha, as main says.", "--type", "project")
-    repo.commit_generated("main")
+    repo.commit("main")
     merged = repo.git("merge", "--no-edit", "left", check=False)
     assert merged.returncode != 0
     assert "Merge conflict in memory/MEMORY.md" in merged.stdout
