@@ -173,3 +173,23 @@ def test_crlf_versions_merge_as_their_lf_text():
 def test_the_marker_size_git_asks_for_is_used():
     result = merge_index("", "- [a](a.md) \u2014 x\n", "- [a](a.md) \u2014 y\n", marker_size=9)
     assert result.text.startswith("<<<<<<<<< ours\n") and "\n=========\n" in result.text
+
+
+ANY_LINES = (
+    "", "# Notes", "## Project", "prose a", "prose b",
+    "- [a](a.md) \u2014 1", "- [a](a.md) \u2014 2", "- [b](b.md) \u2014 1", "- [b](b.md) \u2014 2",
+    "- [c](c.md) \u2014 1", "- [Title](c.md) \u2014 1",
+)
+any_index = st.lists(st.sampled_from(ANY_LINES), max_size=8).map(
+    lambda lines: "\n".join(lines) + ("\n" if lines else "")
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(any_index, any_index, any_index)
+def test_any_three_texts_merge_the_same_whichever_side_is_ours(base, ours, theirs):
+    # Duplicate pointers, stray headings and reordered lines included.
+    there, back = merge_index(base, ours, theirs), merge_index(base, theirs, ours)
+    assert there.conflicts == back.conflicts
+    if there.clean:
+        assert there.text == back.text
