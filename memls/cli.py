@@ -665,7 +665,9 @@ def merge_index_command(base: str, ours: str, theirs: str, path: str | None, mar
 
 
 @cli.command("graph")
-@click.option("--scope", help="Only this root (default: every root of the workspace).")
+@click.option(
+    "--scope", callback=validate_scope, help="Only this root (default: every root of the workspace)."
+)
 @click.option(
     "--format", "format_", type=click.Choice(["mermaid", "dot"]), default="mermaid",
     show_default=True, help="mermaid: for Markdown (GitHub renders it); dot: for Graphviz.",
@@ -681,8 +683,6 @@ def graph_command(scope: str | None, format_: str, include_unlinked: bool) -> No
     from memls.store.graph_format import render_graph
 
     roots = [r for r in open_store().roots if r.exists and (scope is None or r.scope == scope)]
-    if scope is not None and not roots:
-        raise click.BadParameter(f"no existing memory root has scope {scope!r}", param_hint="--scope")
     graphs = [
         root_graph(
             root.scope, f"{root.scope}: {display_path(root.path)}",
@@ -821,6 +821,14 @@ def check_command(paths: tuple[str, ...], output_format: str, fix: bool) -> None
 
 
 
+@cli.command("serve")
+def serve_command() -> None:
+    """Run the language server over stdio (for editors; see the README)."""
+    from memls.lsp.server import main as serve
+
+    serve()
+
+
 # --------------------------------------------------------------------------
 # memls setup git: MEMORY.md merged by entry
 
@@ -850,14 +858,6 @@ def setup_git_command(dry_run: bool, remove: bool) -> None:
     click.echo(change.describe(), nl=False)
     done = "Removed memls's merge driver from" if remove else "memls merges MEMORY.md in"
     click.echo(f"{done} {change.repo}")
-
-
-@cli.command("serve")
-def serve_command() -> None:
-    """Run the language server over stdio (for editors; see the README)."""
-    from memls.lsp.server import main as serve
-
-    serve()
 
 
 if __name__ == "__main__":  # pragma: no cover

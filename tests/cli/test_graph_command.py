@@ -43,4 +43,4 @@ def test_graph_with_a_scope_no_root_has_is_a_usage_error(run):
     save_entry(run, "unrelated", "Nobody replaced it.")
     result = run("graph", "--scope", "nowhere")
     assert result.exit_code == 2
-    assert "no existing memory root has scope 'nowhere'" in result.stderr
+    assert "'nowhere' is not one of 'explicit'" in result.stderr
