@@ -595,47 +595,7 @@ def match_command(
 
 
 # --------------------------------------------------------------------------
-# Consistency and views
-
-
-@cli.command("audit")
-@click.option("--scope", help="Root to audit (default: write root).")
-@click.option("--quiet", is_flag=True, help="Print nothing when the audit passes.")
-def audit_command(scope: str | None, quiet: bool) -> None:
-    """Check strict YAML parsing, duplicate names and supersession links."""
-    issues = open_store().audit(scope=scope)
-    for issue in issues:
-        click.echo(
-            clean_block(f"{issue.code}: {issue.entry}: {issue.detail}")
-        )
-    if issues:
-        sys.exit(1)
-    if not quiet:
-        click.echo("Memory audit passed")
-
-
-@cli.command("index")
-@click.option("--scope", help="Root whose index to generate (default: the write root).")
-@click.option("--write", is_flag=True, help="Write MEMORY.md instead of printing it.")
-@click.option(
-    "--check", is_flag=True, help="Exit 1 when MEMORY.md differs from the regenerated index."
-)
-@click.option("--budget", type=click.IntRange(min=1), help="Cap the index at this many bytes.")
-def index_command(scope: str | None, write: bool, check: bool, budget: int | None) -> None:
-    """Generate the always-on index (living entries grouped by type).
-
-    Prints by default, so a hand-curated MEMORY.md is never overwritten by
-    accident; --write replaces it, --check verifies it (and wins over --write).
-    """
-    store = open_store()
-    if check:
-        ok = store.check_index(scope, budget=budget)
-        click.echo(f"{store.index_path(scope)}: {'up to date' if ok else 'DRIFT'}")
-        sys.exit(0 if ok else 1)
-    if write:
-        click.echo(f"Wrote {store.write_index(scope, budget=budget)}")
-        return
-    click.echo(clean_block(store.render_root_index(scope, budget=budget)), nl=False)
+# MEMORY.md in git, and the supersession graph
 
 
 @cli.command("merge-index")
@@ -693,6 +653,50 @@ def graph_command(scope: str | None, format_: str, include_unlinked: bool) -> No
     click.echo(render_graph(graphs, format_), nl=False)
     if graph_is_empty(graphs):
         click.echo("(no supersession links to draw; --all draws every entry)", err=True)
+
+
+# --------------------------------------------------------------------------
+# Consistency and views
+
+
+@cli.command("audit")
+@click.option("--scope", help="Root to audit (default: write root).")
+@click.option("--quiet", is_flag=True, help="Print nothing when the audit passes.")
+def audit_command(scope: str | None, quiet: bool) -> None:
+    """Check strict YAML parsing, duplicate names and supersession links."""
+    issues = open_store().audit(scope=scope)
+    for issue in issues:
+        click.echo(
+            clean_block(f"{issue.code}: {issue.entry}: {issue.detail}")
+        )
+    if issues:
+        sys.exit(1)
+    if not quiet:
+        click.echo("Memory audit passed")
+
+
+@cli.command("index")
+@click.option("--scope", help="Root whose index to generate (default: the write root).")
+@click.option("--write", is_flag=True, help="Write MEMORY.md instead of printing it.")
+@click.option(
+    "--check", is_flag=True, help="Exit 1 when MEMORY.md differs from the regenerated index."
+)
+@click.option("--budget", type=click.IntRange(min=1), help="Cap the index at this many bytes.")
+def index_command(scope: str | None, write: bool, check: bool, budget: int | None) -> None:
+    """Generate the always-on index (living entries grouped by type).
+
+    Prints by default, so a hand-curated MEMORY.md is never overwritten by
+    accident; --write replaces it, --check verifies it (and wins over --write).
+    """
+    store = open_store()
+    if check:
+        ok = store.check_index(scope, budget=budget)
+        click.echo(f"{store.index_path(scope)}: {'up to date' if ok else 'DRIFT'}")
+        sys.exit(0 if ok else 1)
+    if write:
+        click.echo(f"Wrote {store.write_index(scope, budget=budget)}")
+        return
+    click.echo(clean_block(store.render_root_index(scope, budget=budget)), nl=False)
 
 
 @cli.command("export")
