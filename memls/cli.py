@@ -654,6 +654,67 @@ def match_command(
 
 
 # --------------------------------------------------------------------------
+# MEMORY.md in git, and the supersession graph
+
+
+@cli.command("merge-index")
+@click.argument("base", type=click.Path(dir_okay=False))
+@click.argument("ours", type=click.Path(dir_okay=False))
+@click.argument("theirs", type=click.Path(dir_okay=False))
+@click.argument("path", required=False)
+@click.option("--marker-size", type=click.IntRange(min=1), default=7, show_default=True,
+              help="Length of the conflict markers (git's %L).")
+def merge_index_command(base: str, ours: str, theirs: str, path: str | None, marker_size: int) -> None:
+    """Git merge driver for MEMORY.md: merge BASE, OURS and THEIRS by entry into OURS.
+
+    Git's placeholders are %O %A %B %P (see `memls setup git`). Lines added or
+    removed on either side are added or removed, curated text is kept; only
+    one entry's line changed differently on both sides is a conflict, marked
+    as git marks one. Exit 0 when clean, 1 with conflicts.
+    """
+    from memls.store.files import atomic_write
+    from memls.store.index_merge import merge_index
+
+    texts = [Path(p).read_bytes().decode("utf-8") for p in (base, ours, theirs)]
+    result = merge_index(*texts, marker_size=marker_size)
+    atomic_write(Path(ours), result.text.encode("utf-8"))
+    if not result.clean:
+        click.echo(f"memls merge-index: {path or ours}: {result.conflicts} conflict(s)", err=True)
+        sys.exit(1)
+
+
+@cli.command("graph")
+@click.option(
+    "--scope", callback=validate_scope, help="Only this root (default: every root of the workspace)."
+)
+@click.option(
+    "--format", "format_", type=click.Choice(["mermaid", "dot"]), default="mermaid",
+    show_default=True, help="mermaid: for Markdown (GitHub renders it); dot: for Graphviz.",
+)
+@click.option("--all", "include_unlinked", is_flag=True, help="Also entries no link touches.")
+def graph_command(scope: str | None, format_: str, include_unlinked: bool) -> None:
+    """Draw the supersession chains: living, superseded and historical entries, dangling links.
+
+    Arrows point from an entry to its successor; a dashed arrow is stated by
+    one of the two entries only; a red dashed box is a name no entry has.
+    """
+    from memls.store.graph import graph_is_empty, root_graph
+    from memls.store.graph_format import render_graph
+
+    roots = [r for r in open_store().roots if r.exists and (scope is None or r.scope == scope)]
+    graphs = [
+        root_graph(
+            root.scope, f"{root.scope}: {display_path(root.path)}",
+            read_root(root.path, root.scope).entries, include_unlinked=include_unlinked,
+        )
+        for root in roots
+    ]
+    click.echo(render_graph(graphs, format_), nl=False)
+    if graph_is_empty(graphs):
+        click.echo("(no supersession links to draw; --all draws every entry)", err=True)
+
+
+# --------------------------------------------------------------------------
 # Consistency and views
 
 
@@ -924,6 +985,32 @@ def serve_command() -> None:
     from memls.lsp.server import main as serve
 
     serve()
+
+
+# --------------------------------------------------------------------------
+# memls setup git: MEMORY.md merged by entry
+
+
+@setup_group.command("git")
+@click.option("--dry-run", is_flag=True, help="Print the change; write nothing.")
+@click.option("--remove", is_flag=True, help="Take the attribute line and the driver out again.")
+def setup_git_command(dry_run: bool, remove: bool) -> None:
+    """Make git merge MEMORY.md with `memls merge-index` in this repository.
+
+    Adds `MEMORY.md merge=memls` to the repository's .gitattributes (once,
+    other lines kept) and the driver to its git config (merge.memls.*), which
+    runs this memls by absolute path. Running it twice changes nothing.
+    """
+    from memls.setup_git import plan
+
+    change = plan(Path.cwd(), remove=remove)
+    if dry_run or not change.changed:
+        click.echo(change.describe() or f"{change.repo}: nothing to change", nl=not change.changed)
+        return
+    change.apply()
+    click.echo(change.describe(), nl=False)
+    done = "Removed memls's merge driver from" if remove else "memls merges MEMORY.md in"
+    click.echo(f"{done} {change.repo}")
 
 
 if __name__ == "__main__":  # pragma: no cover
