@@ -67,11 +67,14 @@ class ModelChangeNotices:
         if self.server.stopping:
             return
         client = self.server.state.client
-        if client.memories_view and (
-                await self.server.engine.run(self._tree_changed, self.server.state, paths) or problems):
-            self.server.protocol.notify(MEMORIES_CHANGED, None)
-        if client.code_lens_refresh:
-            self.server.workspace_code_lens_refresh(None).add_done_callback(_log_failure)
+        try:
+            if client.memories_view and (
+                    await self.server.engine.run(self._tree_changed, self.server.state, paths) or problems):
+                self.server.protocol.notify(MEMORIES_CHANGED, None)
+            if client.code_lens_refresh:
+                self.server.workspace_code_lens_refresh(None).add_done_callback(_log_failure)
+        except Exception:  # noqa: BLE001 - a notice is a courtesy; the next change sends another
+            log.exception("telling the client about a change failed")
 
     def _tree_changed(self, state: ServerState, paths: set[Path]) -> bool:
         changed = False
