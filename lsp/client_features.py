@@ -12,7 +12,9 @@ One choice is not a capability: whether the editor already shows the
 Markdown headings of a memory in its outline (VS Code's built-in Markdown
 support does; a second copy from us would list every heading twice). A
 client says so in ``initializationOptions.client.markdownOutline``; the VS
-Code extension sends it.
+Code extension sends it. Nor is the ``memls/status`` notification
+(:mod:`memls.lsp.status`): a client asks for it with
+``initializationOptions.client.statusNotification``.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ class ClientFeatures:
     workspace_symbol_deprecated_tag: bool = False
     # The editor lists a Markdown document's headings itself.
     markdown_outline: bool = False
+    # The client shows ``memls/status`` (and wants no ``$/progress`` for the scan).
+    status_notification: bool = False
     # Completion items.
     completion_markdown: bool = False
     completion_deprecated_tag: bool = False
@@ -95,6 +99,8 @@ class ClientFeatures:
             in cap("workspace.symbol.tag_support.value_set", []),
             markdown_outline=isinstance(client_options, Mapping)
             and client_options.get("markdownOutline") is True,
+            status_notification=isinstance(client_options, Mapping)
+            and client_options.get("statusNotification") is True,
             completion_markdown=types.MarkupKind.Markdown in completion_formats,
             completion_deprecated_tag=types.CompletionItemTag.Deprecated
             in cap("text_document.completion.completion_item.tag_support.value_set", []),

@@ -82,6 +82,7 @@ class DiagnosticsPublisher:
 
     def _compute(self, paths: set[Path]) -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
         state = self.server.state
+        self.server.status.model_counts(state)
         ctx = state.context()
         results = check_paths(ctx, sorted(paths, key=str))  # a stable order; str compares fast
         out: list[tuple[Path, int | None, list[types.Diagnostic]]] = []
@@ -110,6 +111,8 @@ class DiagnosticsPublisher:
 
     async def _check_and_deliver(self, paths: set[Path]) -> None:
         computed = await self.server.engine.run(self._compute, paths)
+        self.server.status.checked((path, diags) for path, _version, diags in computed)
+        self.server.status.send()
         if self.pull:
             changed = False
             for path, _version, diags in computed:
@@ -130,6 +133,12 @@ class DiagnosticsPublisher:
             self.server.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=path_to_uri(path), diagnostics=diags, version=version)
             )
+
+    async def count_only(self, paths: set[Path]) -> None:
+        """Check ``paths`` for the status counts alone, delivering nothing (pull mode)."""
+        computed = await self.server.engine.run(self._compute, paths)
+        self.server.status.checked((path, diags) for path, _version, diags in computed)
+        self.server.status.send()
 
     def left_model(self, paths: set[Path]) -> None:
         """Paths whose roots were unloaded: in pull mode, ask for the report that clears them.
@@ -161,6 +170,7 @@ class DiagnosticsPublisher:
             return self.to_lsp(check_paths(state.context(), [path])[path], path)
 
         diags = await self.server.engine.run(compute)
+        self.server.status.checked([(path, diags)])
         result_id = _result_id(diags)
         self._published[path] = _fingerprint(diags)
         self._note_shown(path, diags)
@@ -176,6 +186,7 @@ class DiagnosticsPublisher:
             return self._compute(self.server.state.all_paths() | shown)
 
         computed = await self.server.engine.run(compute)
+        self.server.status.checked((path, diags) for path, _version, diags in computed)
         items: list = []
         for path, version, diags in computed:
             uri = path_to_uri(path)
