@@ -159,10 +159,10 @@ class MemlsExtension implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       // Python's log records at their own level (the client's default makes every stderr line an error).
       stdioOptions: {
-        stdout: (input, channel) => readline.createInterface({ input, crlfDelay: Infinity }).on("line", (line) => channel.info(line)),
+        stdout: (input, channel) => readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on("line", (line) => channel.info(line)),
         stderr: (input, channel) => {
           const level = stderrLevels();
-          readline.createInterface({ input, crlfDelay: Infinity }).on("line", (line) => channel[level(line)](line));
+          readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on("line", (line) => channel[level(line)](line));
         },
       },
       initializationOptions: initializationOptions(read, this.variables()),
@@ -189,7 +189,7 @@ class MemlsExtension implements vscode.Disposable {
     });
     client.onDidChangeState((event) => {
       if (event.newState === State.Stopped) {
-        this.showStatus("$(debug-disconnect) memls", "The memls server is not running. Click to see its output.");
+        this.showStatus("$(debug-disconnect) memls", "The memls server is not running. Click to restart it or see its output.");
       }
     });
     this.client = client;
