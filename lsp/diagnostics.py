@@ -109,10 +109,15 @@ class DiagnosticsPublisher:
             for p in problems
         ]
 
-    async def _check_and_deliver(self, paths: set[Path]) -> None:
+    async def _check_and_count(self, paths: set[Path]) -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
+        """Check ``paths`` and bring the status counts up to date (sent if they changed)."""
         computed = await self.server.engine.run(self._compute, paths)
         self.server.status.checked((path, diags) for path, _version, diags in computed)
         self.server.status.send()
+        return computed
+
+    async def _check_and_deliver(self, paths: set[Path]) -> None:
+        computed = await self._check_and_count(paths)
         if self.pull:
             changed = False
             for path, _version, diags in computed:
@@ -136,9 +141,7 @@ class DiagnosticsPublisher:
 
     async def count_only(self, paths: set[Path]) -> None:
         """Check ``paths`` for the status counts alone, delivering nothing (pull mode)."""
-        computed = await self.server.engine.run(self._compute, paths)
-        self.server.status.checked((path, diags) for path, _version, diags in computed)
-        self.server.status.send()
+        await self._check_and_count(paths)
 
     def left_model(self, paths: set[Path]) -> None:
         """Paths whose roots were unloaded: in pull mode, ask for the report that clears them.
