@@ -56,7 +56,8 @@ class DiagnosticsPublisher:
         self._result_ids: dict[Path, str] = {}
         # Pull mode: paths the client was last given problems for (a gone one is cleared once).
         self._shown: set[Path] = set()
-        # (errors, warnings) of every path as last checked: the Memories view's badges.
+        # (errors, warnings) of every path as last checked: the Memories view's
+        # badges and the status's totals (a gone path's last check counted none).
         self.problem_counts: dict[Path, tuple[int, int]] = {}
 
     # -- scheduling (event loop) ---------------------------------------------------
@@ -84,6 +85,7 @@ class DiagnosticsPublisher:
 
     def _compute(self, paths: set[Path]) -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
         state = self.server.state
+        self.server.status.model_counts(state)
         ctx = state.context()
         results = check_paths(ctx, sorted(paths, key=str))  # a stable order; str compares fast
         out: list[tuple[Path, int | None, list[types.Diagnostic]]] = []
@@ -110,10 +112,16 @@ class DiagnosticsPublisher:
             for p in problems
         ]
 
-    async def _check_and_deliver(self, paths: set[Path]) -> None:
+    async def _check_and_count(self, paths: set[Path]) -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
+        """Check ``paths`` and bring the status counts up to date (sent if they changed)."""
         computed = await self.server.engine.run(self._compute, paths)
         for path, _version, diags in computed:
             self._count(path, diags)
+        self.server.status.send()
+        return computed
+
+    async def _check_and_deliver(self, paths: set[Path]) -> None:
+        computed = await self._check_and_count(paths)
         if self.pull:
             changed = False
             for path, _version, diags in computed:
@@ -134,6 +142,10 @@ class DiagnosticsPublisher:
             self.server.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=path_to_uri(path), diagnostics=diags, version=version)
             )
+
+    async def count_only(self, paths: set[Path]) -> None:
+        """Check ``paths`` for the status counts alone, delivering nothing (pull mode)."""
+        await self._check_and_count(paths)
 
     def left_model(self, paths: set[Path]) -> None:
         """Paths whose roots were unloaded: in pull mode, ask for the report that clears them.

@@ -33,6 +33,7 @@ from .errors import log_refusals_quietly
 from .model_changes import ModelChangeNotices
 from .protocol import MemlsProtocol
 from .state import RootsChange, ServerState
+from .status import StatusReporter, startup_report
 from .watcher import Watching
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,7 @@ class MemlsServer(LanguageServer):
         self.engine = Engine()
         self.state = ServerState()
         self.diagnostics = DiagnosticsPublisher(self)
+        self.status = StatusReporter(self)
         self.watching = Watching(self)
         self.model_changes = ModelChangeNotices(self)
         self.timings: dict[str, float] = {}
@@ -199,7 +201,8 @@ async def _initial_scan(ls: MemlsServer) -> None:
     state = ls.state
     token = f"memls-scan-{os.getpid()}"
     progress = False
-    if state.client.work_done_progress:
+    # A client that shows memls/status gets the progress there (one item, not two).
+    if state.client.work_done_progress and not state.client.status_notification:
         try:
             await ls.work_done_progress.create_async(token)
             progress = True
@@ -210,7 +213,7 @@ async def _initial_scan(ls: MemlsServer) -> None:
         if watcher is not None:  # before listing: a write during the scan is then seen
             await ls.engine.run(watcher.prime)
         listed = await ls.engine.run(_list_roots, state)
-        total = len(listed)
+        total = state.scan_total = len(listed)
         if progress:
             ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
                 title="memls: indexing memories", message=f"0/{total}", percentage=0, cancellable=False))
@@ -220,6 +223,8 @@ async def _initial_scan(ls: MemlsServer) -> None:
             batch = listed[start:start + SCAN_BATCH]
             await ls.engine.run(_load_batch, state, batch)
             state.scanned_files = min(total, start + SCAN_BATCH)
+            await ls.engine.run(ls.status.model_counts, state)
+            ls.status.send()
             if progress:
                 ls.work_done_progress.report(token, types.WorkDoneProgressReport(
                     message=f"{state.scanned_files}/{total}",
@@ -232,11 +237,15 @@ async def _initial_scan(ls: MemlsServer) -> None:
     ls.timings["initial_scan_seconds"] = time.perf_counter() - started
     if watcher is not None:
         watcher.start()
+    await startup_report(ls, ls.timings["initial_scan_seconds"])
+    paths = await ls.engine.run(state.all_paths)
     if ls.diagnostics.pull:
         ls.workspace_diagnostic_refresh(None)
-        ls.model_changes.schedule(await ls.engine.run(state.all_paths))
+        ls.model_changes.schedule(paths)
+        if ls.status.enabled:  # the client pulls what it shows; the status counts everything
+            await ls.diagnostics.count_only(paths)
     else:
-        ls.after_change(await ls.engine.run(state.all_paths))
+        ls.after_change(paths)
 
 
 def _configure_and_add_roots(state: ServerState, settings: dict) -> None:

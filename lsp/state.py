@@ -63,6 +63,7 @@ class ServerState:
     # is parsed alone, and the scan fills in the rest.
     scan_roots: set[Path] = field(default_factory=set)
     scanned_files: int = 0
+    scan_total: int = 0
     home: Path | None = None
     held_index_lines: dict[Path, HeldIndexLine] = field(default_factory=dict)
     # Notices shown to the user once per session (a key per notice).

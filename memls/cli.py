@@ -23,6 +23,7 @@ it with ``@cli.command(...)`` and the error handling comes with the group.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import sys
@@ -927,6 +928,27 @@ def check_command(paths: tuple[str, ...], output_format: str, fix: bool) -> None
     if any(p.severity == "error" for p in problems):
         sys.exit(1)
 
+
+@cli.command("explain")
+@click.argument("code", required=False)
+@click.option("--path", "show_path", is_flag=True, help="Print the path of the code's page instead.")
+def explain_command(code: str | None, show_path: bool) -> None:
+    """Explain a check code (as `memls check` and the editor report it).
+
+    Without CODE: every code with its default severity and family.
+    """
+    from memls.store.catalogue import CATALOGUE, codes, explain_markdown, spec
+
+    if code is None:
+        width = max(len(c) for c in codes())
+        for item in CATALOGUE:
+            click.echo(f"{item.code:<{width}}  {item.severity:<11}  {item.family}")
+        return
+    if code not in codes():
+        close = difflib.get_close_matches(code, codes(), n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else " (`memls explain` lists them)"
+        fail(f"no check code '{one_line(code)}'{hint}")
+    click.echo(str(spec(code).docs_path) if show_path else explain_markdown(code), nl=show_path)
 
 
 # --------------------------------------------------------------------------

@@ -8,6 +8,13 @@ no ``documentChanges`` and Emacs' eglot no resource operations; the text
 edits alone would name an entry differently from its file, and the next
 save by gptme or memls would write a second file beside it.
 
+A fix that creates an entry ("Create entry" for a dangling link) brings the
+new file up with its placeholder description selected (``window/showDocument``
+with a selection), so the user types the description at once: the server
+does it after carrying the fix out, and a client that applies the edit
+itself gets the command ``memls.reveal`` on the action, which it runs after
+the edit (the spec's order for an action with both).
+
 Such a client still gets the whole operation when it can apply workspace
 edits (``workspace/applyEdit``): the server applies the engine's plan on
 disk itself, in one commit under the root's lock
@@ -32,9 +39,10 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from memls.store.apply import StaleFixError, apply_fixes
-from memls.store.diagnostics import Fix, RenameFile, TextEdit
+from memls.store.diagnostics import CreateFile, Fix, RenameFile, TextEdit
+from memls.store.parse import placeholder_span
 
-from ..convert import path_to_uri
+from ..convert import Positions, path_to_uri
 from ..errors import RequestFailed, reason
 from .commands import write_through_store
 
@@ -45,6 +53,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 APPLY_FIX = "memls.applyFix"
+REVEAL = "memls.reveal"
 
 
 def moves_files(fix: Fix) -> bool:
@@ -79,25 +88,51 @@ def _apply_on_disk(state: ServerState, fix: Fix):
         _, affected = write_through_store(state, paths, lambda: apply_fixes([fix], texts, root=root.path))
     except (StaleFixError, FileExistsError, FileNotFoundError) as exc:
         raise RequestFailed(reason(exc)) from None
-    shown = None
+    shown: types.ShowDocumentParams | None = created_entry(state, fix)
     for op in fix.operations:
         if isinstance(op, RenameFile) and op.old in state.buffers:
             # The editor's buffer still names the old file; the model follows the disk.
             affected |= state.close(op.old) | {op.old}
-            shown = op.new
+            shown = types.ShowDocumentParams(uri=path_to_uri(op.new), take_focus=True)
     return affected, shown
+
+
+def created_entry(state: ServerState, fix: Fix) -> types.ShowDocumentParams | None:
+    """How to show the entry ``fix`` creates: its file, the placeholder description selected."""
+    created = next((op for op in fix.operations if isinstance(op, CreateFile)
+                    and placeholder_span(op.text) is not None), None)
+    if created is None:
+        return None
+    span = placeholder_span(created.text)
+    assert span is not None
+    selection = Positions(created.text, state.client.position_encoding).range(span)
+    return types.ShowDocumentParams(uri=path_to_uri(created.path), take_focus=True, selection=selection)
+
+
+def reveal_command(shown: types.ShowDocumentParams) -> types.Command:
+    """The command a client runs after applying a fix's edit, to show what it created."""
+    selection = shown.selection
+    where = None if selection is None else [selection.start.line, selection.start.character,
+                                            selection.end.line, selection.end.character]
+    return types.Command(title="Show the new entry", command=REVEAL, arguments=[shown.uri, where])
+
+
+async def show(ls: MemlsServer, shown: types.ShowDocumentParams) -> None:
+    """``window/showDocument`` when the client supports it; a refusal is only logged."""
+    if not ls.state.client.show_document:
+        return
+    try:
+        await ls.window_show_document_async(shown)
+    except Exception:  # noqa: BLE001 - showing the file is a courtesy
+        log.warning("the client did not show %s", shown.uri)
 
 
 async def carry_out(ls: MemlsServer, fix: Fix) -> None:
     """Apply ``fix`` on disk, then bring the editor along (event loop)."""
     affected, shown = await ls.engine.run(_apply_on_disk, ls.state, fix)
     ls.after_change(affected)
-    if shown is not None and ls.state.client.show_document:
-        try:
-            await ls.window_show_document_async(
-                types.ShowDocumentParams(uri=path_to_uri(shown), take_focus=True))
-        except Exception:  # noqa: BLE001 - showing the moved file is a courtesy
-            log.warning("the client did not show %s", shown)
+    if shown is not None:
+        await show(ls, shown)
 
 
 def fix_command(title: str, data: dict[str, Any]) -> types.Command:

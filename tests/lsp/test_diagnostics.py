@@ -7,6 +7,9 @@ VS Code-like client that declares both (``pull_client``).
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+from urllib.parse import urlparse
+from urllib.request import url2pathname
 
 from lsprotocol import types
 from pytest_lsp import client_capabilities
@@ -66,7 +69,11 @@ async def test_diagnostic_is_pushed_with_code_link_and_source(start):
     assert problem.source == "memls"
     assert problem.severity == types.DiagnosticSeverity.Error
     assert problem.code_description is not None
-    assert problem.code_description.href.endswith("dangling-supersedes")
+    href = problem.code_description.href
+    # The link opens the code's page shipped with memls: a file that exists.
+    page = Path(url2pathname(urlparse(href).path))
+    assert href.startswith("file://") and page.name == "dangling-supersedes.md"
+    assert page.is_file() and page.read_text(encoding="utf-8").startswith("# `dangling-supersedes`")
     assert session.client.diagnostics.get(uri), "no client profile declares pull + refresh: push"
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
+from memls.store.entry import PLACEHOLDER_DESCRIPTION
 from memls.store.index import IndexPolicy, index_entries, render_index, render_policy_view
 from memls.store.reader import read_root
 
@@ -193,6 +194,18 @@ def autosave(session: Session, name: str, text: str,
     session.client.text_document_will_save(types.WillSaveTextDocumentParams(
         text_document=types.TextDocumentIdentifier(uri=session.uri(name)), reason=reason))
     save(session, name, text)
+
+
+async def test_autosave_of_an_entry_with_the_placeholder_description_keeps_it_out_of_the_index(start):
+    session = await start({"a.md": entry("a", "first"), "b.md": entry("b", "second")}, index=CURATED)
+    placeholder = entry("a", PLACEHOLDER_DESCRIPTION)
+    session.open("a.md")
+    session.change("a.md", placeholder, 2)
+    await barrier(session, "zz-typed.md")
+    autosave(session, "a.md", placeholder)
+    diags = await session.diagnostics("a.md", lambda d: "index-line-kept" in session.codes(d))
+    assert "has no description" in next(d for d in diags if d.code == "index-line-kept").message
+    assert PLACEHOLDER_DESCRIPTION not in (session.root / "MEMORY.md").read_text(encoding="utf-8")
 
 
 async def test_server_asks_for_will_save(start):

@@ -9,10 +9,10 @@ import { createMessageConnection, MessageConnection, StreamMessageReader, Stream
 import { itemLook, readMemories } from "../src/memoriesTree";
 import { MEMORIES_CHANGED, MEMORIES_REQUEST, MemoriesTreeProvider } from "../src/memoriesView";
 
-// The tree provider against the real server: the bundled launcher
-// (bundled/tool/server.py) run by a Python that has memls, over stdio.
+// The tree provider against the real server of this checkout (`python -m
+// memls.lsp` over stdio), not the bundled copy: bundled/libs is rebuilt only
+// when the package is, after these tests, so it may hold an older server.
 const EXTENSION = path.resolve(__dirname, "..");
-const SERVER_SCRIPT = path.join(EXTENSION, "bundled", "tool", "server.py");
 
 function python(): string | undefined {
   const candidates = [process.env.MEMLS_TEST_PYTHON, path.join(EXTENSION, "..", ".venv", "bin", "python"), "python3"];
@@ -45,7 +45,7 @@ before(async () => {
   fs.writeFileSync(path.join(root, "old.md"), entry("old", "status: superseded\nsuperseded_by: new\n"));
   fs.writeFileSync(path.join(root, "me.md"), entry("me", "", "user"));
   fs.writeFileSync(path.join(root, "lost.md"), entry("lost", "supersedes:\n  - nothing\n"));
-  server = spawn(PYTHON!, [SERVER_SCRIPT], { env: { ...process.env, MEMLS_MEMORY_DIRS: "", GPTME_MEMORY_DIRS: "" }, stdio: ["pipe", "pipe", "inherit"] });
+  server = spawn(PYTHON!, ["-m", "memls.lsp"], { env: { ...process.env, MEMLS_MEMORY_DIRS: "", GPTME_MEMORY_DIRS: "" }, stdio: ["pipe", "pipe", "inherit"] });
   connection = createMessageConnection(new StreamMessageReader(server.stdout!), new StreamMessageWriter(server.stdin!));
   connection.onNotification(MEMORIES_CHANGED, () => {
     changes++;
