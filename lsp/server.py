@@ -10,6 +10,7 @@ decides what is wrong with a memory; it asks :mod:`store`.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import sys
@@ -53,6 +54,13 @@ class MemlsServer(LanguageServer):
         self.stopping = False
         # Set by ``exit`` (memls.lsp.protocol): 0 after ``shutdown``, else 1.
         self.exit_code = 0
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A body that is not JSON gets its ``ParseError`` answer; other errors as pygls reports them."""
+        if isinstance(error, ValueError) and isinstance(error, (json.JSONDecodeError, UnicodeDecodeError)):
+            self.protocol.answer_parse_error(error)
+            return
+        super().report_server_error(error, source)
 
     # -- helpers for features ------------------------------------------------------
 
