@@ -67,6 +67,10 @@ class ServerState:
     held_index_lines: dict[Path, HeldIndexLine] = field(default_factory=dict)
     # Notices shown to the user once per session (a key per notice).
     told: set[str] = field(default_factory=set)
+    # Documents still open in a root that left the model (its folder was
+    # removed, its setting dropped): served no more until the editor opens
+    # them afresh, so an edit does not bring their root back by its look.
+    released: set[Path] = field(default_factory=set)
 
     # -- settings and roots ---------------------------------------------------
 
@@ -87,7 +91,8 @@ class ServerState:
 
         New roots are added empty (the caller loads them, or the first scan
         does); roots no folder resolves to any more are unloaded, and the
-        buffers open in them forgotten (a later edit treats the file afresh).
+        buffers open in them released: their edits are ignored until the
+        editor opens them again (see :attr:`released`).
         """
         wanted = self.folder_stacks()
         stale = [k for k in self.workspace.stacks() if _is_folder_key(k) and k not in wanted]
@@ -95,6 +100,7 @@ class ServerState:
         for root in change.removed:
             for path in [p for p in self.buffers if p.parent == root.path]:
                 del self.buffers[path]
+                self.released.add(path)
         return change
 
     def apply_roots(self) -> RootsChange:
@@ -124,9 +130,12 @@ class ServerState:
                 if not any(_within(r.path, folder) for folder in self.folders)]
 
     def root_for(self, path: Path) -> RootState | None:
-        """The root a file belongs to, adding a root found by its look (not loaded)."""
+        """The root a file belongs to, adding a root found by its look (not loaded).
+
+        A released document (its root left the model while it was open) adopts nothing.
+        """
         state = self.workspace.root_of(path)
-        if state is not None or document_kind(path.name) is None:
+        if state is not None or document_kind(path.name) is None or path in self.released:
             return state
         parent = path.parent
         if self._is_root_dir(parent):
@@ -148,6 +157,8 @@ class ServerState:
         return CheckContext(self.workspace, self.settings, held_index_lines=held)
 
     def open(self, path: Path, text: str, version: int | None) -> set[Path]:
+        """The editor opened ``path`` (or its folder came back): served again whatever happened before."""
+        self.released.discard(path)
         state = self.root_for(path)
         if state is None:
             return set()
@@ -158,12 +169,13 @@ class ServerState:
     def change(self, path: Path, text: str, version: int | None) -> set[Path]:
         buffer = self.buffers.get(path)
         if buffer is None:
-            return self.open(path, text, version)
+            return set() if path in self.released else self.open(path, text, version)
         buffer.text, buffer.version = text, version
         return self.workspace.update(path, text, version=version)
 
     def close(self, path: Path) -> set[Path]:
         """The buffer is gone: the disk is the truth again."""
+        self.released.discard(path)
         if self.buffers.pop(path, None) is None:
             return set()
         return self.workspace.update_from_disk(path)
