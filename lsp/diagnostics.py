@@ -34,7 +34,7 @@ from lsprotocol import types
 from memls.store.checks import check_paths
 from memls.store.diagnostics import Problem
 
-from .convert import Positions, diagnostic, path_to_uri
+from .convert import Positions, diagnostic, path_to_uri, uri_to_path
 
 if TYPE_CHECKING:
     from .server import MemlsServer
@@ -169,7 +169,18 @@ class DiagnosticsPublisher:
         return types.RelatedFullDocumentDiagnosticReport(items=diags, result_id=result_id)
 
     async def workspace_report(self, previous: dict[str, str]) -> types.WorkspaceDiagnosticReport:
-        shown = set(self._shown)
+        """Every document's report; ``unchanged`` only where the client's ``previousResultId`` is current.
+
+        What the client holds is what its ``previousResultIds`` say, not what
+        this server remembers sending: a path it names that has left the
+        model gets an empty full report unless the client already holds the
+        empty one (a document pull may have cleared it on the server's side
+        only), and a client without ids (it restarted, it dropped them) gets
+        full reports for everything.
+        """
+        held = {path for uri, value in previous.items()
+                if value != _EMPTY_RESULT_ID and (path := uri_to_path(uri)) is not None}
+        shown = set(self._shown) | held
 
         def compute() -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
             # Paths no longer in the model come out empty: that report clears them.
@@ -209,3 +220,6 @@ def _fingerprint(diags: list[types.Diagnostic]) -> tuple:
 
 def _result_id(diags: list[types.Diagnostic]) -> str:
     return hashlib.sha1(repr(_fingerprint(diags)).encode("utf-8")).hexdigest()[:16]
+
+
+_EMPTY_RESULT_ID = _result_id([])
