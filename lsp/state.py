@@ -257,7 +257,7 @@ class ServerState:
 
     def positions(self, path: Path) -> Positions:
         """Position conversion for a path's current text (buffer, model or disk)."""
-        return Positions(self.text(path).replace("\r\n", "\n"), self.client.position_encoding)
+        return Positions(self.text(path), self.client.position_encoding)
 
     def version(self, path: Path) -> int | None:
         buffer = self.buffers.get(path)
