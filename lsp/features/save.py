@@ -32,6 +32,7 @@ from memls.store.parse import parse_document
 from memls.store.reader import read_root
 from memls.store.text import one_line
 
+from ..errors import reason
 from ..state import HeldIndexLine
 from ..text_edits import buffer_edit
 
@@ -216,6 +217,16 @@ async def edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
                         "save or revert it, then save the memory again"))
         return
     edit = await ls.engine.run(buffer_edit, ls.state, update.index_path, update.text)
-    if edit is not None:
-        await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
+    if edit is None:
+        return
+    try:
+        result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
             edit=edit, label="memls: update MEMORY.md"))
+        declined = None if result.applied else (result.failure_reason or "the editor declined the edit")
+    except Exception as exc:  # noqa: BLE001 - the client's failure is told, not raised
+        declined = reason(exc)
+    if declined is not None:
+        ls.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning,
+            message=f"memls: {update.index_path.name} was not updated: it has unsaved changes and "
+                    f"{one_line(declined)}; save or revert it, then save the memory again"))
