@@ -13,6 +13,11 @@ together when it ends, so the latest version always wins and at most one
 check is ever queued. Push mode publishes only documents whose diagnostics
 differ from what was last sent.
 
+A root another memls server already serves (it holds the root's lease,
+:mod:`memls.store.lease`) is listed by that server: this one reports only
+the documents its client opened, so an editor with two clients on one
+root does not show every problem twice.
+
 A file that leaves the model (deleted, renamed away, its folder closed) must
 leave the client's problem list too. In push mode its check comes out empty
 and is published like any change. In pull mode the client keeps whatever a
@@ -83,8 +88,11 @@ class DiagnosticsPublisher:
     def _compute(self, paths: set[Path]) -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
         state = self.server.state
         ctx = state.context()
-        results = check_paths(ctx, sorted(paths, key=str))  # a stable order; str compares fast
-        out: list[tuple[Path, int | None, list[types.Diagnostic]]] = []
+        # Another server lists these roots' problems; what this one showed of them is cleared.
+        quiet = {path for path in paths if not state.publishes(path)}
+        results = check_paths(ctx, sorted(paths - quiet, key=str))  # a stable order; str compares fast
+        out: list[tuple[Path, int | None, list[types.Diagnostic]]] = [
+            (path, state.version(path), []) for path in sorted(quiet, key=str)]
         for path, problems in results.items():
             # The model's own answer: asking the state would adopt a gone file's directory
             # again as a root by its look (a removed folder's memory/ still holds MEMORY.md).

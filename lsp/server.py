@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 SCAN_BATCH = 250
 PARENT_POLL_SECONDS = 1.0
 CONFIGURATION_TIMEOUT = 5.0
+# How soon a server takes over a root whose serving server exited (memls.store.lease).
+LEASE_RETRY_SECONDS = 2.0
 
 
 class MemlsServer(LanguageServer):
@@ -237,10 +239,21 @@ async def _initial_scan(ls: MemlsServer) -> None:
     ls.timings["initial_scan_seconds"] = time.perf_counter() - started
     if watcher is not None:
         watcher.start()
+    asyncio.ensure_future(_take_over_leases(ls))
     if ls.diagnostics.pull:
         ls.workspace_diagnostic_refresh(None)
     else:
         ls.after_change(await ls.engine.run(state.all_paths))
+
+
+async def _take_over_leases(ls: MemlsServer) -> None:
+    """Take over the roots another server let go of (it exited), and list their problems."""
+    while not ls.stopping:
+        await asyncio.sleep(LEASE_RETRY_SECONDS)
+        try:
+            ls.after_change(await ls.engine.run(ls.state.retry_leases))
+        except Exception:  # noqa: BLE001 - a failed try is tried again
+            log.exception("taking over a root's lease failed")
 
 
 def _configure_and_add_roots(state: ServerState, settings: dict) -> None:

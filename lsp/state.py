@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memls.store.checks import CheckContext
+from memls.store.lease import RootLease
 from memls.store.model import Document, RootState, StackChange, Workspace, document_kind
 from memls.store.reader import disk_text
 from memls.store.roots import MemoryRoot, editor_stacks, is_memory_root
@@ -71,6 +72,8 @@ class ServerState:
     # removed, its setting dropped): served no more until the editor opens
     # them afresh, so an edit does not bring their root back by its look.
     released: set[Path] = field(default_factory=set)
+    # Per root: whether this server speaks for all of it (memls.store.lease).
+    leases: dict[Path, RootLease] = field(default_factory=dict)
 
     # -- settings and roots ---------------------------------------------------
 
@@ -101,6 +104,8 @@ class ServerState:
             for path in [p for p in self.buffers if p.parent == root.path]:
                 del self.buffers[path]
                 self.released.add(path)
+            if (lease := self.leases.pop(root.path, None)) is not None:
+                lease.release()
         return change
 
     def apply_roots(self) -> RootsChange:
@@ -149,6 +154,38 @@ class ServerState:
 
     def is_memory_document(self, path: Path) -> bool:
         return self.root_for(path) is not None
+
+    # -- several servers on one root ----------------------------------------------
+
+    def speaks_for(self, path: Path) -> bool:
+        """Whether this server holds the lease of ``path``'s root (taken on first ask).
+
+        Without it, another memls server already serves the root: it lists
+        the root's problems and edits its open ``MEMORY.md``; this one
+        answers for the documents its own editor opened.
+        """
+        root = self.workspace.root_of(path)
+        if root is None:
+            return True
+        lease = self.leases.get(root.path)
+        if lease is None:
+            lease = self.leases[root.path] = RootLease(root.path)
+            lease.try_acquire()
+        return lease.held
+
+    def publishes(self, path: Path) -> bool:
+        """Whether to tell the client about ``path`` unasked: it opened it, or this server speaks for its root."""
+        return path in self.buffers or self.speaks_for(path)
+
+    def retry_leases(self) -> set[Path]:
+        """Take the leases other servers let go of; the paths to publish now."""
+        gained: set[Path] = set()
+        for root in self.workspace.roots:
+            lease = self.leases.get(root.path)
+            if lease is not None and not lease.held and lease.try_acquire():
+                gained.update(root.documents)
+                gained.add(root.index_path)
+        return gained
 
     # -- documents --------------------------------------------------------------
 
@@ -271,7 +308,7 @@ class ServerState:
             "folders": [str(f) for f in self.folders],
             "roots": [
                 {"scope": s.scope, "path": str(s.path), "entries": len(s.by_name),
-                 "documents": len(s.documents)}
+                 "documents": len(s.documents), "lease": self.speaks_for(s.index_path)}
                 for s in self.workspace.roots
             ],
             "entries": self.workspace.entry_count(),

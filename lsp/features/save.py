@@ -207,6 +207,11 @@ async def edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
     A client that cannot take edits from the server is told once why the
     index did not follow.
     """
+    if not await ls.engine.run(ls.state.speaks_for, update.index_path):
+        # Another memls server serves this root and edits the buffer; two edits
+        # computed from the same old text would insert the new line twice.
+        log.info("%s left to the server that serves its root", update.index_path)
+        return
     if not ls.state.client.apply_edit:
         if NO_APPLY_EDIT not in ls.state.told:
             ls.state.told.add(NO_APPLY_EDIT)
