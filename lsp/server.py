@@ -39,8 +39,9 @@ log = logging.getLogger(__name__)
 SCAN_BATCH = 250
 PARENT_POLL_SECONDS = 1.0
 CONFIGURATION_TIMEOUT = 5.0
-# How soon a server takes over a root whose serving server exited (memls.store.lease).
-LEASE_RETRY_SECONDS = 2.0
+# How soon a root created after the start is served, and a root whose serving
+# server exited is taken over (memls.store.lease).
+ROOTS_FOLLOW_SECONDS = 2.0
 
 
 class MemlsServer(LanguageServer):
@@ -239,21 +240,29 @@ async def _initial_scan(ls: MemlsServer) -> None:
     ls.timings["initial_scan_seconds"] = time.perf_counter() - started
     if watcher is not None:
         watcher.start()
-    asyncio.ensure_future(_take_over_leases(ls))
+    asyncio.ensure_future(_follow_roots(ls))
     if ls.diagnostics.pull:
         ls.workspace_diagnostic_refresh(None)
     else:
         ls.after_change(await ls.engine.run(state.all_paths))
 
 
-async def _take_over_leases(ls: MemlsServer) -> None:
-    """Take over the roots another server let go of (it exited), and list their problems."""
+async def _follow_roots(ls: MemlsServer) -> None:
+    """Serve roots created after the start, and take over roots another server let go of.
+
+    A root that did not exist when the roots were resolved (Claude Code's
+    memory directory appears at its first memory) is loaded, checked and
+    watched as soon as it exists; a root whose lease another server held
+    (it exited) is listed again (memls.store.lease).
+    """
     while not ls.stopping:
-        await asyncio.sleep(LEASE_RETRY_SECONDS)
+        await asyncio.sleep(ROOTS_FOLLOW_SECONDS)
         try:
+            if await ls.engine.run(ls.state.roots_appeared):
+                await ls.roots_changed(await ls.engine.run(ls.state.apply_roots))
             ls.after_change(await ls.engine.run(ls.state.retry_leases))
-        except Exception:  # noqa: BLE001 - a failed try is tried again
-            log.exception("taking over a root's lease failed")
+        except Exception:  # noqa: BLE001 - tried again next round
+            log.exception("following the roots failed")
 
 
 def _configure_and_add_roots(state: ServerState, settings: dict) -> None:

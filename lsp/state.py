@@ -129,6 +129,16 @@ class ServerState:
         self.configure(None)
         return self.apply_roots()
 
+    def roots_appeared(self) -> bool:
+        """Whether a root the folders or settings resolve to was created since the roots were synced.
+
+        Claude Code creates ``~/.claude/projects/<project>/memory`` at its
+        first memory, which may be long after the editor started; a folder's
+        ``memory/`` can be made at any time too. A few ``stat`` calls per folder.
+        """
+        loaded = {root.path for root in self.workspace.roots}
+        return any(root.path not in loaded for stack in self.folder_stacks().values() for root in stack)
+
     def outside_roots(self) -> list[RootState]:
         """Loaded roots that lie in no workspace folder (an editor watches only inside them)."""
         return [r for r in self.workspace.roots
