@@ -27,7 +27,7 @@ from memls.store.model import document_kind
 
 from . import __version__
 from .client_features import ClientFeatures
-from .convert import uri_to_path
+from .convert import path_to_uri, uri_to_path
 from .diagnostics import DiagnosticsPublisher
 from .engine import Engine
 from .errors import log_refusals_quietly
@@ -160,13 +160,7 @@ def create_server() -> MemlsServer:
         settings = params.settings
         if isinstance(settings, dict) and "memls" in settings:
             settings = settings["memls"]
-        if not isinstance(settings, dict) and ls.state.client.configuration:
-            result = await ls.workspace_configuration_async(
-                types.ConfigurationParams(items=[types.ConfigurationItem(section="memls")])
-            )
-            settings = result[0] if result else None
-        if isinstance(settings, dict):
-            await ls.roots_changed(await ls.engine.run(_configure_and_load_new_roots, ls.state, settings))
+        await reconfigure(ls, settings if isinstance(settings, dict) else None)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def did_change_watched_files(ls: MemlsServer, params: types.DidChangeWatchedFilesParams) -> None:
@@ -265,34 +259,71 @@ async def _follow_roots(ls: MemlsServer) -> None:
             log.exception("following the roots failed")
 
 
-def _configure_and_add_roots(state: ServerState, settings: dict) -> None:
-    state.configure(settings)
+def _configure_and_add_roots(state: ServerState, settings: dict | None,
+                             per_folder: dict[Path, dict] | None = None) -> None:
+    state.configure(settings, per_folder)
     state.scan_roots.update(root.path for root in state.sync_roots().added)
     state.scanning = True
 
 
-async def _pull_configuration(ls: MemlsServer) -> None:
-    """Read the ``memls`` section through ``workspace/configuration`` before the first scan.
+async def _ask_configuration(ls: MemlsServer) -> tuple[dict | None, dict[Path, dict]] | None:
+    """The ``memls`` section through ``workspace/configuration``: the editor's, and each folder's.
 
-    The editor's answer is layered over ``initializationOptions`` (key by key),
-    so roots it names are scanned with the others. A client that does not
-    answer in time leaves the settings as they were.
+    One item without a scope, then one per workspace folder with the folder
+    as ``scopeUri`` (VS Code answers a folder's effective settings there). A
+    client that does not answer in time gives None.
     """
+    folders = list(ls.state.folders)
+    items = [types.ConfigurationItem(section="memls")]
+    items += [types.ConfigurationItem(scope_uri=path_to_uri(f), section="memls") for f in folders]
     try:
-        result = await asyncio.wait_for(ls.workspace_configuration_async(
-            types.ConfigurationParams(items=[types.ConfigurationItem(section="memls")])
-        ), CONFIGURATION_TIMEOUT)
+        result = await asyncio.wait_for(
+            ls.workspace_configuration_async(types.ConfigurationParams(items=items)), CONFIGURATION_TIMEOUT)
     except Exception:  # noqa: BLE001 - settings from the editor are optional
         log.warning("the client did not answer workspace/configuration")
+        return None
+    result = list(result or [])
+    general = result[0] if result and isinstance(result[0], dict) else None
+    per_folder = {f: r for f, r in zip(folders, result[1:]) if isinstance(r, dict) and r}
+    return general, per_folder
+
+
+async def _pull_configuration(ls: MemlsServer) -> None:
+    """Read the settings through ``workspace/configuration`` before the first scan.
+
+    The editor's answer is layered over ``initializationOptions`` (key by
+    key), so roots it names are scanned with the others. A client that does
+    not answer in time leaves the settings as they were.
+    """
+    answer = await _ask_configuration(ls)
+    if answer is None:
         return
-    settings = result[0] if result else None
-    if isinstance(settings, dict) and settings:
-        await ls.engine.run(_configure_and_add_roots, ls.state, {**ls.state.editor_settings, **settings})
+    general, per_folder = answer
+    settings = {**ls.state.editor_settings, **general} if general else None
+    await ls.engine.run(_configure_and_add_roots, ls.state, settings, per_folder)
 
 
-def _configure_and_load_new_roots(state: ServerState, settings: dict) -> RootsChange:
+async def reconfigure(ls: MemlsServer, general: dict | None = None) -> None:
+    """Settings changed (or the folders did): follow them.
+
+    Settings sent along (``didChangeConfiguration`` with a ``memls`` object)
+    replace the editor's and keep each folder's; without them, a client that
+    answers ``workspace/configuration`` is asked for both.
+    """
+    per_folder = None
+    if general is None and ls.state.client.configuration:
+        answer = await _ask_configuration(ls)
+        if answer is not None:
+            general, per_folder = answer
+    if general is None and per_folder is None:
+        return
+    await ls.roots_changed(await ls.engine.run(_configure_and_load_new_roots, ls.state, general, per_folder))
+
+
+def _configure_and_load_new_roots(state: ServerState, settings: dict | None,
+                                  per_folder: dict[Path, dict] | None = None) -> RootsChange:
     """New settings after the scan: roots they add are loaded at once, roots they drop unloaded."""
-    state.configure(settings)
+    state.configure(settings, per_folder)
     return state.apply_roots()
 
 

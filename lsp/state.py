@@ -54,8 +54,17 @@ class HeldIndexLine:
 @dataclass
 class ServerState:
     folders: list[Path] = field(default_factory=list)
+    # The first folder's settings (what applies where no folder's own do).
     settings: Settings = field(default_factory=Settings)
     editor_settings: Mapping[str, Any] = field(default_factory=dict)
+    # Per workspace folder: the editor's settings for it (``workspace/configuration``
+    # with the folder as ``scopeUri``) and the settings that result.
+    folder_editor_settings: Mapping[Path, Mapping[str, Any]] = field(default_factory=dict)
+    folder_settings: dict[Path, Settings] = field(default_factory=dict)
+    # Per root directory, with several folders: the settings of the first folder
+    # whose stack holds it, and every folder whose stack holds it.
+    root_settings: dict[Path, Settings] = field(default_factory=dict)
+    root_folders: dict[Path, list[Path]] = field(default_factory=dict)
     client: ClientFeatures = field(default_factory=ClientFeatures)
     workspace: Workspace = field(default_factory=lambda: Workspace([]))
     buffers: dict[Path, Buffer] = field(default_factory=dict)
@@ -77,16 +86,45 @@ class ServerState:
 
     # -- settings and roots ---------------------------------------------------
 
-    def configure(self, editor_settings: Mapping[str, Any] | None) -> None:
-        """File settings of the first folder, with the editor's on top."""
+    def configure(self, editor_settings: Mapping[str, Any] | None,
+                  folder_editor_settings: Mapping[Path, Mapping[str, Any]] | None = None) -> None:
+        """Each folder's settings: its files (``.memls.toml``...), the editor's, the editor's for that folder.
+
+        None keeps what the editor said before.
+        """
         if editor_settings is not None:
             self.editor_settings = editor_settings
-        base = load_settings(self.folders[0]) if self.folders else Settings()
-        self.settings = base.merged(self.editor_settings, base_dir=self.folders[0] if self.folders else None)
+        if folder_editor_settings is not None:
+            self.folder_editor_settings = dict(folder_editor_settings)
+        self.folder_settings = {
+            folder: load_settings(folder).merged(
+                {**self.editor_settings, **self.folder_editor_settings.get(folder, {})}, base_dir=folder)
+            for folder in self.folders
+        }
+        self.settings = (self.folder_settings[self.folders[0]] if self.folders
+                         else Settings().merged(self.editor_settings))
+
+    def settings_for(self, path: Path) -> Settings:
+        """The settings that apply to a document: those of its root's folder."""
+        root = self.workspace.root_of(path)
+        return self.root_settings.get(root.path, self.settings) if root is not None else self.settings
+
+    def where(self, path: Path) -> str | None:
+        """With several folders, which one a document belongs to: its folder's name, else its root's scope."""
+        root = self.workspace.root_of(path)
+        if len(self.folders) < 2 or root is None:
+            return None
+        holders = self.root_folders.get(root.path, [])
+        return holders[0].name if len(holders) == 1 else root.scope
 
     def folder_stacks(self) -> dict[tuple[str, Path], list[MemoryRoot]]:
-        """Each workspace folder's roots (its own project's layers), keyed for the model."""
-        stacks = editor_stacks(self.folders, extra=self.settings.roots, home=self.home)
+        """Each workspace folder's roots (its own project's layers, its own ``roots`` setting), keyed for the model."""
+        if not self.folders:
+            stacks = editor_stacks([], extra=self.settings.roots, home=self.home)
+        else:
+            stacks = {}
+            for folder in self.folders:
+                stacks.update(editor_stacks([folder], extra=self.folder_settings[folder].roots, home=self.home))
         return {("folder", folder): roots for folder, roots in stacks.items()}
 
     def sync_roots(self) -> StackChange:
@@ -100,6 +138,12 @@ class ServerState:
         wanted = self.folder_stacks()
         stale = [k for k in self.workspace.stacks() if _is_folder_key(k) and k not in wanted]
         change = self.workspace.set_stacks(wanted, remove=stale)
+        self.root_settings, self.root_folders = {}, {}
+        if len(self.folder_settings) > 1:
+            for (_, folder), roots in wanted.items():
+                for root in roots:
+                    self.root_settings.setdefault(root.path, self.folder_settings[folder])
+                    self.root_folders.setdefault(root.path, []).append(folder)
         for root in change.removed:
             for path in [p for p in self.buffers if p.parent == root.path]:
                 del self.buffers[path]
@@ -201,7 +245,7 @@ class ServerState:
 
     def context(self) -> CheckContext:
         held = {path: h.reason for path, h in self.held_index_lines.items()}
-        return CheckContext(self.workspace, self.settings, held_index_lines=held)
+        return CheckContext(self.workspace, self.settings, held_index_lines=held, root_settings=self.root_settings)
 
     def open(self, path: Path, text: str, version: int | None) -> set[Path]:
         """The editor opened ``path`` (or its folder came back): served again whatever happened before."""

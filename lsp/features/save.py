@@ -56,7 +56,7 @@ def update_index_on_save(state: ServerState, path: Path, previous_text: str | No
     doc = state.document(path)
     if root is None or doc is None or doc.kind != "entry":
         return None
-    mode = state.settings.index_on_save
+    mode = state.settings_for(path).index_on_save
     if mode == "off":
         return None
     after = _saved_entries(state, root)
@@ -156,7 +156,7 @@ def save_entry(state: ServerState, path: Path, text: str | None, automatic: bool
         affected |= state.change(path, text, buffer.version)
     state.saved(path, text)
     doc = state.document(path)
-    if doc is not None and doc.kind == "entry" and state.settings.index_on_save != "off" and (
+    if doc is not None and doc.kind == "entry" and state.settings_for(path).index_on_save != "off" and (
             automatic or not doc.loads):
         problems = check_paths(state.context(), [path]).get(path, [])
         reason = save_keeps_index_line(doc.entry, problems, loads=doc.loads, automatic=automatic)

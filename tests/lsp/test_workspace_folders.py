@@ -168,5 +168,20 @@ async def test_an_edit_of_a_document_left_open_in_a_removed_folder_does_not_brin
     assert await problems.shown(beta / "memory" / "prev.md") == []
     # Adding the folder back serves the buffer as the editor has it.
     change_folders(editor_client, added=[beta])
-    found = await problems.wait(broken, lambda d: "dangling-supersedes" in codes(d))
-    assert any("another-ghost" in d.message for d in found)
+    await problems.wait(broken, lambda d: any("another-ghost" in x.message for x in d))
+
+
+async def test_workspace_symbols_of_several_folders_say_which_folder(editor_client, tmp_path):
+    alpha, beta = alpha_and_beta(tmp_path)
+    await initialize_folders(editor_client, [alpha, beta])
+    await wait_until_scanned(editor_client)
+    found = await editor_client.workspace_symbol_async(types.WorkspaceSymbolParams(query="shared-style"))
+    where = {}
+    for symbol in found or []:
+        uri = symbol.location.uri
+        where[uri] = symbol.container_name or ""
+    alpha_uri = path_to_uri(alpha / "memory" / "shared-style.md")
+    beta_uri = path_to_uri(beta / "memory" / "shared-style.md")
+    assert set(where) >= {alpha_uri, beta_uri}, found
+    assert "alpha" in where[alpha_uri] and "beta" not in where[alpha_uri]
+    assert "beta" in where[beta_uri]
