@@ -124,7 +124,8 @@ class ServerState:
         else:
             stacks = {}
             for folder in self.folders:
-                stacks.update(editor_stacks([folder], extra=self.folder_settings[folder].roots, home=self.home))
+                stacks.update(editor_stacks([folder], extra=self.folder_settings.get(folder, self.settings).roots,
+                                            home=self.home))
         return {("folder", folder): roots for folder, roots in stacks.items()}
 
     def sync_roots(self) -> StackChange:
@@ -142,7 +143,7 @@ class ServerState:
         if len(self.folder_settings) > 1:
             for (_, folder), roots in wanted.items():
                 for root in roots:
-                    self.root_settings.setdefault(root.path, self.folder_settings[folder])
+                    self.root_settings.setdefault(root.path, self.folder_settings.get(folder, self.settings))
                     self.root_folders.setdefault(root.path, []).append(folder)
         for root in change.removed:
             for path in [p for p in self.buffers if p.parent == root.path]:
