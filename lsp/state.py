@@ -81,6 +81,8 @@ class ServerState:
     # removed, its setting dropped): served no more until the editor opens
     # them afresh, so an edit does not bring their root back by its look.
     released: set[Path] = field(default_factory=set)
+    # The root directories the folders and settings resolved to at the last sync.
+    synced_roots: frozenset[Path] = frozenset()
     # Per root: whether this server speaks for all of it (memls.store.lease).
     leases: dict[Path, RootLease] = field(default_factory=dict)
 
@@ -139,6 +141,7 @@ class ServerState:
         wanted = self.folder_stacks()
         stale = [k for k in self.workspace.stacks() if _is_folder_key(k) and k not in wanted]
         change = self.workspace.set_stacks(wanted, remove=stale)
+        self.synced_roots = _root_paths(wanted)
         self.root_settings, self.root_folders = {}, {}
         if len(self.folder_settings) > 1:
             for (_, folder), roots in wanted.items():
@@ -175,14 +178,14 @@ class ServerState:
         return self.apply_roots()
 
     def roots_appeared(self) -> bool:
-        """Whether a root the folders or settings resolve to was created since the roots were synced.
+        """Whether the folders and settings resolve to other roots than at the last sync.
 
         Claude Code creates ``~/.claude/projects/<project>/memory`` at its
         first memory, which may be long after the editor started; a folder's
-        ``memory/`` can be made at any time too. A few ``stat`` calls per folder.
+        ``memory/`` can be made (or deleted) at any time too. A few ``stat``
+        calls per folder.
         """
-        loaded = {root.path for root in self.workspace.roots}
-        return any(root.path not in loaded for stack in self.folder_stacks().values() for root in stack)
+        return _root_paths(self.folder_stacks()) != self.synced_roots
 
     def outside_roots(self) -> list[RootState]:
         """Loaded roots that lie in no workspace folder (an editor watches only inside them)."""
@@ -379,6 +382,10 @@ def gone_paths(removed: Iterable[RootState]) -> set[Path]:
         paths.update(state.documents)
         paths.add(state.index_path)
     return paths
+
+
+def _root_paths(stacks: Mapping[Any, list[MemoryRoot]]) -> frozenset[Path]:
+    return frozenset(root.path for roots in stacks.values() for root in roots)
 
 
 def _is_folder_key(key: object) -> bool:
