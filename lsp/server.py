@@ -60,7 +60,7 @@ class MemlsServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """A body that is not JSON gets its ``ParseError`` answer; other errors as pygls reports them."""
-        if isinstance(error, ValueError) and isinstance(error, (json.JSONDecodeError, UnicodeDecodeError)):
+        if isinstance(error, (json.JSONDecodeError, UnicodeDecodeError)):
             self.protocol.answer_parse_error(error)
             return
         super().report_server_error(error, source)
@@ -78,6 +78,10 @@ class MemlsServer(LanguageServer):
         """Re-check what a change affected (push or pull)."""
         if affected:
             self.diagnostics.schedule(affected)
+
+    async def reconfigure(self, settings: dict | None = None) -> None:
+        """Settings or folders changed: take the editor's settings again and follow them."""
+        await reconfigure(self, settings)
 
     async def roots_changed(self, change: RootsChange) -> None:
         """Folders or settings changed the roots: re-check, clear what left, watch what came."""

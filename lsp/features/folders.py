@@ -51,7 +51,4 @@ def register(server: MemlsServer) -> None:
         ls.after_change(adopted)
         await ls.roots_changed(change)
         if event.added and ls.state.client.configuration:
-            # An added folder may have settings of its own in the editor.
-            from ..server import reconfigure
-
-            await reconfigure(ls)
+            await ls.reconfigure()  # an added folder may have settings of its own in the editor
