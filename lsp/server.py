@@ -60,7 +60,7 @@ class MemlsServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """A body that is not JSON gets its ``ParseError`` answer; other errors as pygls reports them."""
-        if isinstance(error, (json.JSONDecodeError, UnicodeDecodeError)):
+        if isinstance(error, (json.JSONDecodeError, UnicodeDecodeError)) and isinstance(self.protocol, MemlsProtocol):
             self.protocol.answer_parse_error(error)
             return
         super().report_server_error(error, source)

@@ -145,9 +145,9 @@ class ServerState:
         self.root_settings, self.root_folders = {}, {}
         if len(self.folder_settings) > 1:
             for (_, folder), roots in wanted.items():
-                for root in roots:
-                    self.root_settings.setdefault(root.path, self.folder_settings.get(folder, self.settings))
-                    self.root_folders.setdefault(root.path, []).append(folder)
+                for layer in roots:
+                    self.root_settings.setdefault(layer.path, self.folder_settings.get(folder, self.settings))
+                    self.root_folders.setdefault(layer.path, []).append(folder)
         for root in change.removed:
             for path in [p for p in self.buffers if p.parent == root.path]:
                 del self.buffers[path]
