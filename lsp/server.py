@@ -123,9 +123,11 @@ def create_server() -> MemlsServer:
         asyncio.ensure_future(_initial_scan(ls))
 
     @server.feature(types.SHUTDOWN)
-    def shutdown(ls: MemlsServer, params: Any) -> None:
+    async def shutdown(ls: MemlsServer, params: Any) -> None:
         ls.stopping = True
         ls.watching.stop()
+        # A server started in this one's place (an editor's restart) takes the roots over at once.
+        await ls.engine.run(ls.state.release_leases)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: MemlsServer, params: types.DidOpenTextDocumentParams) -> None:

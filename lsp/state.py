@@ -83,8 +83,10 @@ class ServerState:
     released: set[Path] = field(default_factory=set)
     # The root directories the folders and settings resolved to at the last sync.
     synced_roots: frozenset[Path] = frozenset()
-    # Per root: whether this server speaks for all of it (memls.store.lease).
+    # Per root: whether this server speaks for all of it (memls.store.lease);
+    # no more leases are taken once shut down.
     leases: dict[Path, RootLease] = field(default_factory=dict)
+    leasing: bool = True
 
     # -- settings and roots ---------------------------------------------------
 
@@ -225,6 +227,8 @@ class ServerState:
         root = self.workspace.root_of(path)
         if root is None:
             return True
+        if not self.leasing:
+            return False
         lease = self.leases.get(root.path)
         if lease is None:
             lease = self.leases[root.path] = RootLease(root.path)
@@ -234,6 +238,13 @@ class ServerState:
     def publishes(self, path: Path) -> bool:
         """Whether to tell the client about ``path`` unasked: it opened it, or this server speaks for its root."""
         return path in self.buffers or self.speaks_for(path)
+
+    def release_leases(self) -> None:
+        """At shutdown: let another server take this one's roots; none is taken again."""
+        for lease in self.leases.values():
+            lease.release()
+        self.leases.clear()
+        self.leasing = False
 
     def retry_leases(self) -> set[Path]:
         """Take the leases other servers let go of; the paths to publish now."""
