@@ -13,6 +13,11 @@ together when it ends, so the latest version always wins and at most one
 check is ever queued. Push mode publishes only documents whose diagnostics
 differ from what was last sent.
 
+A root another memls server already serves (it holds the root's lease,
+:mod:`memls.store.lease`) is listed by that server: this one reports only
+the documents its client opened, so an editor with two clients on one
+root does not show every problem twice.
+
 A file that leaves the model (deleted, renamed away, its folder closed) must
 leave the client's problem list too. In push mode its check comes out empty
 and is published like any change. In pull mode the client keeps whatever a
@@ -34,7 +39,7 @@ from lsprotocol import types
 from memls.store.checks import check_paths
 from memls.store.diagnostics import Problem
 
-from .convert import Positions, diagnostic, path_to_uri
+from .convert import Positions, diagnostic, path_to_uri, uri_to_path
 
 if TYPE_CHECKING:
     from .server import MemlsServer
@@ -87,8 +92,11 @@ class DiagnosticsPublisher:
         state = self.server.state
         self.server.status.model_counts(state)
         ctx = state.context()
-        results = check_paths(ctx, sorted(paths, key=str))  # a stable order; str compares fast
-        out: list[tuple[Path, int | None, list[types.Diagnostic]]] = []
+        # Another server lists these roots' problems; what this one showed of them is cleared.
+        quiet = {path for path in paths if not state.publishes(path)}
+        results = check_paths(ctx, sorted(paths - quiet, key=str))  # a stable order; str compares fast
+        out: list[tuple[Path, int | None, list[types.Diagnostic]]] = [
+            (path, state.version(path), []) for path in sorted(quiet, key=str)]
         for path, problems in results.items():
             # The model's own answer: asking the state would adopt a gone file's directory
             # again as a root by its look (a removed folder's memory/ still holds MEMORY.md).
@@ -186,7 +194,18 @@ class DiagnosticsPublisher:
         return types.RelatedFullDocumentDiagnosticReport(items=diags, result_id=result_id)
 
     async def workspace_report(self, previous: dict[str, str]) -> types.WorkspaceDiagnosticReport:
-        shown = set(self._shown)
+        """Every document's report; ``unchanged`` only where the client's ``previousResultId`` is current.
+
+        What the client holds is what its ``previousResultIds`` say, not what
+        this server remembers sending: a path it names that has left the
+        model gets an empty full report unless the client already holds the
+        empty one (a document pull may have cleared it on the server's side
+        only), and a client without ids (it restarted, it dropped them) gets
+        full reports for everything.
+        """
+        held = {path for uri, value in previous.items()
+                if value != _EMPTY_RESULT_ID and (path := uri_to_path(uri)) is not None}
+        shown = set(self._shown) | held
 
         def compute() -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
             # Paths no longer in the model come out empty: that report clears them.
@@ -234,3 +253,6 @@ def _fingerprint(diags: list[types.Diagnostic]) -> tuple:
 
 def _result_id(diags: list[types.Diagnostic]) -> str:
     return hashlib.sha1(repr(_fingerprint(diags)).encode("utf-8")).hexdigest()[:16]
+
+
+_EMPTY_RESULT_ID = _result_id([])

@@ -24,7 +24,7 @@ from .frontmatter import Frontmatter
 from .frontmatter_lines import document_text, frontmatter_region, line_field
 from .index import parse_index_lines
 from .model import Document, RootState, Workspace
-from .spans import Span
+from .spans import Span, split_lines
 
 LinkKind = Literal["supersedes", "superseded_by", "index", "name"]
 _LINK_KEYS: tuple[LinkKind, ...] = ("supersedes", "superseded_by", "name")
@@ -211,7 +211,7 @@ def _index_locations(root: RootState, filename: str) -> list[Location]:
     if index is None:
         return []
     out = []
-    for number, line in enumerate(index.text.split("\n")):
+    for number, line in enumerate(split_lines(index.text)):
         if filename not in line:  # most lines of a large index: skip the regex
             continue
         for link in parse_index_lines(line):
@@ -233,7 +233,7 @@ def _contains(span: Span, line: int, col: int) -> bool:
 
 
 def _index_reference(doc: Document, line: int, col: int) -> LinkRef | None:
-    lines = doc.text.split("\n")
+    lines = split_lines(doc.text)
     if not 0 <= line < len(lines):
         return None
     for link in parse_index_lines(lines[line]):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from lsprotocol import types
@@ -274,3 +275,26 @@ async def test_a_client_without_apply_edit_is_told_once_why_an_open_changed_inde
     assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == CURATED
     told = [m for m in client.messages if "MEMORY.md was not updated" in m.message]
     assert len(told) == 1 and "unsaved changes" in told[0].message, client.messages
+
+
+def answer_as_editor(session: Session, method: str, handler) -> None:
+    """Replace how the test editor answers ``method`` (it declines, fails...)."""
+    features = session.client.protocol.fm._features
+    del features[method]
+    session.client.feature(method)(handler)
+
+
+async def test_an_index_edit_the_editor_declines_is_told_to_the_user(start):
+    session = await start({"a.md": entry("a", "first")}, index=CURATED)
+    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: types.ApplyWorkspaceEditResult(
+        applied=False, failure_reason="the document changed meanwhile"))
+    session.open("MEMORY.md")
+    session.change("MEMORY.md", CURATED.replace("Hand-written", "Hand-typed"), 2)
+    await edit_and_save(session, "a.md", entry("a", "first, now revised"))
+    for _ in range(200):  # the answer to the edit comes back after the save's checks
+        told = [m.message for m in session.client.messages if "MEMORY.md was not updated" in m.message]
+        if told:
+            break
+        await asyncio.sleep(0.05)
+    assert told and "the document changed meanwhile" in told[0]
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == CURATED  # the user's text was not overwritten
