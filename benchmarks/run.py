@@ -83,7 +83,9 @@ def targets(store: dict[str, Any], server: dict[str, Any]) -> list[dict[str, Any
     add("server peak RSS <= 200 MB", s.get("peak_rss_mb"), 200.0, unit="MB", n=srv_size)
     # Issue 14: every field, in a root with its generated (and a curated) MEMORY.md.
     for n, limit in ((srv_size, 0.020), (50_000, 0.040)):
-        worst = srv.get(n, {})
+        if n not in srv:
+            continue
+        worst = srv[n]
         field = worst.get("keystroke_worst_field")
         add(f"keystroke p95, worst field{f' ({field})' if field else ''} <= {limit * 1000:.0f} ms",
             worst.get("keystroke_worst_field_p95_s"), limit, n=n)

@@ -32,6 +32,11 @@ SERVER_FIGURES = (
     "first_diagnostics_s", "initial_scan_s", "initial_diagnostics_s", "keystroke_p50_s",
     "keystroke_p95_s", "save_p50_s", "save_max_s", "cold_start_s", "warm_restart_s",
     "warm_restart_initialize_s", "warm_restart_scan_s", "floor_pygls_initialize_s", "peak_rss_mb",
+    # Issue 14: every field's keystroke in a root with its generated and a curated index.
+    *(f"{root}field_{field}_p95_s" for root in ("", "curated_")
+      for field in ("name", "description", "status", "supersedes", "superseded_by", "metadata.type",
+                    "keywords", "body")),
+    "keystroke_worst_field_p95_s", "burst_s", "hover_while_typing_p95_s", "warm_first_diagnostics_s",
 )
 
 
