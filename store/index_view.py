@@ -23,7 +23,7 @@ looked (``take_changed``), so they re-judge those files' lines only.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from .entry import TYPE_ORDER, MemoryEntry
 from .index import INDEX_HEADER
@@ -45,6 +45,30 @@ class IndexView:
         self._living = 0  # index entries (visible or not) that are living
         self._text: str | None = None
         self._changed: set[str] = set()
+
+    @classmethod
+    def build(cls, entries: Iterable[tuple[str, MemoryEntry]]) -> IndexView:
+        """The view of ``(filename, index entry)`` pairs given in file order, in one pass.
+
+        A bulk load does not pay for line-by-line upkeep: the model builds
+        its view when an index check first asks, and keeps it from then on.
+        """
+        view = cls()
+        for filename, entry in entries:
+            view.entries[filename] = entry
+            view._living += entry.is_living
+            view._files_of.setdefault(entry.name, []).append(filename)
+        by_type: dict[str, list[MemoryEntry]] = {}
+        for files in view._files_of.values():
+            shown = view.entries[files[0]]
+            if shown.is_living:
+                by_type.setdefault(shown.type, []).append(shown)
+        for kind, shown_entries in by_type.items():
+            shown_entries.sort(key=lambda e: e.name)
+            view._names[kind] = [e.name for e in shown_entries]
+            view._lines[kind] = [e.index_line() for e in shown_entries]
+            view._blocks[kind] = None
+        return view
 
     # -- changes ---------------------------------------------------------------
 

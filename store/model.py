@@ -228,8 +228,9 @@ class RootState:
     index_revision: int = 0
     memo: dict[str, Any] = field(default_factory=dict)
     _index_keys: dict[Path, tuple] = field(default_factory=dict)
-    # The index as the entries render it, moved one line per change (see ``track_index``).
-    index_view: IndexView = field(default_factory=IndexView)
+    # The index as the entries render it, built when first asked for, then moved
+    # one line per change (see ``track_index``).
+    _index_view: IndexView | None = field(default=None, repr=False)
     # The persistent parse cache while a bulk load runs (see ``Workspace.detach_caches``).
     parse_cache: ParseCache | None = field(default=None, repr=False, compare=False)
 
@@ -248,6 +249,17 @@ class RootState:
     @property
     def policy_path(self) -> Path:
         return self.root.path / POLICY_FILENAME
+
+    @property
+    def index_view(self) -> IndexView:
+        """The root's index entries and their rendering, kept current (see :mod:`memls.store.index_view`)."""
+        if self._index_view is None:
+            docs = self.documents
+            self._index_view = IndexView.build(
+                (p.name, entry) for p in sorted(docs, key=str)
+                if docs[p].kind == "entry" and (entry := docs[p].index_entry) is not None
+            )
+        return self._index_view
 
     def entry_documents(self) -> list[Document]:
         """Parsed entry documents in file order (the readers' shadowing order).
@@ -306,7 +318,8 @@ class RootState:
                 self._index_keys.pop(path, None)
             else:
                 self._index_keys[path] = key
-            self.index_view.update(path.name, doc.index_entry if doc is not None and key is not None else None)
+            if self._index_view is not None:
+                self._index_view.update(path.name, doc.index_entry if doc is not None and key is not None else None)
 
     def unregister(self, path: Path) -> Document | None:
         doc = self.documents.pop(path, None)
