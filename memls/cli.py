@@ -23,48 +23,45 @@ it with ``@cli.command(...)`` and the error handling comes with the group.
 
 from __future__ import annotations
 
-import json
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from memls.store.entry import STATUSES, MemoryEntry
-from memls.store.errors import LockTimeoutError, MemoryParseError, RecallBackendUnavailable
-from memls.store.export import codex_entries, render_codex_snippet
-from memls.store.index import INDEX_FILENAME
-from memls.store.match import hook_event_text, match_memories, recall_prompt_text, render_matches
-from memls.store.reader import read_root
-from memls.store.recall import RecallBackend, recall, render_recall
-from memls.store.report import (
-    FORMATS,
-    display_path,
-    format_github,
-    format_json,
-    format_text,
-    sort_problems,
-    summary_line,
-)
-from memls.store.roots import MemoryRoot, resolve_roots, resolve_workspace
-from memls.store.store import MemoryStore
+from memls.store.entry import STATUSES
+from memls.store.report import FORMATS
 from memls.store.text import one_line, strip_controls
+
+if TYPE_CHECKING:
+    from memls.store.entry import MemoryEntry
+    from memls.store.recall import RecallBackend
+    from memls.store.roots import MemoryRoot
+    from memls.store.store import MemoryStore
+
+# Each command imports the engine modules it uses in its body: a process runs
+# one command, and importing every module for every command cost more than a
+# cached `index` does.
 
 # Failures that are the user's input or the disk, not a bug: printed as their
 # message alone. Anything else still gets one line, with its type in front.
 # (Listed by name even where a base class already covers them: MemoryParseError
 # and UnicodeDecodeError are ValueErrors, LockTimeoutError is an OSError.)
-EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
-    KeyError,
-    ValueError,
-    OSError,
-    MemoryParseError,
-    UnicodeDecodeError,
-    LockTimeoutError,
-    RecallBackendUnavailable,
-)
+def expected_errors() -> tuple[type[BaseException], ...]:
+    from memls.store.errors import LockTimeoutError, MemoryParseError, RecallBackendUnavailable
+
+    return (
+        KeyError,
+        ValueError,
+        OSError,
+        MemoryParseError,
+        UnicodeDecodeError,
+        LockTimeoutError,
+        RecallBackendUnavailable,
+    )
+
+
 RECALL_BACKENDS = ("auto", "bm25", "overlap", "tfidf")
 OUTPUT_FORMATS = ("text", "json", "hook-json")
 USER_PROMPT_SUBMIT = "UserPromptSubmit"
@@ -87,7 +84,7 @@ def error_message(exc: BaseException) -> str:
         text = str(exc.args[0])
     else:
         text = str(exc)
-    if not isinstance(exc, EXPECTED_ERRORS):
+    if not isinstance(exc, expected_errors()):
         text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     return one_line(text) or type(exc).__name__
 
@@ -118,11 +115,15 @@ class MemlsGroup(click.Group):
 
 def open_store() -> MemoryStore:
     """A store over the roots of the current workspace, resolved now."""
+    from memls.store.store import MemoryStore
+
     return MemoryStore.from_workspace()
 
 
 def echo_json(value: Any, *, indent: int | None = 2) -> None:
     """JSON as gptme prints it: indented, ASCII-escaped, odd values stringified."""
+    import json
+
     click.echo(json.dumps(value, indent=indent, default=str))
 
 
@@ -180,6 +181,8 @@ def validate_scope(
 
 def hook_json(event: str, context: str) -> str:
     """A Claude Code hook response that adds ``context`` to the turn."""
+    import json
+
     return json.dumps(
         {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
     )
@@ -204,6 +207,8 @@ def read_prompt(prompt: str | None) -> str:
     the query. A terminal is never read: a query-less call from a person is
     a mistake, not a request to wait for input.
     """
+    from memls.store.match import recall_prompt_text
+
     if prompt == "-":
         return recall_prompt_text(piped_stdin() or "")
     if prompt is not None:
@@ -216,6 +221,8 @@ def read_prompt(prompt: str | None) -> str:
 
 def read_match_input(prompt: str | None, pre_tool: bool) -> tuple[str, str]:
     """The text to match and the hook event to answer for."""
+    from memls.store.match import hook_event_text
+
     default_event = PRE_TOOL_USE if pre_tool else USER_PROMPT_SUBMIT
     if prompt != "-":
         return read_prompt(prompt), default_event
@@ -230,6 +237,8 @@ def parse_metadata_option(metadata: str | None) -> dict[str, Any] | None:
     """
     if metadata is None:
         return None
+    import json
+
     try:
         parsed = json.loads(metadata)
     except ValueError as exc:
@@ -254,6 +263,8 @@ def written_entry(path: Path, scope: str) -> MemoryEntry:
     Looking the name up in the store instead could answer with a nearer root's
     entry of the same name, which is not what was saved.
     """
+    from memls.store.reader import read_root
+
     for entry in read_root(path.parent, scope).entries:
         if entry.path == path:
             return entry
@@ -345,6 +356,8 @@ def search_command(
     regular expressions). Retired entries are left out, as in recall; use
     `list --status superseded` to see those.
     """
+    import re
+
     store = open_store()
     needle = re.compile(re.escape(pattern), re.IGNORECASE)
     matched = [
@@ -537,6 +550,8 @@ def recall_command(
     """Recall the living entries most relevant to a query, from every root."""
     if query is not None and prompt is not None:
         raise click.UsageError("use either QUERY or --prompt, not both")
+    from memls.store.recall import recall, render_recall
+
     text = read_prompt(prompt if prompt is not None else query)
     result = recall(open_store(), text, limit=limit, backend=backend)
     if format_ == "json":
@@ -582,6 +597,8 @@ def match_command(
     """
     if query is not None and prompt is not None:
         raise click.UsageError("use either QUERY or --prompt, not both")
+    from memls.store.match import match_memories, render_matches
+
     text, event = read_match_input(prompt if prompt is not None else query, pre_tool)
     hits = match_memories(open_store(), text, limit=limit)
     if format_ == "json":
@@ -669,6 +686,8 @@ def export_command(view: str, scope: str | None, budget: int | None) -> None:
         memls export --view cc > path/to/MEMORY.md
         memls export --view codex >> AGENTS.md
     """
+    from memls.store.export import codex_entries, render_codex_snippet
+
     store = open_store()
     if view == "cc":
         click.echo(clean_block(store.render_root_index(scope, budget=budget)), nl=False)
@@ -691,6 +710,9 @@ def check_targets(paths: Sequence[str]) -> tuple[list[MemoryRoot], set[Path] | N
     its directory (its links resolve there) and only its problems are shown.
     No argument: every existing root of the current workspace.
     """
+    from memls.store.index import INDEX_FILENAME
+    from memls.store.roots import MemoryRoot, resolve_roots
+
     if not paths:
         return [r for r in resolve_roots() if r.exists], None
     roots: dict[Path, MemoryRoot] = {}
@@ -727,6 +749,15 @@ def check_command(paths: tuple[str, ...], output_format: str, fix: bool) -> None
     from memls.store.checks import CheckContext, fixes_for
     from memls.store.fix_all import fix_all
     from memls.store.model import Workspace
+    from memls.store.report import (
+        display_path,
+        format_github,
+        format_json,
+        format_text,
+        sort_problems,
+        summary_line,
+    )
+    from memls.store.roots import resolve_workspace
     from memls.store.settings import load_settings
 
     roots, only = check_targets(paths)

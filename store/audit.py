@@ -52,14 +52,15 @@ def audit_root(root: MemoryRoot) -> list[AuditIssue]:
     the public API that every ``import memls`` loads, the checks are not.
     """
     from .check_cache import check_roots
-    from .checks import audit_code_of
-    from .model import document_kind
+    from .names import document_kind
     from .settings import Settings
 
     rows: list[tuple[tuple, AuditIssue]] = []
     for path, problems in check_roots([root], Settings()).results.items():
         if document_kind(path.name) != "entry":
             continue  # gptme's audit skips index files, reserved ones included
+        from .checks import audit_code_of  # a clean root replays without the catalogue
+
         for problem in problems:
             code = audit_code_of(problem)
             rolled = problem.data.get("audit")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnostics import Severity
+from .diagnostics import Problem, Severity
 
 # Where a diagnostic's code links to: the README's catalogue table, one
 # anchor per code. A source checkout (or editable install) links to its own
@@ -167,6 +167,11 @@ def catalogue_markdown() -> str:
             f"| {item.trigger} | {item.fixes or '—'} | {f'`{item.audit_code}`' if item.audit_code else '—'} |"
         )
     return "\n".join(rows) + "\n"
+
+
+def audit_code_of(problem: Problem) -> str | None:
+    """The gptme audit code a problem rolls up to, if any."""
+    return problem.data.get("audit_code") or spec(problem.code).audit_code
 
 
 if __name__ == "__main__":

@@ -21,14 +21,18 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .cache import ParseCache, now_ns, paused_gc
 from .entry import EntryRecord, MemoryEntry, entry_from_record, entry_record
-from .frontmatter import normalize_text
 from .names import is_index_filename
-from .parse import ParsedDocument, parse_document
 from .text import one_line
+
+if TYPE_CHECKING:
+    from .parse import ParsedDocument
+
+# The parser (and YAML) is imported where a file is parsed, not here: a read
+# whose files all come from the cache never needs it.
 
 ENTRY_SUFFIX = ".md"
 # Memory entries are a few KB. A larger file is reported, never parsed, so a
@@ -132,6 +136,8 @@ def child_path_maker(root_dir: Path) -> Callable[[str], Path]:
 
 def decode_document(data: bytes) -> str:
     """Bytes on disk to the text every parser sees (UTF-8, BOM and CRLF normalised)."""
+    from .frontmatter import normalize_text
+
     return normalize_text(data.decode("utf-8"))
 
 
@@ -297,6 +303,8 @@ def parse_bytes(
     writer cannot prove a round trip that the readers would then refuse
     (``None`` stands for a file already found to be over the cap).
     """
+    from .parse import parse_document
+
     if data is None or len(data) > MAX_DOCUMENT_BYTES:
         return None, TOO_LARGE
     try:
@@ -322,6 +330,8 @@ def headline(path: Path, data: bytes, scope: str | None) -> MemoryEntry | None:
     write drops it, and ``index --check`` agrees with gptme). The body is
     left empty; nothing but the index uses a headline.
     """
+    from .parse import parse_document
+
     head = data[:MAX_DOCUMENT_BYTES]
     end = head.rfind(b"\n")
     if end < 0:
