@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from memls.store.entry import STATUSES
-from memls.store.report import FORMATS
 from memls.store.text import one_line, strip_controls
 
 if TYPE_CHECKING:
@@ -64,6 +63,9 @@ def expected_errors() -> tuple[type[BaseException], ...]:
 
 RECALL_BACKENDS = ("auto", "bm25", "overlap", "tfidf")
 OUTPUT_FORMATS = ("text", "json", "hook-json")
+# ``memls check --format``: memls.store.report.FORMATS, spelled out so that
+# every other command starts without the report module (a test pins the two).
+CHECK_FORMATS = ("text", "json", "github")
 USER_PROMPT_SUBMIT = "UserPromptSubmit"
 PRE_TOOL_USE = "PreToolUse"
 
@@ -152,15 +154,13 @@ def print_entries(store: MemoryStore, entries: list[MemoryEntry], as_json: bool)
     else:
         for entry in entries:
             click.echo(entry_line(entry))
-    report_skipped(store)
+    report_skipped(len(store.errors))
 
 
-def report_skipped(store: MemoryStore) -> None:
-    """The files the last read skipped, as a count on stderr (stdout stays data)."""
-    if store.errors:
-        click.echo(
-            f"({len(store.errors)} file(s) skipped: not memory entries)", err=True
-        )
+def report_skipped(skipped: int) -> None:
+    """How many files the read skipped, on stderr (stdout stays data)."""
+    if skipped:
+        click.echo(f"({skipped} file(s) skipped: not memory entries)", err=True)
 
 
 def validate_scope(
@@ -335,7 +335,19 @@ def list_command(
 ) -> None:
     """List entries across all roots (nearest root wins on name collision)."""
     store = open_store()
-    print_entries(store, store.entries(type=type_, status=status, scope=scope), as_json)
+    if as_json:
+        print_entries(store, store.entries(type=type_, status=status, scope=scope), as_json)
+        return
+    from memls.store.replay import replayed
+
+    def listing() -> tuple[str, int]:
+        entries = store.entries(type=type_, status=status, scope=scope)
+        return "".join(entry_line(entry) + "\n" for entry in entries), len(store.errors)
+
+    # The printed text is replayed while no file of any root changed.
+    text, skipped = replayed("list", store.roots, repr((type_, status, scope)), listing)
+    click.echo(text, nl=False)
+    report_skipped(skipped)
 
 
 @cli.command("search")
@@ -734,7 +746,7 @@ def check_targets(paths: Sequence[str]) -> tuple[list[MemoryRoot], set[Path] | N
 @cli.command("check")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option(
-    "--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True,
+    "--format", "output_format", type=click.Choice(CHECK_FORMATS), default="text", show_default=True,
     help="text: path:line:col lines; json: a list of objects; github: workflow annotations.",
 )
 @click.option("--fix", is_flag=True, help="Apply every safe fix (back-links, status, index) first.")

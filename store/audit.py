@@ -51,6 +51,7 @@ def audit_root(root: MemoryRoot) -> list[AuditIssue]:
     The catalogue is imported here, not at the top: ``AuditIssue`` is part of
     the public API that every ``import memls`` loads, the checks are not.
     """
+    from .catalogue import audit_code_of
     from .check_cache import check_roots
     from .names import document_kind
     from .settings import Settings
@@ -59,8 +60,6 @@ def audit_root(root: MemoryRoot) -> list[AuditIssue]:
     for path, problems in check_roots([root], Settings()).results.items():
         if document_kind(path.name) != "entry":
             continue  # gptme's audit skips index files, reserved ones included
-        from .checks import audit_code_of  # a clean root replays without the catalogue
-
         for problem in problems:
             code = audit_code_of(problem)
             rolled = problem.data.get("audit")

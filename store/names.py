@@ -57,7 +57,13 @@ DocumentKind = Literal["entry", "reserved", "index", "policy"]
 
 
 def is_document_filename(filename: str) -> bool:
-    return document_kind(filename) is not None
+    """Whether :func:`document_kind` has a kind for ``filename`` (without classifying it).
+
+    Asked of every name in a root on every run, so spelled out: every
+    ``*.md`` that is not a dot-file (``MEMORY.md`` and reserved names
+    included), and the policy file.
+    """
+    return (filename.endswith(".md") and not filename.startswith(".")) or filename == POLICY_FILENAME
 
 
 def document_kind(filename: str) -> DocumentKind | None:

@@ -163,6 +163,8 @@ class FileRead(NamedTuple):
     # A file too large to read whose frontmatter ends within the cap: its
     # fields (body left empty), for the index alone (see :func:`headline`).
     headline: EntryRecord | None = None
+    # The file could not be read at all (not remembered: the error is not a function of its bytes).
+    from_disk_error: bool = False
 
     @property
     def name(self) -> str | None:
@@ -262,18 +264,12 @@ def _read_root(root_dir: Path, scope: str | None, cache: bool) -> RootRead:
         if cached is not None:
             result.files.append(FileRead(filename, *cached))
             continue
-        path = root_dir / filename
-        try:
-            data = read_capped(path)
-        except OSError as exc:
-            result.files.append(FileRead(filename, None, _error_line(exc)))
+        read = read_file(root_dir, filename, scope)
+        if read.from_disk_error:
+            result.files.append(read)
             continue
         # Every outcome is a function of the bytes (and the size, for the
         # cap), so a file that is not an entry is remembered as well.
-        read = _file_read(filename, *parse_bytes(path, data, scope))
-        if len(data) > MAX_DOCUMENT_BYTES:
-            found = headline(path, data, scope)
-            read = read._replace(headline=entry_record(found) if found is not None else None)
         parse_cache.remember(
             filename, prefix + filename, scope, stamp, (read.record, read.error, read.headline),
             observed_ns,
@@ -284,6 +280,20 @@ def _read_root(root_dir: Path, scope: str | None, cache: bool) -> RootRead:
         result.files.extend(FileRead(filename, None, why) for filename, why in listing.unreadable)
         result.files.sort(key=lambda f: f.filename)
     return result
+
+
+def read_file(root_dir: Path, filename: str, scope: str | None) -> FileRead:
+    """One file of a root, read and parsed exactly as :func:`read_root` reads it from disk."""
+    path = root_dir / filename
+    try:
+        data = read_capped(path)
+    except OSError as exc:
+        return FileRead(filename, None, _error_line(exc), from_disk_error=True)
+    read = _file_read(filename, *parse_bytes(path, data, scope))
+    if len(data) > MAX_DOCUMENT_BYTES:
+        found = headline(path, data, scope)
+        read = read._replace(headline=entry_record(found) if found is not None else None)
+    return read
 
 
 def _file_read(filename: str, doc: ParsedDocument | None, error: str | None) -> FileRead:

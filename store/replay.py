@@ -15,9 +15,9 @@ Why each rule exists:
   files, ``MEMORY.md``, ``.memory-index.json``, and names no reader can open),
   by name and identity (:data:`memls.store.cache.Stamp`): a view may depend
   on any of them, and a spurious miss only costs the computation.
-* **The digest is taken before the view is computed**, so a file that
-  changes while it is computed makes the next run miss, never replay a view
-  of files that are no longer there.
+* **The digest is taken before the view is computed** (observed_ns too), so
+  a file that changes while it is computed makes the next run miss, never
+  replay a view of files that are no longer there.
 * **Racy clean**: a view is remembered only when every file has settled
   (:func:`memls.store.cache.is_settled`), as parses are.
 * **Plain values only** (``marshal``): a view is text, names and numbers,
@@ -32,8 +32,9 @@ import hashlib
 import marshal
 import os
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .cache import (
     Stamp,
@@ -43,7 +44,6 @@ from .cache import (
     load_marshalled,
     now_ns,
     resolved_path,
-    stamp_of,
     store_marshalled,
 )
 from .names import is_document_filename
@@ -76,17 +76,28 @@ def is_settled_fingerprint(fingerprint: Fingerprint, observed_ns: int) -> bool:
 
 
 def replayed(
-    kind: str, roots: Sequence[MemoryRoot], params: str, compute: Callable[[], T]
+    kind: str,
+    roots: Sequence[MemoryRoot],
+    params: str,
+    compute: Callable[[], T],
+    *,
+    guard: Callable[[], AbstractContextManager[Any]] | None = None,
 ) -> T:
     """``compute()``, or its value from the last run over the same unchanged files.
 
     ``kind`` and ``params`` name the view (the same roots give different
     views for different arguments); the value must be made of plain values
     (str, int, tuples, lists, dicts). With caching off it is always computed.
+
+    ``guard`` (the root lock) is held while the view is computed, and the
+    fingerprint is taken again inside it. A replay needs no lock: a view is
+    only stored from a computation inside the guard, so the fingerprint of a
+    state a writer is half-way through (one file renamed, the next not yet)
+    was never stored and cannot be matched.
     """
     if not cache_enabled():
-        return compute()
-    observed_ns = now_ns()
+        with guard() if guard is not None else nullcontext():
+            return compute()
     fingerprint = roots_fingerprint(roots)
     digest = fingerprint_digest(fingerprint)
     identity = _identity(kind, roots, params)
@@ -95,7 +106,12 @@ def replayed(
         cached = load_marshalled(location, identity)
         if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == digest:
             return cached[1]
-    value = compute()
+    with guard() if guard is not None else nullcontext():
+        observed_ns = now_ns()
+        if guard is not None:
+            fingerprint = roots_fingerprint(roots)
+            digest = fingerprint_digest(fingerprint)
+        value = compute()
     if location is not None and is_settled_fingerprint(fingerprint, observed_ns):
         store_marshalled(location, identity, (digest, value))
     return value
@@ -111,7 +127,10 @@ def _document_stamps(root_dir: Path) -> tuple[tuple[str, Stamp], ...]:
         listed = stat_directory(root_dir, is_document_filename)
     except OSError:
         return ()
-    stamps = [(name, stamp_of(st)) for name, st in listed.files]
+    stamps = [
+        (name, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev))  # stamp_of, inlined
+        for name, st in listed.files
+    ]
     stamps.extend((name, (0, 0, 0, 0, _digest(why))) for name, why in listed.unreadable)
     return tuple(sorted(stamps))
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..cache import paused_gc
 from ..catalogue import audit_code_of as audit_code_of  # re-exported
-from ..catalogue import spec
+from ..catalogue import spec as spec  # re-exported
 from ..diagnostics import Fix, Problem, Related
 from ..model import Document, Workspace
 from ..settings import Settings
