@@ -155,7 +155,7 @@ class MemoryStore:
             return None
         root, filename, entry_name = found
         file = read_file(root.path, filename, root.scope)
-        if file.name != entry_name:  # changed since it was listed: look again
+        if file.record is None or file.name != entry_name:  # changed since it was listed: look again
             return self._get_read(roots, name)
         return entry_from_record(file.record, root.path / filename, root.scope)
 
