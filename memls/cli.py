@@ -30,8 +30,19 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from memls.reads import (
+    audit_text,
+    clean_block,
+    clean_line,
+    entry_line,
+    index_text,
+    list_text,
+    no_entry_message,
+    show_text,
+    skipped_note,
+)
 from memls.store.entry import STATUSES
-from memls.store.text import one_line, strip_controls
+from memls.store.text import one_line
 
 if TYPE_CHECKING:
     from memls.store.entry import MemoryEntry
@@ -129,24 +140,6 @@ def echo_json(value: Any, *, indent: int | None = 2) -> None:
     click.echo(json.dumps(value, indent=indent, default=str))
 
 
-def clean_line(value: str) -> str:
-    """Memory text for a place inside one line of output."""
-    return strip_controls(value, multiline=False)
-
-
-def clean_block(value: str) -> str:
-    """Memory text printed as a document (TAB and LF kept)."""
-    return strip_controls(value, multiline=True)
-
-
-def entry_line(entry: MemoryEntry) -> str:
-    """One entry in ``list`` / ``search`` output."""
-    return (
-        f"{clean_line(entry.type):10s} {clean_line(entry.name)}"
-        f"  — {clean_line(entry.description)}"
-    )
-
-
 def print_entries(store: MemoryStore, entries: list[MemoryEntry], as_json: bool) -> None:
     """``list``/``search`` output: JSON, or one line per entry; then the skipped note."""
     if as_json:
@@ -160,7 +153,7 @@ def print_entries(store: MemoryStore, entries: list[MemoryEntry], as_json: bool)
 def report_skipped(skipped: int) -> None:
     """How many files the read skipped, on stderr (stdout stays data)."""
     if skipped:
-        click.echo(f"({skipped} file(s) skipped: not memory entries)", err=True)
+        click.echo(skipped_note(skipped), err=True, nl=False)
 
 
 def validate_scope(
@@ -338,14 +331,7 @@ def list_command(
     if as_json:
         print_entries(store, store.entries(type=type_, status=status, scope=scope), as_json)
         return
-    from memls.store.replay import replayed
-
-    def listing() -> tuple[str, int]:
-        entries = store.entries(type=type_, status=status, scope=scope)
-        return "".join(entry_line(entry) + "\n" for entry in entries), len(store.errors)
-
-    # The printed text is replayed while no file of any root changed.
-    text, skipped = replayed("list", store.roots, repr((type_, status, scope)), listing)
+    text, skipped = list_text(store, type_, status, scope)
     click.echo(text, nl=False)
     report_skipped(skipped)
 
@@ -392,13 +378,16 @@ def search_command(
 )
 def show_command(name: str, as_json: bool) -> None:
     """Print one entry by name (nearest root first)."""
+    if not as_json:
+        text = show_text(open_store(), name)
+        if text is None:
+            fail(no_entry_message(name))
+        click.echo(text, nl=False)
+        return
     entry = open_store().get(name)
     if entry is None:
-        fail(f"no memory entry named {name!r}")
-    if as_json:
-        echo_json({**entry.to_dict(), "body": entry.body})
-    else:
-        click.echo(clean_block(entry.to_markdown()), nl=False)
+        fail(no_entry_message(name))
+    echo_json({**entry.to_dict(), "body": entry.body})
 
 
 # --------------------------------------------------------------------------
@@ -632,15 +621,10 @@ def match_command(
 @click.option("--quiet", is_flag=True, help="Print nothing when the audit passes.")
 def audit_command(scope: str | None, quiet: bool) -> None:
     """Check strict YAML parsing, duplicate names and supersession links."""
-    issues = open_store().audit(scope=scope)
-    for issue in issues:
-        click.echo(
-            clean_block(f"{issue.code}: {issue.entry}: {issue.detail}")
-        )
-    if issues:
-        sys.exit(1)
-    if not quiet:
-        click.echo("Memory audit passed")
+    text, status = audit_text(open_store(), scope, quiet)
+    click.echo(text, nl=False)
+    if status:
+        sys.exit(status)
 
 
 @cli.command("index")
@@ -664,7 +648,7 @@ def index_command(scope: str | None, write: bool, check: bool, budget: int | Non
     if write:
         click.echo(f"Wrote {store.write_index(scope, budget=budget)}")
         return
-    click.echo(clean_block(store.render_root_index(scope, budget=budget)), nl=False)
+    click.echo(index_text(store, scope, budget), nl=False)
 
 
 @cli.command("export")
