@@ -42,10 +42,8 @@ import gc
 import hashlib
 import marshal
 import os
-import pickle
 import stat
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -292,6 +290,8 @@ def load_private(location: Path, identity: str) -> Any:
                 return None
             if f.read(len(MAGIC)) != MAGIC:
                 return None
+            import pickle  # here: a replayed view is read with marshal alone
+
             if pickle.load(f) != _header(identity):
                 return None
             with paused_gc():
@@ -345,6 +345,8 @@ def _trusted(st: os.stat_result) -> bool:
 
 def store_private(location: Path, identity: str, payload: Any) -> None:
     """Write a cache file; best effort, so a cache that cannot be written is not."""
+    import pickle
+
     try:
         _store(location, lambda f: _write_pickled(f, identity, payload))
     except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
@@ -352,6 +354,8 @@ def store_private(location: Path, identity: str, payload: Any) -> None:
 
 
 def _write_pickled(f: Any, identity: str, payload: Any) -> None:
+    import pickle
+
     f.write(MAGIC)
     pickle.dump(_header(identity), f, protocol=pickle.HIGHEST_PROTOCOL)
     pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
@@ -364,6 +368,8 @@ def _store(location: Path, write: Callable[[Any], Any]) -> None:
     for durability, while a cache wants mode 0600 always and may be lost in a
     crash (a torn or missing cache is just a cold one).
     """
+    import tempfile
+
     directory = location.parent
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     st = os.stat(directory)

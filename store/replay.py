@@ -47,7 +47,6 @@ from .cache import (
     store_marshalled,
 )
 from .names import is_document_filename
-from .reader import stat_directory
 from .roots import MemoryRoot
 
 # Per root: (resolved path, scope, ((file name, stamp), ...) sorted by name).
@@ -118,25 +117,43 @@ def replayed(
 
 
 def _document_stamps(root_dir: Path) -> tuple[tuple[str, Stamp], ...]:
-    """Every document's identity; a name no reader can open counts with its reason's hash.
+    """Every document's identity, sorted by name.
 
-    So a broken symlink that appears, disappears or starts pointing at a
-    file changes the fingerprint like any other file does.
+    One tight loop (this is most of what a replayed command costs): stat
+    relative to the open directory, and nothing built but the stamps. A
+    name that cannot be stat-ed (a broken or looping symlink) counts with
+    the identity of the link itself and size -1, which no file has; so a
+    link that appears, disappears, is re-pointed or starts resolving
+    changes the fingerprint like any other file does.
     """
     try:
-        listed = stat_directory(root_dir, is_document_filename)
+        fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError:
         return ()
-    stamps = [
-        (name, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev))  # stamp_of, inlined
-        for name, st in listed.files
-    ]
-    stamps.extend((name, (0, 0, 0, 0, _digest(why))) for name, why in listed.unreadable)
-    return tuple(sorted(stamps))
+    try:
+        names = sorted(name for name in os.listdir(fd) if is_document_filename(name))
+        stamps = []
+        append, stat = stamps.append, os.stat
+        for name in names:
+            try:
+                st = stat(name, dir_fd=fd)
+            except OSError:
+                append((name, _link_stamp(name, fd)))
+                continue
+            append((name, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)))
+    except OSError:
+        return ()
+    finally:
+        os.close(fd)
+    return tuple(stamps)
 
 
-def _digest(text: str) -> int:
-    return int.from_bytes(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:8], "big")
+def _link_stamp(name: str, fd: int) -> Stamp:
+    try:
+        st = os.lstat(name, dir_fd=fd)
+    except OSError:
+        return (-1, 0, 0, 0, 0)  # gone between the listing and the stat
+    return (-1, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
 
 
 def _identity(kind: str, roots: Sequence[MemoryRoot], params: str) -> str:
