@@ -174,3 +174,23 @@ def test_get_rereads_the_file_it_found_and_never_answers_from_a_stale_name(
     found = store.get("beta")  # beta.md no longer holds "beta": looked up by a full read
     assert found is not None and found.name == "renamed-beta"
     assert found == uncached_store(root, monkeypatch).get("beta")
+
+
+@pytest.mark.usefixtures("looked_at_later")
+def test_audit_is_replayed_while_unchanged_and_equals_a_fresh_audit_after_a_change(
+    root: MemoryRoot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("memls.store.check_cache.now_ns", lambda: time.time_ns() + 3600 * 10**9)
+    write(root.path, "old.md", "old")
+    (root.path / "old.md").write_text("---\nname: old\ndescription: d\nstatus: superseded\nsuperseded_by: gone\n---\n")
+    os.utime(root.path / "old.md", (OLD, OLD))
+    store = MemoryStore([root])
+    first = store.audit()
+    assert [issue.code for issue in first] == ["invalid-entry", "dangling-superseded-by"]
+    with monkeypatch.context() as patched:
+        patched.setattr("memls.store.check_cache.check_roots", lambda *a, **k: pytest.fail("checked"))
+        assert store.audit() == first
+    write(root.path, "gone.md", "gone")
+    after = store.audit()
+    assert after == uncached_store(root, monkeypatch).audit()
+    assert [issue.code for issue in after] == ["invalid-entry", "asymmetric-supersession"]
