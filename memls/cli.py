@@ -42,6 +42,7 @@ from memls.reads import (
     skipped_note,
 )
 from memls.store.entry import STATUSES
+from memls.store.errors import LockTimeoutError, MemoryParseError, RecallBackendUnavailable
 from memls.store.text import one_line
 
 if TYPE_CHECKING:
@@ -58,20 +59,15 @@ if TYPE_CHECKING:
 # message alone. Anything else still gets one line, with its type in front.
 # (Listed by name even where a base class already covers them: MemoryParseError
 # and UnicodeDecodeError are ValueErrors, LockTimeoutError is an OSError.)
-def expected_errors() -> tuple[type[BaseException], ...]:
-    from memls.store.errors import LockTimeoutError, MemoryParseError, RecallBackendUnavailable
-
-    return (
-        KeyError,
-        ValueError,
-        OSError,
-        MemoryParseError,
-        UnicodeDecodeError,
-        LockTimeoutError,
-        RecallBackendUnavailable,
-    )
-
-
+EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
+    KeyError,
+    ValueError,
+    OSError,
+    MemoryParseError,
+    UnicodeDecodeError,
+    LockTimeoutError,
+    RecallBackendUnavailable,
+)
 RECALL_BACKENDS = ("auto", "bm25", "overlap", "tfidf")
 OUTPUT_FORMATS = ("text", "json", "hook-json")
 # ``memls check --format``: memls.store.report.FORMATS, spelled out so that
@@ -97,7 +93,7 @@ def error_message(exc: BaseException) -> str:
         text = str(exc.args[0])
     else:
         text = str(exc)
-    if not isinstance(exc, expected_errors()):
+    if not isinstance(exc, EXPECTED_ERRORS):
         text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     return one_line(text) or type(exc).__name__
 

@@ -132,7 +132,7 @@ def _document_stamps(root_dir: Path) -> tuple[tuple[str, Stamp], ...]:
         return ()
     try:
         names = sorted(name for name in os.listdir(fd) if is_document_filename(name))
-        stamps = []
+        stamps: list[tuple[str, Stamp]] = []
         append, stat = stamps.append, os.stat
         for name in names:
             try:
