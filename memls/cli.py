@@ -496,6 +496,65 @@ def historical_command(name: str, scope: str | None) -> None:
     click.echo(f"Marked {clean_line(entry.name)} historical ({clean_line(entry.filename)})")
 
 
+@cli.command("migrate-knowledge-jsonl")
+@click.argument("jsonl_path", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.option("--scope", help="Root to write migrated entries to (default: write root).")
+@click.option("--dry-run", is_flag=True, help="Show what would be migrated without writing anything.")
+@click.option(
+    "--skip-existing/--no-skip-existing", default=True, show_default=True,
+    help="Skip entries whose slugified name already exists in the store.",
+)
+def migrate_knowledge_jsonl_command(
+    jsonl_path: str | None, scope: str | None, dry_run: bool, skip_existing: bool
+) -> None:
+    """Migrate gptme's knowledge JSONL store to memory entries (as gptme does).
+
+    JSONL_PATH defaults to gptme's data directory's knowledge/entries.jsonl
+    (~/.local/share/gptme/knowledge/entries.jsonl). Each record becomes a
+    `general` entry named after its problem text; the body keeps both fields
+    under headings for the record's type, tags and keywords become keywords,
+    and the record's type, id and date are kept as provenance. The JSONL file
+    is left as it is.
+    """
+    from memls.store.knowledge import default_knowledge_path, knowledge_records, migrated_entries
+
+    source = Path(jsonl_path) if jsonl_path is not None else default_knowledge_path()
+    if not source.exists():
+        click.echo(f"No knowledge store at {source} — nothing to migrate.", err=True)
+        return
+    records = knowledge_records(source.read_text(encoding="utf-8", errors="replace"))
+    if not records:
+        click.echo(f"No valid entries found in {source}.")
+        return
+    store = open_store()
+    migrated = skipped = errors = 0
+    for item in migrated_entries(records):
+        try:
+            exists = skip_existing and store.get(item.name) is not None
+            if not exists and not dry_run:
+                store.save(
+                    item.name, item.description, item.body, type="general", scope=scope,
+                    keywords=item.keywords or None, metadata={"provenance": item.provenance},
+                )
+        except EXPECTED_ERRORS as exc:
+            click.echo(f"  error ({item.name!r}): {error_message(exc)}", err=True)
+            errors += 1
+            continue
+        if exists:
+            click.echo(f"  {'would skip' if dry_run else 'skip'} (exists): {item.name!r}", err=True)
+            skipped += 1
+        elif dry_run:
+            click.echo(f"  would migrate: {item.name!r} ({len(item.keywords)} keyword(s))")
+            migrated += 1
+        else:
+            click.echo(f"  migrated: {item.name!r}")
+            migrated += 1
+    action = "would migrate" if dry_run else "migrated"
+    click.echo(f"\n{action} {migrated}, skipped {skipped}, errors {errors} (source: {source})")
+    if errors:
+        sys.exit(1)
+
+
 # --------------------------------------------------------------------------
 # Retrieval
 
@@ -609,6 +668,69 @@ def match_command(
 
 
 # --------------------------------------------------------------------------
+# MEMORY.md in git, and the supersession graph
+
+
+@cli.command("merge-index")
+@click.argument("base", type=click.Path(dir_okay=False))
+@click.argument("ours", type=click.Path(dir_okay=False))
+@click.argument("theirs", type=click.Path(dir_okay=False))
+@click.argument("path", required=False)
+@click.option("--marker-size", type=click.IntRange(min=1), default=7, show_default=True,
+              help="Length of the conflict markers (git's %L).")
+def merge_index_command(base: str, ours: str, theirs: str, path: str | None, marker_size: int) -> None:
+    """Git merge driver for MEMORY.md: merge BASE, OURS and THEIRS by entry into OURS.
+
+    Git's placeholders are %O %A %B %P (see `memls setup git`). Lines added or
+    removed on either side are added or removed, curated text is kept; only
+    one entry's line changed differently on both sides is a conflict, marked
+    as git marks one. Exit 0 when clean, 1 with conflicts.
+    """
+    from memls.store.files import atomic_write
+    from memls.store.index_merge import merge_index
+
+    texts = [Path(p).read_bytes().decode("utf-8") for p in (base, ours, theirs)]
+    result = merge_index(*texts, marker_size=marker_size)
+    atomic_write(Path(ours), result.text.encode("utf-8"))
+    if not result.clean:
+        click.echo(f"memls merge-index: {path or ours}: {result.conflicts} conflict(s)", err=True)
+        sys.exit(1)
+
+
+@cli.command("graph")
+@click.option(
+    "--scope", callback=validate_scope, help="Only this root (default: every root of the workspace)."
+)
+@click.option(
+    "--format", "format_", type=click.Choice(["mermaid", "dot"]), default="mermaid",
+    show_default=True, help="mermaid: for Markdown (GitHub renders it); dot: for Graphviz.",
+)
+@click.option("--all", "include_unlinked", is_flag=True, help="Also entries no link touches.")
+def graph_command(scope: str | None, format_: str, include_unlinked: bool) -> None:
+    """Draw the supersession chains: living, superseded and historical entries, dangling links.
+
+    Arrows point from an entry to its successor; a dashed arrow is stated by
+    one of the two entries only; a red dashed box is a name no entry has.
+    """
+    from memls.store.graph import graph_is_empty, root_graph
+    from memls.store.graph_format import render_graph
+    from memls.store.reader import read_root
+    from memls.store.report import display_path
+
+    roots = [r for r in open_store().roots if r.exists and (scope is None or r.scope == scope)]
+    graphs = [
+        root_graph(
+            root.scope, f"{root.scope}: {display_path(root.path)}",
+            read_root(root.path, root.scope).entries, include_unlinked=include_unlinked,
+        )
+        for root in roots
+    ]
+    click.echo(render_graph(graphs, format_), nl=False)
+    if graph_is_empty(graphs):
+        click.echo("(no supersession links to draw; --all draws every entry)", err=True)
+
+
+# --------------------------------------------------------------------------
 # Consistency and views
 
 
@@ -624,18 +746,35 @@ def audit_command(scope: str | None, quiet: bool) -> None:
 
 
 @cli.command("index")
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--scope", help="Root whose index to generate (default: the write root).")
 @click.option("--write", is_flag=True, help="Write MEMORY.md instead of printing it.")
 @click.option(
     "--check", is_flag=True, help="Exit 1 when MEMORY.md differs from the regenerated index."
 )
 @click.option("--budget", type=click.IntRange(min=1), help="Cap the index at this many bytes.")
-def index_command(scope: str | None, write: bool, check: bool, budget: int | None) -> None:
+@click.option(
+    "--refresh", is_flag=True,
+    help="Rewrite the generated MEMORY.md of the roots of PATHS (default: every root); "
+    "never a curated one. Exit 1 when a file changed (for commit hooks).",
+)
+def index_command(
+    paths: tuple[str, ...], scope: str | None, write: bool, check: bool, budget: int | None,
+    refresh: bool,
+) -> None:
     """Generate the always-on index (living entries grouped by type).
 
     Prints by default, so a hand-curated MEMORY.md is never overwritten by
     accident; --write replaces it, --check verifies it (and wins over --write).
+    --refresh takes the files of a commit (PATHS; other files are ignored) and
+    rewrites only indexes that are generated (memls's rendering of the entries
+    as last committed, or as they are) or policy-managed, or absent.
     """
+    if paths and not refresh:
+        raise click.UsageError("PATHS are taken only with --refresh")
+    if refresh:
+        refresh_indexes(paths)
+        return
     store = open_store()
     if check:
         ok = store.check_index(scope, budget=budget)
@@ -645,6 +784,22 @@ def index_command(scope: str | None, write: bool, check: bool, budget: int | Non
         click.echo(f"Wrote {store.write_index(scope, budget=budget)}")
         return
     click.echo(index_text(store, scope, budget), nl=False)
+
+
+def refresh_indexes(paths: Sequence[str]) -> None:
+    """``index --refresh``: the generated indexes of the roots of ``paths`` brought up to date."""
+    from memls.committed_index import refresh_index
+    from memls.store.index import INDEX_FILENAME
+    from memls.store.report import display_path
+    from memls.store.roots import resolve_workspace
+    from memls.store.settings import load_settings
+
+    roots, _ = check_targets(paths, load_settings(resolve_workspace()).roots)
+    changed = [root.path / INDEX_FILENAME for root in roots if refresh_index(root.path)]
+    for path in changed:
+        click.echo(f"Regenerated {display_path(path)}")
+    if changed:
+        sys.exit(1)
 
 
 @cli.command("export")
@@ -695,18 +850,27 @@ def export_command(view: str, scope: str | None, budget: int | None) -> None:
 # memls check: the check catalogue for people and CI
 
 
-def check_targets(paths: Sequence[str]) -> tuple[list[MemoryRoot], set[Path] | None]:
+def check_targets(
+    paths: Sequence[str], extra_roots: Sequence[Path] = ()
+) -> tuple[list[MemoryRoot], set[Path] | None]:
     """Roots to load for ``check``, and the files to report on (None = all).
 
-    A directory argument is a memory root; a file argument is checked within
-    its directory (its links resolve there) and only its problems are shown.
-    No argument: every existing root of the current workspace.
+    A directory argument is a memory root. A file argument is a memory file
+    when memls would load it from its directory: an entry, ``MEMORY.md`` or
+    the policy, directly in a root of the workspace (or of the settings) or
+    in a directory that is a root by its look (a ``MEMORY.md``, a
+    ``.memory-index.json``, a Claude Code memory folder), as in the editor.
+    Its whole root is loaded (its links resolve there) and only its problems
+    are shown; any other file is ignored, so a hook runner can pass every
+    file of a commit. No argument: every existing root of the workspace.
     """
     from memls.store.index import INDEX_FILENAME
-    from memls.store.roots import MemoryRoot, resolve_roots
+    from memls.store.model import document_kind
+    from memls.store.roots import MemoryRoot, is_memory_root, resolve_roots
 
     if not paths:
         return [r for r in resolve_roots() if r.exists], None
+    known = {r.path.resolve() for r in resolve_roots()} | {p.resolve() for p in extra_roots}
     roots: dict[Path, MemoryRoot] = {}
     only: set[Path] = set()
     files_only = True
@@ -716,7 +880,12 @@ def check_targets(paths: Sequence[str]) -> tuple[list[MemoryRoot], set[Path] | N
             roots.setdefault(path, MemoryRoot("explicit", path))
             files_only = False
         elif path.is_file() or path.name == INDEX_FILENAME:
-            roots.setdefault(path.parent, MemoryRoot("explicit", path.parent))
+            parent = path.parent
+            if document_kind(path.name) is None or not (
+                parent.resolve() in known or is_memory_root(parent)
+            ):
+                continue  # not a memory file: a hook runner passes every file
+            roots.setdefault(parent, MemoryRoot("explicit", parent))
             only.add(path)
         else:
             raise click.BadParameter(f"{raw} does not exist", param_hint="PATH")
@@ -752,10 +921,10 @@ def check_command(paths: tuple[str, ...], output_format: str, fix: bool) -> None
     from memls.store.roots import resolve_workspace
     from memls.store.settings import load_settings
 
-    roots, only = check_targets(paths)
     settings = load_settings(resolve_workspace())
     for warning in settings.warnings:
         click.echo(f"Warning: {one_line(warning)}", err=True)
+    roots, only = check_targets(paths, settings.roots)
     if fix:
         report = fix_all(CheckContext(Workspace.load(roots), settings))
         for problem, applied in report.applied:
@@ -787,12 +956,89 @@ def check_command(paths: tuple[str, ...], output_format: str, fix: bool) -> None
 
 
 
+# --------------------------------------------------------------------------
+# memls setup: wire memls into the tools its users already run
+
+
+@cli.group("setup", cls=MemlsGroup)
+def setup_group() -> None:
+    """Wire memls into other tools (one subcommand per tool)."""
+
+
+@setup_group.command("claude-code")
+@click.option(
+    "--scope", type=click.Choice(["project", "user"]), default="project", show_default=True,
+    help="project: <workspace>/.claude/settings.json; user: ~/.claude/settings.json.",
+)
+@click.option("--dry-run", is_flag=True, help="Print the change as a diff; write nothing.")
+@click.option("--remove", is_flag=True, help="Take memls's hooks out again (nothing else).")
+def setup_claude_code_command(scope: str, dry_run: bool, remove: bool) -> None:
+    """Add memls's hooks to Claude Code's settings.json.
+
+    UserPromptSubmit runs `memls recall --prompt - --format hook-json` (the
+    memories ranked for the prompt); PreToolUse runs `memls match --prompt -
+    --format hook-json` (the memories whose keywords the tool call names).
+    Every other setting and hook is kept; running it twice changes nothing.
+    """
+    import shutil
+
+    from memls.setup_claude_code import SettingsError, plan, settings_path
+    from memls.store.roots import resolve_workspace
+
+    path = settings_path(scope, workspace=resolve_workspace(), home=Path.home())
+    try:
+        change = plan(path, remove=remove)
+    except SettingsError as exc:
+        fail(str(exc))
+    if dry_run:
+        click.echo(change.diff() or f"No change to {path}", nl=not change.changed)
+        return
+    if not change.changed:
+        state = "has no memls hooks" if remove else "already has memls's hooks"
+        click.echo(f"{path} {state}; nothing changed")
+        return
+    change.write()
+    click.echo(f"{'Removed memls hooks from' if remove else 'Added memls hooks to'} {path}")
+    if not remove and shutil.which("memls") is None:
+        click.echo(
+            "Warning: `memls` is not on PATH here; Claude Code runs the hooks through your "
+            "shell, so put memls's bin directory on PATH",
+            err=True,
+        )
+
+
 @cli.command("serve")
 def serve_command() -> None:
     """Run the language server over stdio (for editors; see the README)."""
     from memls.lsp.server import main as serve
 
     serve()
+
+
+# --------------------------------------------------------------------------
+# memls setup git: MEMORY.md merged by entry
+
+
+@setup_group.command("git")
+@click.option("--dry-run", is_flag=True, help="Print the change; write nothing.")
+@click.option("--remove", is_flag=True, help="Take the attribute line and the driver out again.")
+def setup_git_command(dry_run: bool, remove: bool) -> None:
+    """Make git merge MEMORY.md with `memls merge-index` in this repository.
+
+    Adds `MEMORY.md merge=memls` to the repository's .gitattributes (once,
+    other lines kept) and the driver to its git config (merge.memls.*), which
+    runs this memls by absolute path. Running it twice changes nothing.
+    """
+    from memls.setup_git import plan
+
+    change = plan(Path.cwd(), remove=remove)
+    if dry_run or not change.changed:
+        click.echo(change.describe() or f"{change.repo}: nothing to change", nl=not change.changed)
+        return
+    change.apply()
+    click.echo(change.describe(), nl=False)
+    done = "Removed memls's merge driver from" if remove else "memls merges MEMORY.md in"
+    click.echo(f"{done} {change.repo}")
 
 
 if __name__ == "__main__":  # pragma: no cover

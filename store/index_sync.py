@@ -73,6 +73,36 @@ def index_after_save(
     return None if text == current else text
 
 
+def index_after_commit(
+    *,
+    before: Sequence[MemoryEntry] | None,
+    after: Sequence[MemoryEntry],
+    policy: IndexPolicy | None,
+    current: str | None,
+) -> str | None:
+    """The ``MEMORY.md`` a commit hook writes for one root, or None to leave it.
+
+    A hook sees the root after any number of edits, by people and by other
+    tools, and has nobody to ask; so it writes only what is memls's to write:
+    a managed root's view (the policy owns it), an absent legacy index, and a
+    *generated* one -- exactly memls's rendering of the entries as last
+    committed (``before``; None when there is no earlier commit) or as they
+    are now (:func:`memls.store.index.is_generated_index`). A curated index
+    is left whole, not even a line edited: that is ``memls check --fix``'s
+    job, run by a person who sees what it changes.
+    Raises ValueError when a managed root's policy cannot be rendered.
+    """
+    if policy is not None:
+        text = render_policy_view(index_entries(after, managed=True), policy)
+    elif current is None:
+        text = render_index(index_entries(after, managed=False))
+    elif is_generated_index(current, *([before] if before is not None else []), after):
+        text = render_index(index_entries(after, managed=False), budget=omission_budget(current))
+    else:
+        return None
+    return None if text == current else text
+
+
 def autosave_keeps_index_line(saved: MemoryEntry | None, problems: Iterable[Problem]) -> str | None:
     """Why an automatic save must leave the entry's ``MEMORY.md`` line as it was, or None.
 

@@ -365,3 +365,29 @@ def test_console_script_prints_the_golden_text_and_exits_1(examples):
     assert done.returncode == 1, done.stderr
     assert done.stdout == (GOLDEN / "check-examples.text").read_text(encoding="utf-8")
     assert done.stderr == ""
+
+
+def test_file_arguments_outside_memory_roots_are_ignored_as_a_hook_runner_passes_them(examples):
+    # pre-commit passes every file of a commit: a README without frontmatter,
+    # a source file, a Markdown file in a folder that is no memory root.
+    (examples.parent / "README.md").write_text("# Project\n", encoding="utf-8")
+    (examples.parent / "docs").mkdir()
+    (examples.parent / "docs" / "guide.md").write_text("no frontmatter\n", encoding="utf-8")
+    (examples.parent / "setup.py").write_text("print()\n", encoding="utf-8")
+    alone = memls_check("README.md", "docs/guide.md", "setup.py")
+    assert alone.exit_code == 0, alone.output
+    assert alone.stdout == "No problems in 0 memory files.\n"
+    mixed = memls_check("README.md", "memory/retry-budget.md", "setup.py")
+    assert [line.split()[2] for line in mixed.stdout.splitlines()[:-1]] == ["asymmetric-supersession"]
+    assert mixed.stdout.splitlines()[-1].endswith("in 1 of 1 memory file.")
+
+
+def test_a_file_in_a_folder_with_a_memory_index_is_a_memory_file_anywhere(tmp_path, monkeypatch):
+    notes = tmp_path / "elsewhere" / "notes"
+    notes.mkdir(parents=True)
+    (notes / "MEMORY.md").write_text("# Persistent Memory\n", encoding="utf-8")
+    (notes / "lonely.md").write_text(entry("lonely", extra="superseded_by: ghost\n"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = memls_check("elsewhere/notes/lonely.md")
+    assert result.exit_code == 1
+    assert "dangling-superseded-by" in result.stdout

@@ -1,0 +1,366 @@
+"""Three-way merge of ``MEMORY.md`` by entry: the engine of the git merge driver.
+
+Two branches that each save a memory both change ``MEMORY.md``, usually in
+neighbouring lines (a generated index keeps its lines sorted), so git's
+line merge reports a conflict on nearly every such merge although nothing
+conflicts: each branch added a different entry. Here a pointer line is
+identified by the entry file it links to, not by its text, so:
+
+- a line added on one side is added; a line removed on one side is removed
+  (also when the other side changed it: a removed line means the entry left
+  the index, by supersession or deletion, and its file says why);
+- an entry's line changed on one side takes that change; the same entry's
+  line changed differently on both sides is the only entry conflict, written
+  with git's conflict markers around just that line;
+- every other line (headings, prose, custom lines) is text: kept, and
+  merged as git would, except that two sides inserting at the same place is
+  not a conflict (both insertions are kept).
+
+Where added lines go depends on what kind of index it is. A *generated*
+index (see :mod:`memls.store.index`) is laid out by memls: type sections in
+their fixed order, lines sorted by name. The merge sees only the three texts
+(git calls the driver before the entry files of the merge exist on disk), so
+"generated" is read from the shape: all three versions have exactly the
+rendering's layout. Then the result is laid out the same way: an added
+section goes where its type belongs, an emptied one goes, and lines added on
+both sides interleave by their link text -- the entry's name unless it has a
+``title`` -- so the merge of two renderings is the rendering of the union.
+Anything else is *curated*: added lines stay next to the lines they were
+added beside, and the person's text stays as they wrote it.
+
+Pure text in, text out; the driver (``memls merge-index``) does the files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from .entry import TYPE_ORDER
+from .index import INDEX_HEADER, parse_index_lines
+
+MARKER_SIZE = 7
+OURS_LABEL = "ours"
+THEIRS_LABEL = "theirs"
+_KNOWN_HEADINGS = tuple(f"## {t.capitalize()}" for t in TYPE_ORDER)
+
+
+@dataclass(frozen=True)
+class IndexMergeResult:
+    """The merged text and how many places in it hold conflict markers."""
+
+    text: str
+    conflicts: int
+
+    @property
+    def clean(self) -> bool:
+        return self.conflicts == 0
+
+
+@dataclass(frozen=True)
+class _Conflict:
+    """One place both sides changed differently: their two texts."""
+
+    ours: str
+    theirs: str
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A line with its merge identity: the entry file it points at, or its own text."""
+
+    key: tuple[str, str]
+    text: str
+    # Where a generated index sorts the line: the link text (name or title).
+    order: str
+
+    @property
+    def is_pointer(self) -> bool:
+        return self.key[0] == "entry"
+
+
+_Value = str | _Conflict | None
+
+
+def merge_index(base: str, ours: str, theirs: str, *, marker_size: int = MARKER_SIZE) -> IndexMergeResult:
+    """Merge three versions of a ``MEMORY.md`` by entry (see the module docstring).
+
+    Newlines are normalised to ``\\n`` (memls and gptme write nothing else).
+    When one side did not change the file, the other side's text is the
+    result, byte for byte.
+    """
+    base, ours, theirs = (_normalize(t) for t in (base, ours, theirs))
+    if ours == base or ours == theirs:
+        return IndexMergeResult(theirs, 0)
+    if theirs == base:
+        return IndexMergeResult(ours, 0)
+    shapes = [_rendering_sections(t) for t in (base, ours, theirs)]
+    if all(shape is not None for shape in shapes):
+        b, o, t = shapes
+        assert b is not None and o is not None and t is not None
+        merged = _merge_generated(b, o, t)
+    else:
+        merged = _merge_curated(_lines(base), _lines(ours), _lines(theirs))
+    return _render(merged, marker_size)
+
+
+# -- generated: type sections, lines sorted within each ------------------------
+
+_Sections = list[tuple[str, list[_Line]]]
+
+
+def _rendering_sections(text: str) -> _Sections | None:
+    """The sections of an index laid out as memls renders it, or None for any other layout."""
+    if text == "":
+        return []
+    if not text.endswith("\n"):
+        return None
+    lines = text[:-1].split("\n")
+    if lines[0] != INDEX_HEADER:
+        return None
+    sections: _Sections = []
+    seen: set[tuple[str, str]] = set()
+    i = 1
+    while i < len(lines):
+        if lines[i] != "" or i + 1 >= len(lines) or not lines[i + 1].startswith("## "):
+            return None
+        heading, items = lines[i + 1], []
+        i += 2
+        while i < len(lines) and lines[i] != "":
+            line = _line(lines[i])
+            if not line.is_pointer or line.key in seen:
+                return None
+            seen.add(line.key)
+            items.append(line)
+            i += 1
+        if not items or any(heading == h for h, _ in sections):
+            return None
+        sections.append((heading, items))
+    return sections
+
+
+def _merge_generated(base: _Sections, ours: _Sections, theirs: _Sections) -> list[str | _Conflict]:
+    """Entries resolved one by one, then laid out in the rendering's order."""
+    placed = [_placements(s) for s in (base, ours, theirs)]
+    keys = dict.fromkeys(k for p in placed for k in p)
+    resolved = {k: _resolve(*(p.get(k) for p in placed)) for k in keys}
+    ours_sections, theirs_sections = dict(ours), dict(theirs)
+    headings = sorted({*ours_sections, *theirs_sections}, key=_heading_rank)
+    out: list[str | _Conflict] = [INDEX_HEADER]
+    for heading in headings:
+        order = _union(
+            ours_sections.get(heading, []), theirs_sections.get(heading, []), _interleave_sorted
+        )
+        lines: list[str | _Conflict] = []
+        for line in order:
+            value = resolved[line.key]
+            if isinstance(value, _Conflict):
+                if _heading_of(value.ours) == heading:
+                    lines.append(_Conflict(_line_of(value.ours), _line_of(value.theirs)))
+            elif value is not None and _heading_of(value) == heading:
+                lines.append(_line_of(value))
+        if lines:
+            out += ["", heading, *lines]
+    return out
+
+
+def _placements(sections: _Sections) -> dict[tuple[str, str], str]:
+    """Each entry's heading and line, as one comparable value (a move between sections is a change)."""
+    return {line.key: f"{heading}\n{line.text}" for heading, lines in sections for line in lines}
+
+
+def _heading_of(value: str) -> str:
+    return value.split("\n", 1)[0]
+
+
+def _line_of(value: str) -> str:
+    return value.split("\n", 1)[1]
+
+
+def _heading_rank(heading: str) -> tuple[int, str]:
+    """Claude Code's types first, in their order, then ``general``, then the rest by name."""
+    if heading in _KNOWN_HEADINGS:
+        return (_KNOWN_HEADINGS.index(heading), "")
+    return (len(_KNOWN_HEADINGS), heading)
+
+
+def _interleave_sorted(a: list[_Line], b: list[_Line]) -> list[_Line]:
+    """Two runs of sorted lines as one sorted run (each run's own order kept)."""
+    out: list[_Line] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if (b[j].order, b[j].key) < (a[i].order, a[i].key):
+            out.append(b[j])
+            j += 1
+        else:
+            out.append(a[i])
+            i += 1
+    return out + a[i:] + b[j:]
+
+
+# -- curated: a line-wise three-way merge in which pointer lines are entries ----
+
+
+def _merge_curated(base: list[_Line], ours: list[_Line], theirs: list[_Line]) -> list[str | _Conflict]:
+    out: list[str | _Conflict] = []
+    for stable, b, o, t in _diff3(base, ours, theirs):
+        if stable:
+            for lb, lo, lt in zip(b, o, t):
+                value = _resolve(lb.text, lo.text, lt.text)
+                assert value is not None  # same key on all sides: never removed
+                out.append(value)
+        else:
+            out += _merge_chunk(b, o, t)
+    return out
+
+
+def _merge_chunk(base: list[_Line], ours: list[_Line], theirs: list[_Line]) -> list[str | _Conflict]:
+    """A stretch that both sides changed: entries one by one, text kept unless truly contested."""
+    texts = [[line.text for line in part] for part in (base, ours, theirs)]
+    if texts[1] == texts[0] or texts[1] == texts[2]:
+        return list(texts[2])
+    if texts[2] == texts[0]:
+        return list(texts[1])
+    prose = [[line.text for line in part if not line.is_pointer] for part in (base, ours, theirs)]
+    if prose[0] and prose[1] != prose[0] and prose[2] != prose[0] and prose[1] != prose[2]:
+        # Both sides rewrote the same text differently: only a person can choose.
+        return [_Conflict("\n".join(texts[1]), "\n".join(texts[2]))]
+    values = [{line.key: line.text for line in part} for part in (base, ours, theirs)]
+    base_keys = {line.key for line in base}
+
+    def anchors(part: list[_Line], side: str) -> list[tuple[str, ...]]:
+        # Pointer lines and the base's text can stand in both sides at once; a
+        # text line only one side added is its own, even if the other added the same.
+        return [
+            line.key if line.is_pointer or line.key in base_keys else (side, str(n))
+            for n, line in enumerate(part)
+        ]
+
+    out: list[str | _Conflict] = []
+    for line in _union(ours, theirs, _side_by_side, anchors(ours, "o"), anchors(theirs, "t")):
+        value = _resolve(*(v.get(line.key) for v in values))
+        if value is not None:
+            out.append(value)
+    return out
+
+
+def _side_by_side(a: list[_Line], b: list[_Line]) -> list[_Line]:
+    """Two insertions at one place, each kept whole; which comes first does not depend on the side."""
+    if not a or not b:
+        return a or b
+    return a + b if [x.text for x in a] <= [x.text for x in b] else b + a
+
+
+def _diff3(
+    base: list[_Line], ours: list[_Line], theirs: list[_Line]
+) -> Iterable[tuple[bool, list[_Line], list[_Line], list[_Line]]]:
+    """Stable stretches (same keys on all three sides) and changed ones, in order."""
+    to_ours = _matches(base, ours)
+    to_theirs = _matches(base, theirs)
+    i = j = k = 0
+    while True:
+        start = i
+        while i < len(base) and to_ours.get(i) == j and to_theirs.get(i) == k:
+            i, j, k = i + 1, j + 1, k + 1
+        n = i - start
+        if n:
+            yield True, base[start:i], ours[j - n : j], theirs[k - n : k]
+        if i >= len(base) and j >= len(ours) and k >= len(theirs):
+            return
+        m = next((m for m in range(i, len(base)) if m in to_ours and m in to_theirs), None)
+        if m is None:
+            yield False, base[i:], ours[j:], theirs[k:]
+            return
+        yield False, base[i:m], ours[j : to_ours[m]], theirs[k : to_theirs[m]]
+        i, j, k = m, to_ours[m], to_theirs[m]
+
+
+def _matches(a: list[_Line], b: list[_Line]) -> dict[int, int]:
+    matcher = SequenceMatcher(None, [x.key for x in a], [x.key for x in b], autojunk=False)
+    return {
+        block.a + n: block.b + n for block in matcher.get_matching_blocks() for n in range(block.size)
+    }
+
+
+# -- shared ---------------------------------------------------------------------
+
+
+def _union(
+    ours: list[_Line],
+    theirs: list[_Line],
+    arrange: Callable[[list[_Line], list[_Line]], list[_Line]],
+    ours_keys: Sequence[object] | None = None,
+    theirs_keys: Sequence[object] | None = None,
+) -> list[_Line]:
+    """Both sequences as one: lines they share once, in place; ``arrange`` orders each gap's two runs.
+
+    The two are taken in an order set by their text, not by side, so that
+    swapping ours and theirs cannot change the result where the shared lines
+    could be matched more than one way (both sides added the same lines in
+    different orders).
+    """
+    a = ours_keys if ours_keys is not None else [x.key for x in ours]
+    b = theirs_keys if theirs_keys is not None else [x.key for x in theirs]
+    if [x.text for x in theirs] < [x.text for x in ours]:
+        ours, theirs, a, b = theirs, ours, b, a
+    out: list[_Line] = []
+    seen: set[tuple[str, str]] = set()
+    i = j = 0
+    for block in SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
+        gap = arrange(ours[i : block.a], theirs[j : block.b]) + ours[block.a : block.a + block.size]
+        for line in gap:
+            # A line both runs hold (moved on one side) is placed once.
+            if line.is_pointer and line.key in seen:
+                continue
+            seen.add(line.key)
+            out.append(line)
+        i, j = block.a + block.size, block.b + block.size
+    return out
+
+
+def _resolve(base: _Value, ours: _Value, theirs: _Value) -> _Value:
+    """One entry (or text line) across the three sides; None means it is not in the result."""
+    if ours == theirs or theirs == base:
+        return ours
+    if ours == base:
+        return theirs
+    if ours is None or theirs is None:
+        return None  # removed on one side, changed on the other: removal wins
+    return _Conflict(str(ours), str(theirs))
+
+
+def _line(text: str) -> _Line:
+    links = parse_index_lines(text)
+    if links:
+        return _Line(("entry", links[0].target), text, links[0].title)
+    return _Line(("text", text), text, text)
+
+
+def _lines(text: str) -> list[_Line]:
+    if not text:
+        return []
+    body = text[:-1] if text.endswith("\n") else text
+    return [_line(line) for line in body.split("\n")]
+
+
+def _render(merged: list[str | _Conflict], marker_size: int) -> IndexMergeResult:
+    out: list[str] = []
+    conflicts = 0
+    for item in merged:
+        if isinstance(item, _Conflict):
+            conflicts += 1
+            out += [
+                f"{'<' * marker_size} {OURS_LABEL}",
+                item.ours,
+                "=" * marker_size,
+                item.theirs,
+                f"{'>' * marker_size} {THEIRS_LABEL}",
+            ]
+        else:
+            out.append(item)
+    return IndexMergeResult("\n".join(out) + "\n" if out else "", conflicts)
+
+
+def _normalize(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -1,0 +1,88 @@
+"""``memls index --refresh``: a generated ``MEMORY.md`` follows the entries, a curated one is left whole.
+
+Run in a real git repository: "generated" is judged against the entries as
+last committed (``HEAD``), which only git knows after the fact.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+from click.testing import CliRunner, Result
+
+from memls.cli import cli
+
+ENTRY = '---\nname: {name}\ndescription: "{description}"\nmetadata:\n  type: project\n---\n\nBody.\n'
+
+
+def memls(*args: str) -> Result:
+    env = {"MEMLS_MEMORY_DIRS": None, "GPTME_MEMORY_DIRS": None, "GPTME_WORKSPACE": None,
+           "MEMLS_NO_CACHE": "1"}
+    return CliRunner().invoke(cli, list(args), env=env)
+
+
+def git(*args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+           "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    subprocess.run(["git", *args], check=True, capture_output=True, env=env)
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    """A git repository whose memory/ has two entries and a generated index, committed."""
+    monkeypatch.chdir(tmp_path)
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    for name, description in (("alpha", "First fact."), ("beta", "Second fact.")):
+        (memory / f"{name}.md").write_text(ENTRY.format(name=name, description=description))
+    git("init", "-q")
+    assert memls("index", "--write").exit_code == 0
+    git("add", "-A")
+    git("commit", "-q", "-m", "init")
+    return memory
+
+
+def test_an_index_generated_for_the_committed_entries_is_rendered_again_and_exit_1(repo, tmp_path):
+    (tmp_path / "README.md").write_text("# hi\n")
+    (repo / "beta.md").write_text(ENTRY.format(name="beta", description="Second fact, revised."))
+    result = memls("index", "--refresh", "memory/beta.md", "README.md")
+    assert result.exit_code == 1
+    assert result.stdout == "Regenerated memory/MEMORY.md\n"
+    assert memls("index", "--check").exit_code == 0
+    again = memls("index", "--refresh", "memory/beta.md")
+    assert again.exit_code == 0 and again.stdout == ""
+
+
+def test_a_curated_index_is_never_touched(repo):
+    index = repo / "MEMORY.md"
+    curated = index.read_text().replace("— First fact.", "— read this first")
+    index.write_text(curated)
+    (repo / "gamma.md").write_text(ENTRY.format(name="gamma", description="Third fact."))
+    result = memls("index", "--refresh", "memory/gamma.md", "memory/MEMORY.md")
+    assert result.exit_code == 0, result.output
+    assert index.read_text() == curated
+
+
+def test_an_index_hand_edited_after_the_commit_is_curated(repo):
+    index = repo / "MEMORY.md"
+    edited = index.read_text() + "Keep this line.\n"
+    index.write_text(edited)
+    (repo / "alpha.md").write_text(ENTRY.format(name="alpha", description="First fact, revised."))
+    assert memls("index", "--refresh", "memory/alpha.md").exit_code == 0
+    assert index.read_text() == edited
+
+
+def test_files_outside_memory_roots_refresh_nothing(repo, tmp_path):
+    (tmp_path / "README.md").write_text("# hi\n")
+    (repo / "alpha.md").write_text(ENTRY.format(name="alpha", description="Changed."))
+    before = (repo / "MEMORY.md").read_bytes()
+    assert memls("index", "--refresh", "README.md").exit_code == 0
+    assert (repo / "MEMORY.md").read_bytes() == before
+
+
+def test_paths_without_refresh_are_a_usage_error(repo):
+    result = memls("index", "memory/alpha.md")
+    assert result.exit_code == 2
+    assert "only with --refresh" in result.stderr

@@ -1,0 +1,195 @@
+"""Three-way merge of MEMORY.md by entry (issue 15, part 3): the engine of ``memls merge-index``."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memls.store.entry import MemoryEntry
+from memls.store.index import parse_index_lines, render_index
+from memls.store.index_merge import merge_index
+
+NAMES = ("alpha", "beta", "Gamma", "delta", "eps-2", "zeta", "\u00e9clair", "omega")
+TYPES = ("user", "project", "reference", "general", "zz-custom")
+DESCRIPTIONS = ("one", "two", "a longer description", "\u00fcber")
+
+# name -> (type, description); a name not in the dict has no living entry.
+State = dict[str, tuple[str, str]]
+
+
+def render(state: State) -> str:
+    return render_index([MemoryEntry(n, d, type=t) for n, (t, d) in state.items()])
+
+
+def pointer(name: str, description: str) -> str:
+    return MemoryEntry(name, description).index_line()
+
+
+entry_states = st.one_of(st.none(), st.tuples(st.sampled_from(TYPES), st.sampled_from(DESCRIPTIONS)))
+
+
+@st.composite
+def branches(draw) -> tuple[State, State, State, State]:
+    """Base, ours, theirs and the expected union: each entry changed by at most one side."""
+    base: State = {}
+    ours: State = {}
+    theirs: State = {}
+    union: State = {}
+    for name in NAMES:
+        before = draw(entry_states)
+        who = draw(st.sampled_from(("nobody", "ours", "theirs", "both-same")))
+        after = draw(entry_states) if who != "nobody" else before
+        o = after if who in ("ours", "both-same") else before
+        t = after if who in ("theirs", "both-same") else before
+        for state, value in ((base, before), (ours, o), (theirs, t), (union, after)):
+            if value is not None:
+                state[name] = value
+    return base, ours, theirs, union
+
+
+@settings(max_examples=300, deadline=None)
+@given(branches())
+def test_two_generated_indexes_merge_into_the_index_of_the_union(case):
+    base, ours, theirs, union = case
+    result = merge_index(render(base), render(ours), render(theirs))
+    assert result.clean
+    assert result.text == render(union)
+
+
+@settings(max_examples=300, deadline=None)
+@given(branches())
+def test_merging_is_symmetric_when_nothing_conflicts(case):
+    base, ours, theirs, _ = case
+    for b, o, t in ((render(base), render(ours), render(theirs)), curated_versions(base, ours, theirs)):
+        there, back = merge_index(b, o, t), merge_index(b, t, o)
+        assert there.clean and back.clean
+        assert there.text == back.text
+
+
+@settings(max_examples=200, deadline=None)
+@given(branches(), st.data())
+def test_a_side_that_did_not_change_the_index_takes_the_other_sides_text(case, data):
+    base, _, theirs, _ = case
+    b = data.draw(st.sampled_from((render(base), curated(base))))
+    t = data.draw(st.sampled_from((render(theirs), curated(theirs), curated(theirs) + "no newline")))
+    assert merge_index(b, b, t).text == t
+    assert merge_index(b, t, b).text == t
+
+
+PROSE_HEAD = ["# Team memory", "", "Read the feedback entries before any release.", ""]
+PROSE_TAIL = ["", "<!-- keep this list short -->"]
+
+
+def curated(state: State, *, order: list[str] | None = None) -> str:
+    """A hand-kept index: prose around pointer lines in the given (save) order."""
+    names = order if order is not None else sorted(state)
+    lines = [pointer(n, state[n][1]) for n in names if n in state]
+    return "\n".join([*PROSE_HEAD, *lines, *PROSE_TAIL]) + "\n"
+
+
+def curated_versions(base: State, ours: State, theirs: State) -> tuple[str, str, str]:
+    """Each side edits the base's lines in place and appends its new entries, as a save does."""
+    order = sorted(base)
+    return (
+        curated(base, order=order),
+        curated(ours, order=order + sorted(set(ours) - set(base))),
+        curated(theirs, order=order + sorted(set(theirs) - set(base), reverse=True)),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(branches())
+def test_a_curated_index_keeps_its_prose_and_holds_each_entry_of_the_union_once(case):
+    base, ours, theirs, union = case
+    result = merge_index(*curated_versions(base, ours, theirs))
+    assert result.clean
+    lines = result.text.split("\n")
+    assert lines[: len(PROSE_HEAD)] == PROSE_HEAD
+    assert lines[-len(PROSE_TAIL) - 1 :] == [*PROSE_TAIL, ""]
+    pointers = [line for line in lines if parse_index_lines(line)]
+    assert sorted(pointers) == sorted(pointer(n, d) for n, (_, d) in union.items())
+    # Lines already in the base keep their order.
+    kept = [p for p in pointers if any(p == pointer(n, base[n][1]) for n in base)]
+    assert kept == [pointer(n, base[n][1]) for n in sorted(base) if pointer(n, base[n][1]) in kept]
+
+
+def test_a_line_added_to_a_curated_index_stays_next_to_where_it_was_added():
+    base = "# Notes\n\n## Tools\n- [git](git.md) \u2014 hooks\n\n## People\n- [ana](ana.md) \u2014 lead\n"
+    ours = base.replace("hooks\n", "hooks\n- [make](make.md) \u2014 targets\n")
+    theirs = base + "- [bo](bo.md) \u2014 ops\n"
+    result = merge_index(base, ours, theirs)
+    assert result.clean
+    assert result.text == (
+        "# Notes\n\n## Tools\n- [git](git.md) \u2014 hooks\n- [make](make.md) \u2014 targets\n"
+        "\n## People\n- [ana](ana.md) \u2014 lead\n- [bo](bo.md) \u2014 ops\n"
+    )
+
+
+def test_the_same_entry_changed_differently_on_both_sides_is_one_conflict_around_its_line():
+    base_state = {"alpha": ("project", "one"), "beta": ("project", "two")}
+    base = render(base_state)
+    ours = render({**base_state, "alpha": ("project", "ours says"), "gamma": ("user", "new")})
+    theirs = render({**base_state, "alpha": ("project", "theirs says")})
+    result = merge_index(base, ours, theirs)
+    assert result.conflicts == 1
+    assert result.text == (
+        "# Persistent Memory\n\n## User\n- [gamma](gamma.md) \u2014 new\n\n## Project\n"
+        "<<<<<<< ours\n- [alpha](alpha.md) \u2014 ours says\n=======\n"
+        "- [alpha](alpha.md) \u2014 theirs says\n>>>>>>> theirs\n"
+        "- [beta](beta.md) \u2014 two\n"
+    )
+
+
+def test_the_same_entry_added_differently_on_both_sides_is_a_conflict():
+    result = merge_index("", render({"a": ("user", "one")}), render({"a": ("user", "two")}))
+    assert result.conflicts == 1
+    assert "<<<<<<< ours\n- [a](a.md) \u2014 one\n=======\n- [a](a.md) \u2014 two\n>>>>>>> theirs\n" in result.text
+
+
+def test_a_line_removed_on_one_side_is_removed_even_if_the_other_side_changed_it():
+    base = render({"a": ("user", "one"), "b": ("user", "two")})
+    ours = render({"b": ("user", "two")})  # a was superseded or deleted
+    theirs = render({"a": ("user", "one, reworded"), "b": ("user", "two")})
+    assert merge_index(base, ours, theirs).text == ours
+
+
+def test_the_same_prose_rewritten_differently_on_both_sides_is_a_conflict():
+    base = "# Notes\n\nRead me first.\n- [a](a.md) \u2014 one\n"
+    result = merge_index(
+        base, base.replace("first", "twice"), base.replace("first", "last")
+    )
+    assert result.conflicts == 1
+    assert "<<<<<<< ours\nRead me twice.\n=======\nRead me last.\n>>>>>>> theirs\n" in result.text
+
+
+def test_crlf_versions_merge_as_their_lf_text():
+    base = render({"a": ("user", "one")})
+    ours = render({"a": ("user", "one"), "b": ("user", "two")}).replace("\n", "\r\n")
+    theirs = render({"a": ("user", "one"), "c": ("user", "three")})
+    result = merge_index(base, ours, theirs)
+    assert result.text == render({"a": ("user", "one"), "b": ("user", "two"), "c": ("user", "three")})
+
+
+def test_the_marker_size_git_asks_for_is_used():
+    result = merge_index("", "- [a](a.md) \u2014 x\n", "- [a](a.md) \u2014 y\n", marker_size=9)
+    assert result.text.startswith("<<<<<<<<< ours\n") and "\n=========\n" in result.text
+
+
+ANY_LINES = (
+    "", "# Notes", "## Project", "prose a", "prose b",
+    "- [a](a.md) \u2014 1", "- [a](a.md) \u2014 2", "- [b](b.md) \u2014 1", "- [b](b.md) \u2014 2",
+    "- [c](c.md) \u2014 1", "- [Title](c.md) \u2014 1",
+)
+any_index = st.lists(st.sampled_from(ANY_LINES), max_size=8).map(
+    lambda lines: "\n".join(lines) + ("\n" if lines else "")
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(any_index, any_index, any_index)
+def test_any_three_texts_merge_the_same_whichever_side_is_ours(base, ours, theirs):
+    # Duplicate pointers, stray headings and reordered lines included.
+    there, back = merge_index(base, ours, theirs), merge_index(base, theirs, ours)
+    assert there.conflicts == back.conflicts
+    if there.clean:
+        assert there.text == back.text
