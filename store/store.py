@@ -246,16 +246,21 @@ class MemoryStore:
         """The root's index as :meth:`_render_unlocked` renders it, replayed while no file changed.
 
         Rendered under the root lock (taken here unless ``locked``); a replay
-        needs none (see :func:`memls.store.replay.replayed`). A replayed
-        rendering reads no entry, so :attr:`errors` is left empty.
+        needs none (see :func:`memls.store.replay.replayed`). :attr:`errors`
+        is set as the rendering's read set it.
         """
         from .replay import replayed
 
-        self.errors = []
-        return replayed(
-            "index", [root], repr(budget), lambda: self._render_unlocked(root, budget=budget),
+        def compute() -> tuple[str, list[tuple[str, str]]]:
+            text = self._render_unlocked(root, budget=budget)
+            return text, [(str(path), why) for path, why in self.errors]
+
+        text, errors = replayed(
+            "index", [root], repr(budget), compute,
             guard=None if locked else lambda: read_lock(root.path),
         )
+        self.errors = [(Path(path), why) for path, why in errors]
+        return text
 
     def _render_unlocked(self, root: MemoryRoot, *, budget: int | None = None) -> str:
         policy = IndexPolicy.read(root.path)

@@ -121,9 +121,12 @@ def test_replayed_index_equals_the_rendering_before_and_after_a_change(
 ) -> None:
     store = MemoryStore([root])
     first = store.render_root_index()
+    errors = store.errors
+    assert len(errors) == 1
     with monkeypatch.context() as patched:
         patched.setattr("memls.store.store.read_root", lambda *a, **k: pytest.fail("root read"))
         assert store.render_root_index() == first
+    assert store.errors == errors
     write(root.path, "delta.md", "delta", "fourth", "feedback")
     after = store.render_root_index()
     assert "delta" in after and after != first
