@@ -14,6 +14,7 @@ A failure is the CLI's: one ``Error:`` line and exit 1 (the message made by
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -43,7 +44,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.stderr.write("Aborted!\n")
         sys.exit(1)
     except BrokenPipeError:
-        sys.exit(1)  # the reader went away (``memls list | head``), as click does
+        # The reader went away (``memls list | head``): exit 1 quietly, as click does,
+        # with nothing left for the interpreter to flush into the closed pipe.
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives until exit
+        sys.exit(1)
     except Exception as exc:  # noqa: BLE001 - the CLI's rule: one line, never a traceback
         from memls.cli import error_message, fail
 
