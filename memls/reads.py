@@ -51,7 +51,9 @@ def list_text(
     """``memls list``: the lines, and how many files were skipped.
 
     The text is replayed while no file of any root changed
-    (:mod:`memls.store.replay`).
+    (:mod:`memls.store.replay`). The lines are formatted here, outside the
+    engine whose sources key every cached view, so this module's source is
+    part of the key too: a view is replayed only to the code that formatted it.
     """
     from memls.store.replay import replayed
 
@@ -59,7 +61,15 @@ def list_text(
         entries = store.entries(type=type_, status=status, scope=scope)
         return "".join(entry_line(entry) + "\n" for entry in entries), len(store.errors)
 
-    return replayed("list", store.roots, repr((type_, status, scope)), listing)
+    params = repr((type_, status, scope, _source_digest()))
+    return replayed("list", store.roots, params, listing)
+
+
+def _source_digest() -> str:
+    import hashlib
+    from pathlib import Path
+
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
 def show_text(store: MemoryStore, name: str) -> str | None:

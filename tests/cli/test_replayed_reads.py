@@ -61,3 +61,13 @@ def test_replayed_reads_print_what_a_full_read_prints_before_and_after_a_change(
 
 def test_check_formats_offered_are_the_reports_formats() -> None:
     assert CHECK_FORMATS == FORMATS
+
+
+def test_a_list_view_is_replayed_only_to_the_code_that_formatted_it(
+    run: Run, memory_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(memory_dir, "alpha.md", "alpha", "first")
+    before = run("list").stdout
+    monkeypatch.setattr("memls.reads.entry_line", lambda entry: f"* {entry.name}")
+    monkeypatch.setattr("memls.reads._source_digest", lambda: "another formatter")
+    assert run("list").stdout == "* alpha\n" != before
