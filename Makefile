@@ -72,7 +72,7 @@ VSCODE_SOURCES := $(VSCODE)/package.json $(VSCODE)/esbuild.mjs $(VSCODE)/tsconfi
   $(VSCODE)/bundled-requirements.txt $(VSCODE)/README.md $(VSCODE)/.vscodeignore \
   $(wildcard $(VSCODE)/src/*.ts $(VSCODE)/test/*.ts $(VSCODE)/test/stubs/*.ts \
     $(VSCODE)/scripts/* $(VSCODE)/bundled/tool/*.py) \
-  pyproject.toml $(wildcard memls/*.py store/*.py store/*/*.py store/schema/*.json lsp/*.py lsp/*/*.py)
+  pyproject.toml $(wildcard memls/*.py store/*.py store/*/*.py store/schema/*.json store/codes/*.md lsp/*.py lsp/*/*.py)
 
 $(VSCODE)/node_modules/.ci-stamp: $(VSCODE)/package-lock.json
 	cd $(VSCODE) && npm ci

@@ -8,11 +8,14 @@ version of an editor. The capabilities are read here and nowhere else, so a
 feature module asks one boolean instead of walking the nested capability
 objects (where any level may be missing).
 
-One choice is not a capability: whether the editor already shows the
+Three choices are not capabilities: whether the editor already shows the
 Markdown headings of a memory in its outline (VS Code's built-in Markdown
-support does; a second copy from us would list every heading twice). A
-client says so in ``initializationOptions.client.markdownOutline``; the VS
-Code extension sends it.
+support does; a second copy from us would list every heading twice),
+whether it shows the Memories view (and so wants ``memls/memoriesChanged``),
+and whether it shows the ``memls/status`` notification
+(:mod:`memls.lsp.status`). A client says so in
+``initializationOptions.client.markdownOutline``, ``.memoriesView`` and
+``.statusNotification``; the VS Code extension sends all three.
 """
 
 from __future__ import annotations
@@ -51,6 +54,13 @@ class ClientFeatures:
     workspace_symbol_deprecated_tag: bool = False
     # The editor lists a Markdown document's headings itself.
     markdown_outline: bool = False
+    document_link_tooltip: bool = False
+    # Lenses read across files: the client is asked to re-ask after changes.
+    code_lens_refresh: bool = False
+    # The editor shows the Memories view and wants ``memls/memoriesChanged``.
+    memories_view: bool = False
+    # The client shows ``memls/status`` (and wants no ``$/progress`` for the scan).
+    status_notification: bool = False
     # Completion items.
     completion_markdown: bool = False
     completion_deprecated_tag: bool = False
@@ -95,6 +105,12 @@ class ClientFeatures:
             in cap("workspace.symbol.tag_support.value_set", []),
             markdown_outline=isinstance(client_options, Mapping)
             and client_options.get("markdownOutline") is True,
+            document_link_tooltip=bool(cap("text_document.document_link.tooltip_support")),
+            code_lens_refresh=bool(cap("workspace.code_lens.refresh_support")),
+            memories_view=isinstance(client_options, Mapping)
+            and client_options.get("memoriesView") is True,
+            status_notification=isinstance(client_options, Mapping)
+            and client_options.get("statusNotification") is True,
             completion_markdown=types.MarkupKind.Markdown in completion_formats,
             completion_deprecated_tag=types.CompletionItemTag.Deprecated
             in cap("text_document.completion.completion_item.tag_support.value_set", []),

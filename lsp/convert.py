@@ -1,7 +1,9 @@
 """Conversions between the engine's plain data and LSP types.
 
-The engine counts columns in code points of the normalised text; a client
-counts in UTF-16 units (VS Code), or UTF-8/UTF-32 when it offered them and
+The engine counts columns in code points of the normalised text, where
+``\r\n``, a lone ``\r`` and ``\n`` each end a line -- the LSP's own rule, so
+line ``n`` of the engine is line ``n`` of the client's buffer whatever its
+line endings (:func:`split_lines`). A client counts columns in UTF-16 units (VS Code), or UTF-8/UTF-32 when it offered them and
 the server chose one at ``initialize``. Every position that crosses the wire
 goes through :class:`Positions`, built from the text of the file it refers
 to (which for a related location or a cross-file edit is not the document
@@ -18,7 +20,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from memls.store.catalogue import spec
 from memls.store.diagnostics import CreateFile, Problem, RenameFile, TextEdit
-from memls.store.spans import Span
+from memls.store.spans import Span, split_lines
 
 SOURCE = "memls"
 _SEVERITY = {
@@ -56,7 +58,7 @@ class Positions:
     """Converts code-point positions of one text to and from client units."""
 
     def __init__(self, text: str, encoding: str = types.PositionEncodingKind.Utf16):
-        self.lines = text.split("\n")
+        self.lines = split_lines(text)
         self.encoding = encoding
         self._ascii = text.isascii()
 

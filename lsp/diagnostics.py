@@ -13,6 +13,11 @@ together when it ends, so the latest version always wins and at most one
 check is ever queued. Push mode publishes only documents whose diagnostics
 differ from what was last sent.
 
+A root another memls server already serves (it holds the root's lease,
+:mod:`memls.store.lease`) is listed by that server: this one reports only
+the documents its client opened, so an editor with two clients on one
+root does not show every problem twice.
+
 A file that leaves the model (deleted, renamed away, its folder closed) must
 leave the client's problem list too. In push mode its check comes out empty
 and is published like any change. In pull mode the client keeps whatever a
@@ -34,7 +39,7 @@ from lsprotocol import types
 from memls.store.checks import check_paths
 from memls.store.diagnostics import Problem
 
-from .convert import Positions, diagnostic, path_to_uri
+from .convert import Positions, diagnostic, path_to_uri, uri_to_path
 
 if TYPE_CHECKING:
     from .server import MemlsServer
@@ -56,6 +61,9 @@ class DiagnosticsPublisher:
         self._result_ids: dict[Path, str] = {}
         # Pull mode: paths the client was last given problems for (a gone one is cleared once).
         self._shown: set[Path] = set()
+        # (errors, warnings) of every path as last checked: the Memories view's
+        # badges and the status's totals (a gone path's last check counted none).
+        self.problem_counts: dict[Path, tuple[int, int]] = {}
 
     # -- scheduling (event loop) ---------------------------------------------------
 
@@ -82,9 +90,13 @@ class DiagnosticsPublisher:
 
     def _compute(self, paths: set[Path]) -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
         state = self.server.state
+        self.server.status.model_counts(state)
         ctx = state.context()
-        results = check_paths(ctx, sorted(paths, key=str))  # a stable order; str compares fast
-        out: list[tuple[Path, int | None, list[types.Diagnostic]]] = []
+        # Another server lists these roots' problems; what this one showed of them is cleared.
+        quiet = {path for path in paths if not state.publishes(path)}
+        results = check_paths(ctx, sorted(paths - quiet, key=str))  # a stable order; str compares fast
+        out: list[tuple[Path, int | None, list[types.Diagnostic]]] = [
+            (path, state.version(path), []) for path in sorted(quiet, key=str)]
         for path, problems in results.items():
             # The model's own answer: asking the state would adopt a gone file's directory
             # again as a root by its look (a removed folder's memory/ still holds MEMORY.md).
@@ -108,8 +120,16 @@ class DiagnosticsPublisher:
             for p in problems
         ]
 
-    async def _check_and_deliver(self, paths: set[Path]) -> None:
+    async def _check_and_count(self, paths: set[Path]) -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
+        """Check ``paths`` and bring the status counts up to date (sent if they changed)."""
         computed = await self.server.engine.run(self._compute, paths)
+        for path, _version, diags in computed:
+            self._count(path, diags)
+        self.server.status.send()
+        return computed
+
+    async def _check_and_deliver(self, paths: set[Path]) -> None:
+        computed = await self._check_and_count(paths)
         if self.pull:
             changed = False
             for path, _version, diags in computed:
@@ -130,6 +150,10 @@ class DiagnosticsPublisher:
             self.server.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=path_to_uri(path), diagnostics=diags, version=version)
             )
+
+    async def count_only(self, paths: set[Path]) -> None:
+        """Check ``paths`` for the status counts alone, delivering nothing (pull mode)."""
+        await self._check_and_count(paths)
 
     def left_model(self, paths: set[Path]) -> None:
         """Paths whose roots were unloaded: in pull mode, ask for the report that clears them.
@@ -161,6 +185,7 @@ class DiagnosticsPublisher:
             return self.to_lsp(check_paths(state.context(), [path])[path], path)
 
         diags = await self.server.engine.run(compute)
+        self._count(path, diags)
         result_id = _result_id(diags)
         self._published[path] = _fingerprint(diags)
         self._note_shown(path, diags)
@@ -169,7 +194,18 @@ class DiagnosticsPublisher:
         return types.RelatedFullDocumentDiagnosticReport(items=diags, result_id=result_id)
 
     async def workspace_report(self, previous: dict[str, str]) -> types.WorkspaceDiagnosticReport:
-        shown = set(self._shown)
+        """Every document's report; ``unchanged`` only where the client's ``previousResultId`` is current.
+
+        What the client holds is what its ``previousResultIds`` say, not what
+        this server remembers sending: a path it names that has left the
+        model gets an empty full report unless the client already holds the
+        empty one (a document pull may have cleared it on the server's side
+        only), and a client without ids (it restarted, it dropped them) gets
+        full reports for everything.
+        """
+        held = {path for uri, value in previous.items()
+                if value != _EMPTY_RESULT_ID and (path := uri_to_path(uri)) is not None}
+        shown = set(self._shown) | held
 
         def compute() -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
             # Paths no longer in the model come out empty: that report clears them.
@@ -182,6 +218,7 @@ class DiagnosticsPublisher:
             result_id = _result_id(diags)
             self._published[path] = _fingerprint(diags)
             self._note_shown(path, diags)
+            self._count(path, diags)
             if previous.get(uri) == result_id:
                 items.append(types.WorkspaceUnchangedDocumentDiagnosticReport(
                     uri=uri, version=version, result_id=result_id))
@@ -189,6 +226,13 @@ class DiagnosticsPublisher:
                 items.append(types.WorkspaceFullDocumentDiagnosticReport(
                     uri=uri, version=version, items=diags, result_id=result_id))
         return types.WorkspaceDiagnosticReport(items=items)
+
+    def _count(self, path: Path, diags: list[types.Diagnostic]) -> None:
+        severities = [d.severity for d in diags]
+        counts = (severities.count(types.DiagnosticSeverity.Error), severities.count(types.DiagnosticSeverity.Warning))
+        if self.problem_counts.get(path, (0, 0)) != counts:
+            self.server.model_changes.problems_changed()
+        self.problem_counts[path] = counts
 
     def _note_shown(self, path: Path, diags: list[types.Diagnostic]) -> None:
         if diags:
@@ -209,3 +253,6 @@ def _fingerprint(diags: list[types.Diagnostic]) -> tuple:
 
 def _result_id(diags: list[types.Diagnostic]) -> str:
     return hashlib.sha1(repr(_fingerprint(diags)).encode("utf-8")).hexdigest()[:16]
+
+
+_EMPTY_RESULT_ID = _result_id([])

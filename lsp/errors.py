@@ -10,12 +10,14 @@ or shown as a wall of text.
 A refusal is an answer, not a failure of the server: pygls logs every error
 answer with a traceback at ERROR level, which editors put in their log as a
 server error (Neovim's ``lsp.log``). :func:`log_refusals_quietly` makes a
-``RequestFailed`` one line at INFO instead; other exceptions keep their
-tracebacks.
+``RequestFailed`` one line at INFO instead, and drops pygls's traceback for
+a message body that is not JSON (the protocol answers it with a
+``ParseError`` and logs one line); other exceptions keep their tracebacks.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 
 from lsprotocol import types
@@ -36,6 +38,8 @@ class RequestFailed(JsonRpcException):
 log = logging.getLogger(__name__)
 # The pygls logger that reports an exception raised by a request handler.
 PYGLS_RPC_LOGGER = "pygls.protocol.json_rpc"
+# The pygls logger of the read loop, which reports a body that is not JSON.
+PYGLS_SERVER_LOGGER = "pygls.server"
 
 
 class _RefusalFilter(logging.Filter):
@@ -44,14 +48,15 @@ class _RefusalFilter(logging.Filter):
         if isinstance(exc, RequestFailed):
             log.info("request refused: %s", exc.message)
             return False
-        return True
+        return not isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError))
 
 
 def log_refusals_quietly() -> None:
-    """Log a request answered with ``RequestFailed`` as one INFO line, without a traceback."""
-    logger = logging.getLogger(PYGLS_RPC_LOGGER)
-    if not any(isinstance(f, _RefusalFilter) for f in logger.filters):
-        logger.addFilter(_RefusalFilter())
+    """Log a request answered with ``RequestFailed`` (or a parse error) as one line, without a traceback."""
+    for name in (PYGLS_RPC_LOGGER, PYGLS_SERVER_LOGGER):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _RefusalFilter) for f in logger.filters):
+            logger.addFilter(_RefusalFilter())
 
 
 def reason(exc: BaseException) -> str:

@@ -22,6 +22,12 @@ every request it sends and shows nothing while it waits:
 * ``$/cancelRequest`` for a request already answered is routine (clients
   cancel on every keystroke); it is logged at debug, not as a warning in
   the editor's output.
+* Before ``initialize`` every request is answered ``ServerNotInitialized``
+  (-32002) and notifications other than ``exit`` are dropped (the spec's
+  rule): nothing is set up to answer them yet.
+* A body that is not JSON is answered with a ``ParseError`` (-32700, id
+  null: the id is unreadable) and the server reads on; one bad message from
+  a buggy client must not end the session.
 """
 
 from __future__ import annotations
@@ -71,6 +77,7 @@ class MemlsProtocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._shutdown_requested = False
+        self._initialize_seen = False
         self._initialize_id: int | str | None = None
         self._shutdown_id: int | str | None = None
 
@@ -114,6 +121,8 @@ class MemlsProtocol(LanguageServerProtocol):
     def handle_message(self, message: Any) -> None:
         if message is None:
             return
+        if not self._initialize_seen and self._before_initialize(message):
+            return
         if isinstance(message, MalformedMessage):
             self._answer_malformed(message)
             return
@@ -133,6 +142,28 @@ class MemlsProtocol(LanguageServerProtocol):
             elif method == types.INITIALIZE:
                 self._initialize_id = message.id
         super().handle_message(message)
+
+    def _before_initialize(self, message: Any) -> bool:
+        """Answer or drop a message that came before ``initialize``; False lets it through."""
+        method = getattr(message, "method", None)
+        if method in (types.INITIALIZE, types.EXIT) or method is None:
+            self._initialize_seen = method == types.INITIALIZE
+            return False
+        msg_id = getattr(message, "id", None)
+        if msg_id is None:
+            log.debug("ignoring %s before initialize", method)
+        else:
+            self._send_response(msg_id, error=types.ResponseError(
+                code=types.ErrorCodes.ServerNotInitialized,
+                message=f"{method}: the server is not initialized"))
+        return True
+
+    def answer_parse_error(self, exc: ValueError) -> None:
+        """A message body that is not JSON: answered with id null, as JSON-RPC says."""
+        log.warning("a message is not JSON: %s", one_line(str(exc)))
+        # A plain dict: the converter would drop the null id, which JSON-RPC requires.
+        self._send_data({"jsonrpc": "2.0", "id": None, "error": {
+            "code": types.ErrorCodes.ParseError, "message": f"parse error: {one_line(str(exc))}"}})
 
     def _answer_malformed(self, message: MalformedMessage) -> None:
         if message.id is None:

@@ -10,6 +10,7 @@ decides what is wrong with a memory; it asks :mod:`store`.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import sys
@@ -26,18 +27,23 @@ from memls.store.model import document_kind
 
 from . import __version__
 from .client_features import ClientFeatures
-from .convert import uri_to_path
+from .convert import path_to_uri, uri_to_path
 from .diagnostics import DiagnosticsPublisher
 from .engine import Engine
 from .errors import log_refusals_quietly
+from .model_changes import ModelChangeNotices
 from .protocol import MemlsProtocol
 from .state import RootsChange, ServerState
+from .status import StatusReporter, startup_report
 from .watcher import Watching
 
 log = logging.getLogger(__name__)
 SCAN_BATCH = 250
 PARENT_POLL_SECONDS = 1.0
 CONFIGURATION_TIMEOUT = 5.0
+# How soon a root created after the start is served, and a root whose serving
+# server exited is taken over (memls.store.lease).
+ROOTS_FOLLOW_SECONDS = 2.0
 
 
 class MemlsServer(LanguageServer):
@@ -46,13 +52,22 @@ class MemlsServer(LanguageServer):
         self.engine = Engine()
         self.state = ServerState()
         self.diagnostics = DiagnosticsPublisher(self)
+        self.status = StatusReporter(self)
         self.watching = Watching(self)
+        self.model_changes = ModelChangeNotices(self)
         self.timings: dict[str, float] = {}
         # Set by ``shutdown``: work still running (the first scan) stops
         # instead of writing to a client that is going away.
         self.stopping = False
         # Set by ``exit`` (memls.lsp.protocol): 0 after ``shutdown``, else 1.
         self.exit_code = 0
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A body that is not JSON gets its ``ParseError`` answer; other errors as pygls reports them."""
+        if isinstance(error, (json.JSONDecodeError, UnicodeDecodeError)) and isinstance(self.protocol, MemlsProtocol):
+            self.protocol.answer_parse_error(error)
+            return
+        super().report_server_error(error, source)
 
     # -- helpers for features ------------------------------------------------------
 
@@ -67,6 +82,11 @@ class MemlsServer(LanguageServer):
         """Re-check what a change affected (push or pull)."""
         if affected:
             self.diagnostics.schedule(affected)
+            self.model_changes.schedule(affected)
+
+    async def reconfigure(self, settings: dict | None = None) -> None:
+        """Settings or folders changed: take the editor's settings again and follow them."""
+        await reconfigure(self, settings)
 
     async def roots_changed(self, change: RootsChange) -> None:
         """Folders or settings changed the roots: re-check, clear what left, watch what came."""
@@ -108,9 +128,11 @@ def create_server() -> MemlsServer:
         asyncio.ensure_future(_initial_scan(ls))
 
     @server.feature(types.SHUTDOWN)
-    def shutdown(ls: MemlsServer, params: Any) -> None:
+    async def shutdown(ls: MemlsServer, params: Any) -> None:
         ls.stopping = True
         ls.watching.stop()
+        # A server started in this one's place (an editor's restart) takes the roots over at once.
+        await ls.engine.run(ls.state.release_leases)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: MemlsServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -149,13 +171,7 @@ def create_server() -> MemlsServer:
         settings = params.settings
         if isinstance(settings, dict) and "memls" in settings:
             settings = settings["memls"]
-        if not isinstance(settings, dict) and ls.state.client.configuration:
-            result = await ls.workspace_configuration_async(
-                types.ConfigurationParams(items=[types.ConfigurationItem(section="memls")])
-            )
-            settings = result[0] if result else None
-        if isinstance(settings, dict):
-            await ls.roots_changed(await ls.engine.run(_configure_and_load_new_roots, ls.state, settings))
+        await reconfigure(ls, settings if isinstance(settings, dict) else None)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def did_change_watched_files(ls: MemlsServer, params: types.DidChangeWatchedFilesParams) -> None:
@@ -196,7 +212,8 @@ async def _initial_scan(ls: MemlsServer) -> None:
     state = ls.state
     token = f"memls-scan-{os.getpid()}"
     progress = False
-    if state.client.work_done_progress:
+    # A client that shows memls/status gets the progress there (one item, not two).
+    if state.client.work_done_progress and not state.client.status_notification:
         try:
             await ls.work_done_progress.create_async(token)
             progress = True
@@ -207,7 +224,7 @@ async def _initial_scan(ls: MemlsServer) -> None:
         if watcher is not None:  # before listing: a write during the scan is then seen
             await ls.engine.run(watcher.prime)
         listed = await ls.engine.run(_list_roots, state)
-        total = len(listed)
+        total = state.scan_total = len(listed)
         if progress:
             ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
                 title="memls: indexing memories", message=f"0/{total}", percentage=0, cancellable=False))
@@ -217,6 +234,8 @@ async def _initial_scan(ls: MemlsServer) -> None:
             batch = listed[start:start + SCAN_BATCH]
             await ls.engine.run(_load_batch, state, batch)
             state.scanned_files = min(total, start + SCAN_BATCH)
+            await ls.engine.run(ls.status.model_counts, state)
+            ls.status.send()
             if progress:
                 ls.work_done_progress.report(token, types.WorkDoneProgressReport(
                     message=f"{state.scanned_files}/{total}",
@@ -229,40 +248,101 @@ async def _initial_scan(ls: MemlsServer) -> None:
     ls.timings["initial_scan_seconds"] = time.perf_counter() - started
     if watcher is not None:
         watcher.start()
+    await startup_report(ls, ls.timings["initial_scan_seconds"])
+    paths = await ls.engine.run(state.all_paths)
+    asyncio.ensure_future(_follow_roots(ls))
     if ls.diagnostics.pull:
         ls.workspace_diagnostic_refresh(None)
+        ls.model_changes.schedule(paths)
+        if ls.status.enabled:  # the client pulls what it shows; the status counts everything
+            await ls.diagnostics.count_only(paths)
     else:
-        ls.after_change(await ls.engine.run(state.all_paths))
+        ls.after_change(paths)
 
 
-def _configure_and_add_roots(state: ServerState, settings: dict) -> None:
-    state.configure(settings)
+async def _follow_roots(ls: MemlsServer) -> None:
+    """Serve roots created after the start, and take over roots another server let go of.
+
+    A root that did not exist when the roots were resolved (Claude Code's
+    memory directory appears at its first memory) is loaded, checked and
+    watched as soon as it exists; a root whose lease another server held
+    (it exited) is listed again (memls.store.lease).
+    """
+    while not ls.stopping:
+        await asyncio.sleep(ROOTS_FOLLOW_SECONDS)
+        try:
+            if await ls.engine.run(ls.state.roots_appeared):
+                await ls.roots_changed(await ls.engine.run(ls.state.apply_roots))
+            ls.after_change(await ls.engine.run(ls.state.retry_leases))
+        except Exception:  # noqa: BLE001 - tried again next round
+            log.exception("following the roots failed")
+
+
+def _configure_and_add_roots(state: ServerState, settings: dict | None,
+                             per_folder: dict[Path, dict] | None = None) -> None:
+    state.configure(settings, per_folder)
     state.scan_roots.update(root.path for root in state.sync_roots().added)
     state.scanning = True
 
 
-async def _pull_configuration(ls: MemlsServer) -> None:
-    """Read the ``memls`` section through ``workspace/configuration`` before the first scan.
+async def _ask_configuration(ls: MemlsServer) -> tuple[dict | None, dict[Path, dict]] | None:
+    """The ``memls`` section through ``workspace/configuration``: the editor's, and each folder's.
 
-    The editor's answer is layered over ``initializationOptions`` (key by key),
-    so roots it names are scanned with the others. A client that does not
-    answer in time leaves the settings as they were.
+    One item without a scope, then one per workspace folder with the folder
+    as ``scopeUri`` (VS Code answers a folder's effective settings there). A
+    client that does not answer in time gives None.
     """
+    folders = list(ls.state.folders)
+    items = [types.ConfigurationItem(section="memls")]
+    items += [types.ConfigurationItem(scope_uri=path_to_uri(f), section="memls") for f in folders]
     try:
-        result = await asyncio.wait_for(ls.workspace_configuration_async(
-            types.ConfigurationParams(items=[types.ConfigurationItem(section="memls")])
-        ), CONFIGURATION_TIMEOUT)
+        result = await asyncio.wait_for(
+            ls.workspace_configuration_async(types.ConfigurationParams(items=items)), CONFIGURATION_TIMEOUT)
     except Exception:  # noqa: BLE001 - settings from the editor are optional
         log.warning("the client did not answer workspace/configuration")
+        return None
+    result = list(result or [])
+    general = result[0] if result and isinstance(result[0], dict) else None
+    per_folder = {f: r for f, r in zip(folders, result[1:]) if isinstance(r, dict) and r}
+    return general, per_folder
+
+
+async def _pull_configuration(ls: MemlsServer) -> None:
+    """Read the settings through ``workspace/configuration`` before the first scan.
+
+    The editor's answer is layered over ``initializationOptions`` (key by
+    key), so roots it names are scanned with the others. A client that does
+    not answer in time leaves the settings as they were.
+    """
+    answer = await _ask_configuration(ls)
+    if answer is None:
         return
-    settings = result[0] if result else None
-    if isinstance(settings, dict) and settings:
-        await ls.engine.run(_configure_and_add_roots, ls.state, {**ls.state.editor_settings, **settings})
+    general, per_folder = answer
+    settings = {**ls.state.editor_settings, **general} if general else None
+    await ls.engine.run(_configure_and_add_roots, ls.state, settings, per_folder)
 
 
-def _configure_and_load_new_roots(state: ServerState, settings: dict) -> RootsChange:
+async def reconfigure(ls: MemlsServer, general: dict | None = None) -> None:
+    """Settings changed (or the folders did): follow them.
+
+    Settings sent along (``didChangeConfiguration`` with a ``memls`` object)
+    replace the editor's and keep each folder's; without them, a client that
+    answers ``workspace/configuration`` is asked for both.
+    """
+    per_folder = None
+    if general is None and ls.state.client.configuration:
+        answer = await _ask_configuration(ls)
+        if answer is not None:
+            general, per_folder = answer
+    if general is None and per_folder is None:
+        return
+    await ls.roots_changed(await ls.engine.run(_configure_and_load_new_roots, ls.state, general, per_folder))
+
+
+def _configure_and_load_new_roots(state: ServerState, settings: dict | None,
+                                  per_folder: dict[Path, dict] | None = None) -> RootsChange:
     """New settings after the scan: roots they add are loaded at once, roots they drop unloaded."""
-    state.configure(settings)
+    state.configure(settings, per_folder)
     return state.apply_roots()
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memls.store.checks import CheckContext
+from memls.store.lease import RootLease
 from memls.store.model import Document, RootState, StackChange, Workspace, document_kind
 from memls.store.reader import disk_text
 from memls.store.roots import MemoryRoot, editor_stacks, is_memory_root
@@ -53,8 +54,17 @@ class HeldIndexLine:
 @dataclass
 class ServerState:
     folders: list[Path] = field(default_factory=list)
+    # The first folder's settings (what applies where no folder's own do).
     settings: Settings = field(default_factory=Settings)
     editor_settings: Mapping[str, Any] = field(default_factory=dict)
+    # Per workspace folder: the editor's settings for it (``workspace/configuration``
+    # with the folder as ``scopeUri``) and the settings that result.
+    folder_editor_settings: Mapping[Path, Mapping[str, Any]] = field(default_factory=dict)
+    folder_settings: dict[Path, Settings] = field(default_factory=dict)
+    # Per root directory, with several folders: the settings of the first folder
+    # whose stack holds it, and every folder whose stack holds it.
+    root_settings: dict[Path, Settings] = field(default_factory=dict)
+    root_folders: dict[Path, list[Path]] = field(default_factory=dict)
     client: ClientFeatures = field(default_factory=ClientFeatures)
     workspace: Workspace = field(default_factory=lambda: Workspace([]))
     buffers: dict[Path, Buffer] = field(default_factory=dict)
@@ -63,23 +73,64 @@ class ServerState:
     # is parsed alone, and the scan fills in the rest.
     scan_roots: set[Path] = field(default_factory=set)
     scanned_files: int = 0
+    scan_total: int = 0
     home: Path | None = None
     held_index_lines: dict[Path, HeldIndexLine] = field(default_factory=dict)
     # Notices shown to the user once per session (a key per notice).
     told: set[str] = field(default_factory=set)
+    # Documents still open in a root that left the model (its folder was
+    # removed, its setting dropped): served no more until the editor opens
+    # them afresh, so an edit does not bring their root back by its look.
+    released: set[Path] = field(default_factory=set)
+    # The root directories the folders and settings resolved to at the last sync.
+    synced_roots: frozenset[Path] = frozenset()
+    # Per root: whether this server speaks for all of it (memls.store.lease);
+    # no more leases are taken once shut down.
+    leases: dict[Path, RootLease] = field(default_factory=dict)
+    leasing: bool = True
 
     # -- settings and roots ---------------------------------------------------
 
-    def configure(self, editor_settings: Mapping[str, Any] | None) -> None:
-        """File settings of the first folder, with the editor's on top."""
+    def configure(self, editor_settings: Mapping[str, Any] | None,
+                  folder_editor_settings: Mapping[Path, Mapping[str, Any]] | None = None) -> None:
+        """Each folder's settings: its files (``.memls.toml``...), the editor's, the editor's for that folder.
+
+        None keeps what the editor said before.
+        """
         if editor_settings is not None:
             self.editor_settings = editor_settings
-        base = load_settings(self.folders[0]) if self.folders else Settings()
-        self.settings = base.merged(self.editor_settings, base_dir=self.folders[0] if self.folders else None)
+        if folder_editor_settings is not None:
+            self.folder_editor_settings = dict(folder_editor_settings)
+        self.folder_settings = {
+            folder: load_settings(folder).merged(
+                {**self.editor_settings, **self.folder_editor_settings.get(folder, {})}, base_dir=folder)
+            for folder in self.folders
+        }
+        self.settings = (self.folder_settings[self.folders[0]] if self.folders
+                         else Settings().merged(self.editor_settings))
+
+    def settings_for(self, path: Path) -> Settings:
+        """The settings that apply to a document: those of its root's folder."""
+        root = self.workspace.root_of(path)
+        return self.root_settings.get(root.path, self.settings) if root is not None else self.settings
+
+    def where(self, path: Path) -> str | None:
+        """With several folders, which one a document belongs to: its folder's name, else its root's scope."""
+        root = self.workspace.root_of(path)
+        if len(self.folders) < 2 or root is None:
+            return None
+        holders = self.root_folders.get(root.path, [])
+        return holders[0].name if len(holders) == 1 else root.scope
 
     def folder_stacks(self) -> dict[tuple[str, Path], list[MemoryRoot]]:
-        """Each workspace folder's roots (its own project's layers), keyed for the model."""
-        stacks = editor_stacks(self.folders, extra=self.settings.roots, home=self.home)
+        """Each workspace folder's roots (its own project's layers, its own ``roots`` setting), keyed for the model."""
+        if not self.folders:
+            stacks = editor_stacks([], extra=self.settings.roots, home=self.home)
+        else:
+            stacks = {}
+            for folder in self.folders:
+                stacks.update(editor_stacks([folder], extra=self.folder_settings.get(folder, self.settings).roots,
+                                            home=self.home))
         return {("folder", folder): roots for folder, roots in stacks.items()}
 
     def sync_roots(self) -> StackChange:
@@ -87,14 +138,25 @@ class ServerState:
 
         New roots are added empty (the caller loads them, or the first scan
         does); roots no folder resolves to any more are unloaded, and the
-        buffers open in them forgotten (a later edit treats the file afresh).
+        buffers open in them released: their edits are ignored until the
+        editor opens them again (see :attr:`released`).
         """
         wanted = self.folder_stacks()
         stale = [k for k in self.workspace.stacks() if _is_folder_key(k) and k not in wanted]
         change = self.workspace.set_stacks(wanted, remove=stale)
+        self.synced_roots = _root_paths(wanted)
+        self.root_settings, self.root_folders = {}, {}
+        if len(self.folder_settings) > 1:
+            for (_, folder), roots in wanted.items():
+                for layer in roots:
+                    self.root_settings.setdefault(layer.path, self.folder_settings.get(folder, self.settings))
+                    self.root_folders.setdefault(layer.path, []).append(folder)
         for root in change.removed:
             for path in [p for p in self.buffers if p.parent == root.path]:
                 del self.buffers[path]
+                self.released.add(path)
+            if (lease := self.leases.pop(root.path, None)) is not None:
+                lease.release()
         return change
 
     def apply_roots(self) -> RootsChange:
@@ -118,15 +180,28 @@ class ServerState:
         self.configure(None)
         return self.apply_roots()
 
+    def roots_appeared(self) -> bool:
+        """Whether the folders and settings resolve to other roots than at the last sync.
+
+        Claude Code creates ``~/.claude/projects/<project>/memory`` at its
+        first memory, which may be long after the editor started; a folder's
+        ``memory/`` can be made (or deleted) at any time too. A few ``stat``
+        calls per folder.
+        """
+        return _root_paths(self.folder_stacks()) != self.synced_roots
+
     def outside_roots(self) -> list[RootState]:
         """Loaded roots that lie in no workspace folder (an editor watches only inside them)."""
         return [r for r in self.workspace.roots
                 if not any(_within(r.path, folder) for folder in self.folders)]
 
     def root_for(self, path: Path) -> RootState | None:
-        """The root a file belongs to, adding a root found by its look (not loaded)."""
+        """The root a file belongs to, adding a root found by its look (not loaded).
+
+        A released document (its root left the model while it was open) adopts nothing.
+        """
         state = self.workspace.root_of(path)
-        if state is not None or document_kind(path.name) is None:
+        if state is not None or document_kind(path.name) is None or path in self.released:
             return state
         parent = path.parent
         if self._is_root_dir(parent):
@@ -141,13 +216,56 @@ class ServerState:
     def is_memory_document(self, path: Path) -> bool:
         return self.root_for(path) is not None
 
+    # -- several servers on one root ----------------------------------------------
+
+    def speaks_for(self, path: Path) -> bool:
+        """Whether this server holds the lease of ``path``'s root (taken on first ask).
+
+        Without it, another memls server already serves the root: it lists
+        the root's problems and edits its open ``MEMORY.md``; this one
+        answers for the documents its own editor opened.
+        """
+        root = self.workspace.root_of(path)
+        if root is None:
+            return True
+        if not self.leasing:
+            return False
+        lease = self.leases.get(root.path)
+        if lease is None:
+            lease = self.leases[root.path] = RootLease(root.path)
+            lease.try_acquire()
+        return lease.held
+
+    def publishes(self, path: Path) -> bool:
+        """Whether to tell the client about ``path`` unasked: it opened it, or this server speaks for its root."""
+        return path in self.buffers or self.speaks_for(path)
+
+    def release_leases(self) -> None:
+        """At shutdown: let another server take this one's roots; none is taken again."""
+        for lease in self.leases.values():
+            lease.release()
+        self.leases.clear()
+        self.leasing = False
+
+    def retry_leases(self) -> set[Path]:
+        """Take the leases other servers let go of; the paths to publish now."""
+        gained: set[Path] = set()
+        for root in self.workspace.roots:
+            lease = self.leases.get(root.path)
+            if lease is not None and not lease.held and lease.try_acquire():
+                gained.update(root.documents)
+                gained.add(root.index_path)
+        return gained
+
     # -- documents --------------------------------------------------------------
 
     def context(self) -> CheckContext:
         held = {path: h.reason for path, h in self.held_index_lines.items()}
-        return CheckContext(self.workspace, self.settings, held_index_lines=held)
+        return CheckContext(self.workspace, self.settings, held_index_lines=held, root_settings=self.root_settings)
 
     def open(self, path: Path, text: str, version: int | None) -> set[Path]:
+        """The editor opened ``path`` (or its folder came back): served again whatever happened before."""
+        self.released.discard(path)
         state = self.root_for(path)
         if state is None:
             return set()
@@ -158,12 +276,13 @@ class ServerState:
     def change(self, path: Path, text: str, version: int | None) -> set[Path]:
         buffer = self.buffers.get(path)
         if buffer is None:
-            return self.open(path, text, version)
+            return set() if path in self.released else self.open(path, text, version)
         buffer.text, buffer.version = text, version
         return self.workspace.update(path, text, version=version)
 
     def close(self, path: Path) -> set[Path]:
         """The buffer is gone: the disk is the truth again."""
+        self.released.discard(path)
         if self.buffers.pop(path, None) is None:
             return set()
         return self.workspace.update_from_disk(path)
@@ -245,7 +364,7 @@ class ServerState:
 
     def positions(self, path: Path) -> Positions:
         """Position conversion for a path's current text (buffer, model or disk)."""
-        return Positions(self.text(path).replace("\r\n", "\n"), self.client.position_encoding)
+        return Positions(self.text(path), self.client.position_encoding)
 
     def version(self, path: Path) -> int | None:
         buffer = self.buffers.get(path)
@@ -259,7 +378,7 @@ class ServerState:
             "folders": [str(f) for f in self.folders],
             "roots": [
                 {"scope": s.scope, "path": str(s.path), "entries": len(s.by_name),
-                 "documents": len(s.documents)}
+                 "documents": len(s.documents), "lease": self.speaks_for(s.index_path)}
                 for s in self.workspace.roots
             ],
             "entries": self.workspace.entry_count(),
@@ -275,6 +394,10 @@ def gone_paths(removed: Iterable[RootState]) -> set[Path]:
         paths.update(state.documents)
         paths.add(state.index_path)
     return paths
+
+
+def _root_paths(stacks: Mapping[Any, list[MemoryRoot]]) -> frozenset[Path]:
+    return frozenset(root.path for roots in stacks.values() for root in roots)
 
 
 def _is_folder_key(key: object) -> bool:

@@ -23,6 +23,9 @@ it with ``@cli.command(...)`` and the error handling comes with the group.
 
 from __future__ import annotations
 
+import difflib
+import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -131,8 +134,6 @@ def open_store() -> MemoryStore:
 
 def echo_json(value: Any, *, indent: int | None = 2) -> None:
     """JSON as gptme prints it: indented, ASCII-escaped, odd values stringified."""
-    import json
-
     click.echo(json.dumps(value, indent=indent, default=str))
 
 
@@ -170,8 +171,6 @@ def validate_scope(
 
 def hook_json(event: str, context: str) -> str:
     """A Claude Code hook response that adds ``context`` to the turn."""
-    import json
-
     return json.dumps(
         {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
     )
@@ -226,8 +225,6 @@ def parse_metadata_option(metadata: str | None) -> dict[str, Any] | None:
     """
     if metadata is None:
         return None
-    import json
-
     try:
         parsed = json.loads(metadata)
     except ValueError as exc:
@@ -350,8 +347,6 @@ def search_command(
     regular expressions). Retired entries are left out, as in recall; use
     `list --status superseded` to see those.
     """
-    import re
-
     store = open_store()
     needle = re.compile(re.escape(pattern), re.IGNORECASE)
     matched = [
@@ -954,6 +949,27 @@ def check_command(paths: tuple[str, ...], output_format: str, fix: bool) -> None
     if any(p.severity == "error" for p in problems):
         sys.exit(1)
 
+
+@cli.command("explain")
+@click.argument("code", required=False)
+@click.option("--path", "show_path", is_flag=True, help="Print the path of the code's page instead.")
+def explain_command(code: str | None, show_path: bool) -> None:
+    """Explain a check code (as `memls check` and the editor report it).
+
+    Without CODE: every code with its default severity and family.
+    """
+    from memls.store.catalogue import CATALOGUE, codes, explain_markdown, spec
+
+    if code is None:
+        width = max(len(c) for c in codes())
+        for item in CATALOGUE:
+            click.echo(f"{item.code:<{width}}  {item.severity:<11}  {item.family}")
+        return
+    if code not in codes():
+        close = difflib.get_close_matches(code, codes(), n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else " (`memls explain` lists them)"
+        fail(f"no check code '{one_line(code)}'{hint}")
+    click.echo(str(spec(code).docs_path) if show_path else explain_markdown(code), nl=show_path)
 
 
 # --------------------------------------------------------------------------

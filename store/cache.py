@@ -89,8 +89,12 @@ def cache_file(root_dir: Path, kind: str) -> Path:
     """The cache file of one root and kind: named by a hash of the root's resolved path."""
     if kind not in KINDS:
         raise ValueError(f"unknown cache kind {kind!r}")
-    digest = hashlib.sha256(os.fsencode(resolved_path(root_dir))).hexdigest()[:32]
-    return cache_dir() / f"{digest}.{kind}"
+    return cache_dir() / f"{root_digest(root_dir)}.{kind}"
+
+
+def root_digest(root_dir: Path) -> str:
+    """The name a root's files in the cache directory share: a hash of its resolved path."""
+    return hashlib.sha256(os.fsencode(resolved_path(root_dir))).hexdigest()[:32]
 
 
 def stamp_of(st: os.stat_result) -> Stamp:

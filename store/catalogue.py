@@ -14,11 +14,12 @@ from pathlib import Path
 
 from .diagnostics import Problem, Severity
 
-# Where a diagnostic's code links to: the README's catalogue table, one
-# anchor per code. A source checkout (or editable install) links to its own
-# README; an installed package links to the project's home page.
-HOMEPAGE = "https://github.com/memls/memls"
-_README = Path(__file__).resolve().parent.parent / "README.md"
+# Where a diagnostic's code links to: one Markdown page per code, generated
+# from this catalogue and shipped as package data beside this module (in a
+# wheel, an editable install and the VS Code extension's bundled copy alike),
+# so the link opens a file that exists wherever memls runs. No web address:
+# nothing is published under one.
+PAGES_DIR = Path(__file__).resolve().parent / "codes"
 
 
 @dataclass(frozen=True)
@@ -31,9 +32,13 @@ class CheckSpec:
     audit_code: str | None = None
 
     @property
+    def docs_path(self) -> Path:
+        """This code's page (``memls explain CODE`` prints the same text)."""
+        return PAGES_DIR / f"{self.code}.md"
+
+    @property
     def docs_url(self) -> str:
-        base = _README.as_uri() if _README.is_file() else f"{HOMEPAGE}/blob/main/README.md"
-        return f"{base}#{self.code}"
+        return self.docs_path.as_uri()
 
 
 CATALOGUE: tuple[CheckSpec, ...] = (
@@ -57,7 +62,7 @@ CATALOGUE: tuple[CheckSpec, ...] = (
               "no `name` key: the entry is named after its file, which breaks if the file is renamed",
               "add `name:` with the file's stem"),
     CheckSpec("missing-description", "frontmatter", "warning",
-              "`description` is missing or empty (Claude Code shows it in `MEMORY.md` to decide when to read the entry)"),
+              "`description` is missing, empty, or still the placeholder a created entry starts with (Claude Code shows it in `MEMORY.md` to decide when to read the entry)"),
     CheckSpec("unknown-key", "frontmatter", "hint",
               "a top-level key memls does not know (it is kept on every rewrite)"),
     CheckSpec("name-filename-mismatch", "frontmatter", "warning",
@@ -169,10 +174,66 @@ def catalogue_markdown() -> str:
     return "\n".join(rows) + "\n"
 
 
+def explain_markdown(code: str) -> str:
+    """One code's page: what triggers it, its severity, its fixes (``memls explain CODE``)."""
+    item = spec(code)
+    lines = [
+        f"# `{item.code}`",
+        "",
+        f"- family: {item.family}",
+        f"- default severity: {item.severity}",
+        f"- in `memls audit` as: {f'`{item.audit_code}`' if item.audit_code else 'not reported by `memls audit`'}",
+        "",
+        "## Reported when",
+        "",
+        _sentence(item.trigger),
+        "",
+        "## Fixes offered",
+        "",
+    ]
+    fixes = [f.strip() for f in item.fixes.split(";") if f.strip()]
+    lines += [f"- {_sentence(f)}" for f in fixes] if fixes else ["None: the entry must be edited by hand."]
+    lines += [
+        "",
+        "## Severity",
+        "",
+        f"Change it per workspace with `{item.code} = \"warning\"` (or `off`, `hint`, `information`,"
+        " `error`) under `[severity]` in `.memls.toml` (`[tool.memls.severity]` in `pyproject.toml`),"
+        " or in the editor's `memls.severity` setting.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", ")")) else ".")
+
+
+def write_pages(directory: Path = PAGES_DIR) -> list[Path]:
+    """Write every code's page into ``directory`` and remove pages of codes that are gone."""
+    directory.mkdir(parents=True, exist_ok=True)
+    wanted = {f"{code}.md" for code in codes()}
+    for stale in directory.glob("*.md"):
+        if stale.name not in wanted:
+            stale.unlink()
+    written = []
+    for code in codes():
+        path = directory / f"{code}.md"
+        path.write_text(explain_markdown(code), encoding="utf-8")
+        written.append(path)
+    return written
+
+
 def audit_code_of(problem: Problem) -> str | None:
     """The gptme audit code a problem rolls up to, if any."""
     return problem.data.get("audit_code") or spec(problem.code).audit_code
 
 
 if __name__ == "__main__":
-    print(catalogue_markdown(), end="")
+    import sys
+
+    if sys.argv[1:] == ["--pages"]:
+        for page in write_pages():
+            print(page)
+    else:
+        print(catalogue_markdown(), end="")

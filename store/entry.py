@@ -18,6 +18,16 @@ from .text import fold_line_breaks, has_line_break
 
 DEFAULT_TYPE = "general"
 DEFAULT_STATUS = "living"
+# The description a file memls creates for the user to finish ("Create entry"
+# for a dangling link) carries until they do: a visible prompt, which the
+# editor selects so typing replaces it. It is not a description: the check
+# reports it as missing, and an automatic save keeps it out of MEMORY.md.
+PLACEHOLDER_DESCRIPTION = "TODO: one line saying when this memory is worth reading"
+
+
+def lacks_description(description: str) -> bool:
+    """Whether ``description`` says nothing yet: empty, blank, or the placeholder."""
+    return not description.strip() or description.strip() == PLACEHOLDER_DESCRIPTION
 STATUSES = ("living", "superseded", "historical")
 # Claude Code's four types; the index groups them first, in this order.
 CLAUDE_CODE_TYPES = ("user", "feedback", "project", "reference")

@@ -29,6 +29,7 @@ from .entry import TYPE_ORDER, MemoryEntry
 from .names import INDEX_FILENAME as INDEX_FILENAME  # re-exported: the index's file name
 from .names import POLICY_FILENAME, is_index_filename
 from .reader import shadow_by_name
+from .spans import split_lines
 
 INDEX_HEADER = "# Persistent Memory"
 POLICY_VERSION = 1
@@ -456,13 +457,13 @@ _POINTER_HEAD = re.compile(r"- \[(?P<title>.*?)\]\((?P<target>[^)]*)\)")
 def parse_index_lines(index_text: str) -> list[IndexLink]:
     """Every pointer line (``- [title](target) — description``) with its spans.
 
-    Lines are split on ``\\n`` (a trailing ``\\r`` is ignored); columns are
-    Python string indices on the line. A pointer without the
-    ``" — description"`` tail is still a pointer, with ``description`` None.
+    Lines are counted as :func:`memls.store.spans.split_lines` counts them
+    (``\\r\\n``, ``\\r`` and ``\\n`` each end one); columns are Python string
+    indices on the line. A pointer without the ``" — description"`` tail is
+    still a pointer, with ``description`` None.
     """
     links = []
-    for number, raw in enumerate(index_text.split("\n")):
-        text = raw[:-1] if raw.endswith("\r") else raw
+    for number, text in enumerate(split_lines(index_text)):
         match = _POINTER_FULL.fullmatch(text) or _POINTER_HEAD.match(text)
         if match is None:
             continue

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from .diagnostics import Problem
-from .entry import MemoryEntry
+from .entry import MemoryEntry, lacks_description
 from .files import FileWrite, commit, root_lock
 from .index import (
     INDEX_FILENAME,
@@ -116,7 +116,7 @@ def autosave_keeps_index_line(saved: MemoryEntry | None, problems: Iterable[Prob
     """
     if saved is None or any(p.severity == "error" for p in problems):
         return "has errors"
-    if not saved.description.strip():
+    if lacks_description(saved.description):
         return "has no description"
     return None
 

@@ -24,7 +24,7 @@ from .frontmatter import Frontmatter
 from .frontmatter_lines import document_text, frontmatter_region, line_field
 from .index import parse_index_lines
 from .model import Document, RootState, Workspace
-from .spans import Span
+from .spans import Span, split_lines
 
 LinkKind = Literal["supersedes", "superseded_by", "index", "name"]
 _LINK_KEYS: tuple[LinkKind, ...] = ("supersedes", "superseded_by", "name")
@@ -137,14 +137,15 @@ def resolve(doc: Document, ref: LinkRef) -> Document | None:
     """The entry document a reference lands on, in the referencing root."""
     root = doc.root
     if ref.kind == "index":
-        return _index_target_document(root, ref.index_target or "")
+        return index_target_document(root, ref.index_target or "")
     if ref.kind == "name":
         visible = root.visible(ref.name)
         return visible if visible is not None else (doc if doc.entry is not None else None)
     return root.visible(ref.name)
 
 
-def _index_target_document(root: RootState, target: str) -> Document | None:
+def index_target_document(root: RootState, target: str) -> Document | None:
+    """The entry document a ``MEMORY.md`` pointer's target names: a file of the root itself, else None."""
     filename = target[2:] if target.startswith("./") else target
     if not filename or "/" in filename or "\\" in filename:
         return None
@@ -210,7 +211,7 @@ def _index_locations(root: RootState, filename: str) -> list[Location]:
     if index is None:
         return []
     out = []
-    for number, line in enumerate(index.text.split("\n")):
+    for number, line in enumerate(split_lines(index.text)):
         if filename not in line:  # most lines of a large index: skip the regex
             continue
         for link in parse_index_lines(line):
@@ -232,13 +233,13 @@ def _contains(span: Span, line: int, col: int) -> bool:
 
 
 def _index_reference(doc: Document, line: int, col: int) -> LinkRef | None:
-    lines = doc.text.split("\n")
+    lines = split_lines(doc.text)
     if not 0 <= line < len(lines):
         return None
     for link in parse_index_lines(lines[line]):
         for part in (link.target_span, link.title_span):
             if part[0] <= col <= part[1]:
-                target = _index_target_document(doc.root, link.target)
+                target = index_target_document(doc.root, link.target)
                 name = target.name if target is not None and target.name else Path(link.target).stem
                 return LinkRef(
                     "index", name, Span(line, part[0], line, part[1]), doc.path,

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .entry import DEFAULT_STATUS, DEFAULT_TYPE, KNOWN_KEYS, STATUSES, MemoryEntry
+from .entry import DEFAULT_STATUS, DEFAULT_TYPE, KNOWN_KEYS, PLACEHOLDER_DESCRIPTION, STATUSES, MemoryEntry
 from .errors import MemoryFrontmatterError, MemoryParseError
 from .frontmatter import Frontmatter, load_yaml, normalize_text, read_document_text, split_frontmatter
-from .spans import YamlProblem
+from .spans import Span, YamlProblem
 
 # gptme's fallback for YAML it cannot load: ``key: value`` lines, one level of nesting.
 _KEY_VALUE_LINE = re.compile(
@@ -390,3 +390,24 @@ def _name_before(frontmatter: Frontmatter, problem: YamlProblem) -> str | None:
     data, error, _, _ = load_yaml("\n".join(lines[:cut]))
     name = data.get("name") if error is None and isinstance(data, dict) else None
     return name if isinstance(name, str) and name.strip() else None
+
+
+def placeholder_span(text: str) -> Span | None:
+    """Where the placeholder description stands in ``text`` (inside its quotes), or None.
+
+    An editor selects it after creating the file, so the first keystroke
+    replaces the prompt with the real description.
+    """
+    text = normalize_text(text)
+    fm = split_frontmatter(text)
+    spans = fm.keys.get("description") if fm is not None and isinstance(fm.data, dict) else None
+    if fm is None or spans is None or fm.data.get("description") != PLACEHOLDER_DESCRIPTION:
+        return None
+    value = spans.value
+    if value.start_line != value.end_line:
+        return None
+    line = text.split("\n")[value.start_line]
+    start, end = value.start_col, value.end_col
+    if end - start >= 2 and line[start] in "\"'" and line[end - 1] == line[start]:
+        start, end = start + 1, end - 1
+    return Span(value.start_line, start, value.end_line, end)

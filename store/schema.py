@@ -24,7 +24,8 @@ from typing import Any
 from .entry import CLAUDE_CODE_TYPES, DEFAULT_TYPE, KNOWN_KEYS, STATUSES
 
 SCHEMA_PATH = Path(__file__).parent / "schema" / "memory-frontmatter.schema.json"
-SCHEMA_ID = "https://github.com/memls/memls/blob/main/store/schema/memory-frontmatter.schema.json"
+# An identifier, not an address: memls has no published home to serve it from.
+SCHEMA_ID = "urn:memls:schema:memory-frontmatter"
 
 
 @dataclass(frozen=True)

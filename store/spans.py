@@ -7,8 +7,23 @@ has to import another to name a position.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import NamedTuple
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines a span's line numbers count, without their breaks.
+
+    ``\r\n``, a lone ``\r`` and ``\n`` each end a line: the normalised text
+    every parser reads has them all as ``\n``, the LSP counts all three, and
+    so must any check that numbers the lines of a text it did not normalise
+    (an open ``MEMORY.md`` buffer), or its spans name another line than the
+    editor shows.
+    """
+    return _LINE_BREAK.split(text) if "\r" in text else text.split("\n")
 
 
 class Span(NamedTuple):

@@ -19,7 +19,7 @@ from .frontmatter_lines import document_text
 from .index import parse_index_lines
 from .links import name_location, name_span
 from .model import Document, Workspace
-from .spans import Span
+from .spans import Span, split_lines
 from .text import one_line
 
 _HEADING = re.compile(r"^ {0,3}(?P<marks>#{1,6})(?:[ \t]+(?P<text>.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -152,7 +152,7 @@ def _heading_symbols(lines: list[str], start: int) -> list[SymbolInfo]:
 
 
 def _index_symbols(text: str) -> list[SymbolInfo]:
-    lines = text.split("\n")
+    lines = split_lines(text)
     links = {link.line: link for link in parse_index_lines(text)}
     out: list[SymbolInfo] = []
     group: tuple[int, str] | None = None
@@ -164,13 +164,12 @@ def _index_symbols(text: str) -> list[SymbolInfo]:
             return
         number, title = group
         end = members[-1].span.end_line if members else number
-        span = Span(number, 0, end, len(lines[end].rstrip("\r")))
+        span = Span(number, 0, end, len(lines[end]))
         out.append(
             SymbolInfo(title, "##", "heading", span, Span(number, 3, number, 3 + len(title)), tuple(members))
         )
 
-    for number, raw in enumerate(lines):
-        line = raw.rstrip("\r")
+    for number, line in enumerate(lines):
         if line.startswith("## "):
             close()
             group, members = (number, line[3:].strip()), []

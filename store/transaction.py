@@ -17,6 +17,7 @@ import yaml
 from .entry import MemoryEntry
 from .errors import MemoryFrontmatterError, MemoryParseError, RoundTripError
 from .files import FileDelete, FileWrite, commit
+from .frontmatter import normalize_text, split_frontmatter
 from .index import (
     INDEX_FILENAME,
     POLICY_FILENAME,
@@ -76,6 +77,37 @@ def _reads_as(path: Path, data: bytes, scope: str | None, expected: MemoryEntry)
         return strict_entry(path, data, scope) == expected
     except MemoryParseError:
         return False
+
+
+def _with_original_body(data: bytes, original: bytes) -> bytes | None:
+    """``data``'s frontmatter followed by exactly what followed ``original``'s.
+
+    The full serialization (used when an edit cannot be proven, as for a flow
+    mapping ``{name: a}``) is gptme's new-file layout: a blank line after the
+    closing ``---`` even when the body is empty. A rewrite of an existing file
+    changes its frontmatter only, so the bytes after the closing line stay as
+    they were (no blank line added to an entry without a body). None when
+    either text has no frontmatter block to split at.
+    """
+    try:
+        new_text, old_text = data.decode("utf-8"), original.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if normalize_text(old_text) != old_text:
+        return None  # a BOM or CR line endings: the serialization's layout stands
+    new_end, old_end = _frontmatter_end(new_text), _frontmatter_end(old_text)
+    if new_end is None or old_end is None:
+        return None
+    return (new_text[:new_end] + old_text[old_end:]).encode("utf-8")
+
+
+def _frontmatter_end(text: str) -> int | None:
+    """The offset just past the closing ``---`` of ``text``'s frontmatter (before its newline)."""
+    fm = split_frontmatter(text)
+    if fm is None:
+        return None
+    lines = text.split("\n")
+    return sum(len(line) + 1 for line in lines[:fm.block.end_line]) + fm.block.end_col
 
 
 def _refuse_losing_comments(path: Path, original: bytes, data: bytes) -> None:
@@ -192,6 +224,9 @@ class RootTransaction:
                     break
         if data is not edited and original is not None:
             _refuse_losing_comments(entry.path, original, data)
+            kept = _with_original_body(data, original)
+            if kept is not None and _reads_as(entry.path, kept, self.root.scope, reread):
+                data = kept
         if not create_only and self.bytes_of(entry.path) == data:
             return reread
         self.staged[entry.path] = data

@@ -22,6 +22,8 @@ FEATURES = (
     "navigation",
     "completion",
     "commands",
+    "lenses",
+    "memories",
 )
 
 

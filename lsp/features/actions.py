@@ -50,7 +50,17 @@ from ..convert import workspace_edit
 from ..document_request import document_request
 from ..errors import RequestFailed
 from .commands import _command
-from .disk_fixes import APPLY_FIX, carry_out, client_applies, fix_command, server_carries_out
+from .disk_fixes import (
+    APPLY_FIX,
+    REVEAL,
+    carry_out,
+    client_applies,
+    created_entry,
+    fix_command,
+    reveal_command,
+    server_carries_out,
+    show,
+)
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
@@ -163,10 +173,13 @@ class ActionBuilder:
                         "problem": _problem_id(problem), "index": index, "title": fix.title}
                 if by_server:
                     action.command = fix_command(fix.title, data)
-                elif self.lazy:
+                    continue
+                if self.lazy:
                     action.data = data
                 else:
                     action.edit = edit_of(self.state, fix.operations)
+                if self.state.client.show_document and (shown := created_entry(self.state, fix)) is not None:
+                    action.command = reveal_command(shown)
         return list(offered.values())
 
     def _fix_all(self, problems: list[Problem], uri: str) -> types.CodeAction | None:
@@ -245,3 +258,17 @@ def register(server: MemlsServer) -> None:
         fix = await ls.engine.run(ActionBuilder(ls, path, lazy=False).chosen_fix, data)
         await carry_out(ls, fix)
         return {"title": fix.title}
+
+    @_command(server, REVEAL)
+    async def reveal(ls: MemlsServer, *args):
+        """Show a file a fix created, with a selection (``[line, col, line, col]``, client units)."""
+        uri = args[0] if args and isinstance(args[0], str) else None
+        if uri is None or ls.memory_path(uri) is None:
+            raise RequestFailed("missing argument: the memory to show")
+        where = args[1] if len(args) > 1 else None
+        selection = None
+        if isinstance(where, list) and len(where) == 4 and all(isinstance(n, int) and n >= 0 for n in where):
+            selection = types.Range(start=types.Position(line=where[0], character=where[1]),
+                                    end=types.Position(line=where[2], character=where[3]))
+        await show(ls, types.ShowDocumentParams(uri=uri, take_focus=True, selection=selection))
+        return None

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from memls.store.completion import CompletionCandidate, completions
+from memls.store.spans import split_lines
 
 from ..document_request import document_request
 
@@ -97,7 +98,7 @@ def _narrowed(candidates: list[CompletionCandidate], text: str | None, line: int
     span = next((c.replace_span for c in candidates if c.replace_span is not None), None)
     if text is None or span is None or span.start_line != line:
         return candidates
-    lines = text.split("\n")
+    lines = split_lines(text)
     typed = lines[line][span.start_col:col].strip().casefold() if line < len(lines) else ""
     if not typed:
         return candidates

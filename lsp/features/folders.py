@@ -50,3 +50,5 @@ def register(server: MemlsServer) -> None:
         adopted = await ls.engine.run(_adopt_open_documents, ls.state, documents)
         ls.after_change(adopted)
         await ls.roots_changed(change)
+        if event.added and ls.state.client.configuration:
+            await ls.reconfigure()  # an added folder may have settings of its own in the editor

@@ -177,13 +177,16 @@ def document_symbols_result(
 
 
 def workspace_symbols_result(state: ServerState, query: str) -> list[types.WorkspaceSymbol]:
+    """Matching entries of every folder; with several folders each says which (its container)."""
     out = []
     for symbol in workspace_symbols(state.workspace, query):
+        where = state.where(symbol.location.path)
+        container = " · ".join(part for part in (symbol.detail, where) if part)
         out.append(types.WorkspaceSymbol(
             name=symbol.name,
             kind=types.SymbolKind.Object,
             location=_location(state, symbol.location),
-            container_name=symbol.detail or None,
+            container_name=container or None,
             tags=[types.SymbolTag.Deprecated] if state.client.workspace_symbol_deprecated_tag and not symbol.living else None,
         ))
     return out

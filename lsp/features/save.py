@@ -32,6 +32,7 @@ from memls.store.parse import parse_document
 from memls.store.reader import read_root
 from memls.store.text import one_line
 
+from ..errors import reason
 from ..state import HeldIndexLine
 from ..text_edits import buffer_edit
 
@@ -55,7 +56,7 @@ def update_index_on_save(state: ServerState, path: Path, previous_text: str | No
     doc = state.document(path)
     if root is None or doc is None or doc.kind != "entry":
         return None
-    mode = state.settings.index_on_save
+    mode = state.settings_for(path).index_on_save
     if mode == "off":
         return None
     after = _saved_entries(state, root)
@@ -155,7 +156,7 @@ def save_entry(state: ServerState, path: Path, text: str | None, automatic: bool
         affected |= state.change(path, text, buffer.version)
     state.saved(path, text)
     doc = state.document(path)
-    if doc is not None and doc.kind == "entry" and state.settings.index_on_save != "off" and (
+    if doc is not None and doc.kind == "entry" and state.settings_for(path).index_on_save != "off" and (
             automatic or not doc.loads):
         problems = check_paths(state.context(), [path]).get(path, [])
         reason = save_keeps_index_line(doc.entry, problems, loads=doc.loads, automatic=automatic)
@@ -206,6 +207,11 @@ async def edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
     A client that cannot take edits from the server is told once why the
     index did not follow.
     """
+    if not await ls.engine.run(ls.state.speaks_for, update.index_path):
+        # Another memls server serves this root and edits the buffer; two edits
+        # computed from the same old text would insert the new line twice.
+        log.info("%s left to the server that serves its root", update.index_path)
+        return
     if not ls.state.client.apply_edit:
         if NO_APPLY_EDIT not in ls.state.told:
             ls.state.told.add(NO_APPLY_EDIT)
@@ -216,6 +222,16 @@ async def edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
                         "save or revert it, then save the memory again"))
         return
     edit = await ls.engine.run(buffer_edit, ls.state, update.index_path, update.text)
-    if edit is not None:
-        await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
+    if edit is None:
+        return
+    try:
+        result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
             edit=edit, label="memls: update MEMORY.md"))
+        declined = None if result.applied else (result.failure_reason or "the editor declined the edit")
+    except Exception as exc:  # noqa: BLE001 - the client's failure is told, not raised
+        declined = reason(exc)
+    if declined is not None:
+        ls.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning,
+            message=f"memls: {update.index_path.name} was not updated: it has unsaved changes and "
+                    f"{one_line(declined)}; save or revert it, then save the memory again"))

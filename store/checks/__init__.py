@@ -38,6 +38,9 @@ class CheckContext:
     checked: int = 0
     # Entries whose MEMORY.md line an editor's autosave kept, and why (see checks.autosave).
     held_index_lines: Mapping[Path, str] = field(default_factory=dict)
+    # Settings of the roots that follow other settings than ``settings`` (by root
+    # directory): an editor's workspace folders each have their own.
+    root_settings: Mapping[Path, Settings] = field(default_factory=dict)
 
     def problem(
         self,
@@ -51,7 +54,8 @@ class CheckContext:
         data: dict[str, Any] | None = None,
     ) -> Problem | None:
         """A problem at the configured severity, or None when the code is off."""
-        severity = self.settings.severity_of(code)
+        settings = self.root_settings.get(doc.root.path, self.settings) if self.root_settings else self.settings
+        severity = settings.severity_of(code)
         if severity == "off":
             return None
         return Problem(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ..model import Document
-from ..spans import KeySpans, Span
+from ..spans import KeySpans, Span, split_lines
 
 # A top-level ``name:`` line, as the readers' fallback for unloadable YAML sees it.
 _NAME_LINE = re.compile(r"^name:[ \t]*(?P<value>.*?)[ \t]*$")
@@ -34,6 +34,10 @@ def line_span(text: str, line: int) -> Span:
     entry check starts by computing its first line, 10k times in a full check.
     """
     line = max(0, line)
+    if "\r" in text:  # a buffer as typed: count its lines as the editor does
+        lines = split_lines(text)
+        line = min(line, len(lines) - 1)
+        return Span(line, 0, line, len(lines[line]))
     start = 0
     for at in range(line):
         after = text.find("\n", start)
@@ -54,7 +58,7 @@ def anchor(doc: Document) -> Span:
     spans = keys(doc).get("name")
     if spans is not None:
         return spans.value
-    lines = doc.text.split("\n")
+    lines = split_lines(doc.text)
     fm = doc.parsed.frontmatter if doc.parsed is not None else None
     if fm is not None:
         for number in range(fm.content_start_line, min(fm.block.end_line, len(lines))):

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Fix, Problem
 from ..edits import insert_first_key, set_scalar
-from ..entry import KNOWN_KEYS, STATUSES
+from ..entry import KNOWN_KEYS, PLACEHOLDER_DESCRIPTION, STATUSES
 from ..errors import MemoryFrontmatterError
 from ..frontmatter import ALIAS_NODE_BUDGET, Frontmatter
 from ..model import Document
@@ -248,7 +248,13 @@ def _check_names_and_text(ctx: CheckContext, doc: Document, fm: Frontmatter) -> 
                 "writes another file; rename the file or the entry",
             )
     description = data.get("description")
-    if description is None or (isinstance(description, str) and not description.strip()):
+    if isinstance(description, str) and description.strip() == PLACEHOLDER_DESCRIPTION:
+        yield ctx.problem(
+            "missing-description", doc, fm.keys["description"].value,
+            f"entry '{entry.name}' still has the placeholder description; replace it with one line "
+            "saying when to read it (Claude Code shows it in MEMORY.md)",
+        )
+    elif description is None or (isinstance(description, str) and not description.strip()):
         spans = fm.keys.get("description")
         if spans is not None and spans.value.start_line == spans.value.end_line and spans.value.start_col == spans.value.end_col:
             span = spans.key

@@ -72,7 +72,7 @@ from ..index import (
 )
 from ..model import Document, RootState
 from ..names import is_index_filename
-from ..spans import Span
+from ..spans import Span, split_lines
 from .anchors import anchor as _name_span
 from .anchors import line_span as _line_span
 from .anchors import value_span as _key_span
@@ -336,7 +336,7 @@ class _MissingLinePlace:
 
     def __init__(self, text: str, rendering: str | None, problem_targets: list[str]):
         self.text = text
-        lines = text.split("\n")
+        lines = split_lines(text)
         self.last = next((n for n in range(len(lines) - 1, -1, -1) if lines[n].strip()), 0)
         # For each rendered pointer's filename: the index line it belongs after.
         self.after: dict[str, int] = {}
@@ -344,7 +344,7 @@ class _MissingLinePlace:
             return
         line_of: dict[str, int] = {}
         for number, line in enumerate(lines):
-            line_of.setdefault(line.rstrip("\r"), number)
+            line_of.setdefault(line, number)
         targets = {link.line: link.target for link in parse_index_lines(rendering)}
         above = 0  # the header
         for k, line in enumerate(rendering.split("\n")):
@@ -363,7 +363,7 @@ def _check_claude_code_limit(ctx: CheckContext, doc: Document) -> Iterator[Probl
     first_hidden = claude_code_visible_limit(text)
     if first_hidden is None:
         return
-    lines = text.split("\n")
+    lines = split_lines(text)
     if lines and lines[-1] == "":
         lines.pop()
     # Counted by the line's shape alone: this runs on every check of a large index.
@@ -550,7 +550,7 @@ def _budgeted_regenerate(state: RootState, doc: Document) -> list[Fix]:
 
 
 def _first_difference(text: str, expected: str) -> int:
-    lines, wanted = text.split("\n"), expected.split("\n")
+    lines, wanted = split_lines(text), expected.split("\n")
     for i, (have, want) in enumerate(zip(lines, wanted)):
         if have != want:
             return i
@@ -558,7 +558,7 @@ def _first_difference(text: str, expected: str) -> int:
 
 
 def _whole_span(text: str) -> Span:
-    lines = text.split("\n")
+    lines = split_lines(text)
     return Span(0, 0, len(lines) - 1, len(lines[-1]))
 
 

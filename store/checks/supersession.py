@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..diagnostics import CreateFile, Fix, Location, Problem, Related, TextEdit
 from ..edits import add_list_item, insert_keys, remove_key, remove_list_item, set_scalar, yaml_scalar
-from ..entry import STATUSES, MemoryEntry
+from ..entry import PLACEHOLDER_DESCRIPTION, STATUSES, MemoryEntry
 from ..errors import ReservedNameError
 from ..model import Document, RootState
 from ..names import check_name
@@ -499,7 +499,7 @@ def _create_fix(ctx: CheckContext, doc: Document, problem: Problem) -> Fix | Non
         return None
     entry = _entry(doc)
     name = entry.name
-    description = f"Created from the {key} link in {doc.path.name}"
+    description = PLACEHOLDER_DESCRIPTION
     if key == SUPERSEDED_BY:
         new = MemoryEntry(name=target, description=description, type=entry.type, supersedes=[name])
     else:

@@ -27,7 +27,7 @@ from .editor_helpers import EDITORS_DOC, README, documented_block, venv_nvim_or_
 from .test_neovim import memls_bin_dir
 
 SESSION_SCRIPT = Path(__file__).resolve().parent / "nvim" / "memls_session_011.lua"
-SESSION_TIMEOUT_SECONDS = 300  # eleven steps on a loaded machine; a healthy run takes ~30 s
+SESSION_TIMEOUT_SECONDS = 300  # twelve steps on a loaded machine; a healthy run takes ~30 s
 WAIT_MS = 20000  # per wait
 
 
@@ -85,6 +85,8 @@ def nvim011(tmp_path_factory) -> Run:
         (memory / name).write_text(text, encoding="utf-8")
     setup = tmp / "memls_setup.lua"
     setup.write_text(readme_block(), encoding="utf-8")
+    codelens = tmp / "memls_codelens.lua"
+    codelens.write_text(documented_block("neovim-codelens", "lua", doc=README), encoding="utf-8")
     result_path = tmp / "result.json"
     home = tmp / "home"
     home.mkdir()
@@ -98,6 +100,7 @@ def nvim011(tmp_path_factory) -> Run:
         "GPTME_MEMORY_DIRS": "",
         "PATH": f"{memls_bin_dir(tmp)}{os.pathsep}{env.get('PATH', '')}",
         "MEMLS_E2E_SETUP": str(setup),
+        "MEMLS_E2E_CODELENS": str(codelens),
         "MEMLS_E2E_REPO": str(repo),
         "MEMLS_E2E_RESULT": str(result_path),
         "MEMLS_E2E_WAIT_MS": str(WAIT_MS),
@@ -188,6 +191,15 @@ def test_go_to_definition_jumps_to_the_renamed_successor(nvim011):
     definition = step(nvim011, "definition")["definition"]
     assert Path(definition["path"]) == nvim011.memory / "current-rule.md"
     assert definition["line"] == line_of(FILES["new.md"], "name: ")
+
+
+def test_a_codelens_names_the_successor_and_running_it_opens_the_successor(nvim011):
+    lenses = step(nvim011, "codelens")["codelens"]
+    # By now new.md is current-rule.md (the rename step) and MEMORY.md exists.
+    assert lenses["titles"] == ["superseded by current-rule", "not in MEMORY.md"]
+    assert lenses["offered"][0] == "superseded by current-rule"
+    assert Path(lenses["path"]) == nvim011.memory / "current-rule.md"
+    assert (lenses["line"], lenses["col"]) == (line_of(FILES["new.md"], "name: "), len("name: "))
 
 
 def index_lists(index: str, name: str, text: str) -> bool:

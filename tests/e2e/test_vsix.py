@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from memls.store.catalogue import codes
+from memls.store.catalogue import codes, spec
 from memls.store.settings import INDEX_ON_SAVE
 
 from .stdio_client import receive_response, send, server_process
@@ -33,6 +33,7 @@ PALETTE_COMMANDS = {
     "memls.palette.recall",
     "memls.restartServer",
     "memls.showOutput",
+    "memls.memories.refresh",
 }
 SETTINGS = {
     "memls.index.onSave",
@@ -79,7 +80,8 @@ def test_manifest_declares_the_palette_commands(manifest: dict) -> None:
 
 def test_palette_commands_do_not_clash_with_server_command_ids(manifest: dict) -> None:
     # vscode-languageclient registers the server's executeCommand ids itself.
-    server_ids = {"memls.regenerateIndex", "memls.supersede", "memls.newMemory", "memls.recall", "memls.debugInfo"}
+    server_ids = {"memls.regenerateIndex", "memls.supersede", "memls.newMemory", "memls.recall", "memls.debugInfo",
+                  "memls.showLocations"}
     declared = {c["command"] for c in manifest["contributes"]["commands"]}
     assert not declared & server_ids
 
@@ -149,6 +151,13 @@ def test_bundled_memls_is_one_package_as_the_wheel_installs_it(unpacked: Path) -
     assert not (libs / "store").exists() and not (libs / "lsp").exists()
     [dist_info] = libs.glob("memls-*.dist-info")
     assert (dist_info / "top_level.txt").read_text().split() == ["memls"]
+
+
+def test_bundled_memls_ships_the_page_every_code_links_to(unpacked: Path) -> None:
+    pages = unpacked / "bundled" / "libs" / "memls" / "store" / "codes"
+    assert {p.name for p in pages.glob("*.md")} == {f"{code}.md" for code in codes()}
+    for code in codes():
+        assert (pages / f"{code}.md").read_bytes() == spec(code).docs_path.read_bytes(), code
 
 
 def test_bundled_server_answers_initialize_on_a_bare_python(unpacked: Path, tmp_path: Path) -> None:

@@ -39,21 +39,34 @@ def entry(name: str, description: str = "d", extra: str = "", body: str = "", ty
 def act_as_editor(lsp_client: LanguageClient) -> None:
     """Answer the server's requests as an editor does, and record them.
 
-    ``client/registerCapability`` is accepted (kept in ``registrations``) and
-    ``workspace/applyEdit`` is applied (kept in ``applied_edits``).
+    ``client/registerCapability`` is accepted (kept in ``registrations``, until
+    ``client/unregisterCapability`` takes it back),
+    ``workspace/applyEdit`` is applied (kept in ``applied_edits``) and
+    ``workspace/codeLens/refresh`` is counted (``code_lens_refreshes``).
     """
     lsp_client.registrations = []  # type: ignore[attr-defined]
     lsp_client.applied_edits = []  # type: ignore[attr-defined]
+    lsp_client.code_lens_refreshes = 0  # type: ignore[attr-defined]
     tell_commands_from_code_actions(lsp_client)
 
     @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register_capability(params: types.RegistrationParams) -> None:
         lsp_client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
 
+    @lsp_client.feature(types.CLIENT_UNREGISTER_CAPABILITY)
+    def unregister_capability(params: types.UnregistrationParams) -> None:
+        gone = {u.id for u in params.unregisterations}
+        lsp_client.registrations[:] = [  # type: ignore[attr-defined]
+            r for r in lsp_client.registrations if r.id not in gone]  # type: ignore[attr-defined]
+
     @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
     def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
         lsp_client.applied_edits.append(params)  # type: ignore[attr-defined]
         return types.ApplyWorkspaceEditResult(applied=True)
+
+    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def code_lens_refresh(params: None) -> None:
+        lsp_client.code_lens_refreshes += 1  # type: ignore[attr-defined]
 
 
 def tell_commands_from_code_actions(lsp_client: LanguageClient) -> None:

@@ -23,6 +23,7 @@ from pygls.exceptions import JsonRpcException
 
 from memls.store import MemoryStore
 from memls.store.checks import CheckContext, check_workspace
+from memls.store.entry import PLACEHOLDER_DESCRIPTION
 from memls.store.model import Workspace
 from memls.store.roots import MemoryRoot
 
@@ -152,6 +153,33 @@ async def test_create_missing_entry_fix_creates_the_entry_in_every_profile(start
     created = (session.root / "gone.md").read_text()
     assert "superseded_by: new" in created
     assert audit_codes(session.root) == set()
+
+
+@pytest.mark.timeout(30)
+async def test_create_entry_shows_the_new_file_with_its_placeholder_description_selected(start):
+    session = await start({"new.md": entry("new", extra="supersedes:\n- gone\n")})
+    await scan_done(session)
+    session.open("new.md")
+    _, actions = await actions_for(session, "new.md", "dangling-supersedes")
+    action = next(a for a in actions if a.title == "Create entry 'gone' (gone.md)")
+    if session.client.capabilities.window.show_document is None:
+        pytest.skip(f"{session.profile}: the client cannot be asked to show a document")
+    if session.profile == FILE_OPS:
+        # The client applies the edit, then runs the action's command (the spec's order).
+        await apply_as_client(session, await take(session, action), {"new.md": 1})
+        assert action.command is not None and action.command.command == "memls.reveal"
+        await session.client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command=action.command.command, arguments=action.command.arguments))
+    else:
+        await run_command(session, action)
+    [shown] = session.client.shown_documents
+    assert shown.uri == session.uri("gone.md") and shown.take_focus
+    line = (session.root / "gone.md").read_text().split("\n")[shown.selection.start.line]
+    assert line[shown.selection.start.character:shown.selection.end.character] == PLACEHOLDER_DESCRIPTION
+    # A prompt, not a description: the check says so.
+    session.open("gone.md")
+    diags = await session.diagnostics("gone.md", lambda d: "missing-description" in session.codes(d))
+    assert "placeholder" in next(d for d in diags if d.code == "missing-description").message
 
 
 @pytest.mark.timeout(30)

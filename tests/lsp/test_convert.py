@@ -87,3 +87,10 @@ def test_every_code_point_position_round_trips_in_every_encoding(lines, data):
         width = {UTF8: 1, UTF16: 2, UTF32: 4}[encoding]
         assert client.character == len(lines[line][:col].encode(codec)) // width
         assert positions.from_client(client) == (line, col)
+
+
+def test_a_lone_cr_a_crlf_and_an_lf_each_end_a_line_as_the_lsp_counts_them():
+    positions = Positions("a\rbb\r\nccc\nd😀x", UTF16)
+    assert positions.to_client(3, 2) == Position(line=3, character=3)
+    assert positions.from_client(Position(line=2, character=9)) == (2, 3)
+    assert positions.from_client(Position(line=1, character=2)) == (1, 2)  # not into the "\r\n"

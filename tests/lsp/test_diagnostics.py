@@ -7,11 +7,22 @@ VS Code-like client that declares both (``pull_client``).
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+from urllib.parse import urlparse
+from urllib.request import url2pathname
 
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
-from .conftest import barrier, entry, initialize_in, record_publishes, vscode_with_pull, write_root
+from .conftest import (
+    barrier,
+    entry,
+    initialize_in,
+    record_publishes,
+    vscode_with_pull,
+    wait_until_scanned,
+    write_root,
+)
 
 # What pygls negotiates from each profile's ``general.positionEncodings``.
 ENCODING = {"visual-studio-code": "utf-16-le", "neovim": "utf-8", "emacs": "utf-32-le"}
@@ -66,7 +77,11 @@ async def test_diagnostic_is_pushed_with_code_link_and_source(start):
     assert problem.source == "memls"
     assert problem.severity == types.DiagnosticSeverity.Error
     assert problem.code_description is not None
-    assert problem.code_description.href.endswith("dangling-supersedes")
+    href = problem.code_description.href
+    # The link opens the code's page shipped with memls: a file that exists.
+    page = Path(url2pathname(urlparse(href).path))
+    assert href.startswith("file://") and page.name == "dangling-supersedes.md"
+    assert page.is_file() and page.read_text(encoding="utf-8").startswith("# `dangling-supersedes`")
     assert session.client.diagnostics.get(uri), "no client profile declares pull + refresh: push"
 
 
@@ -224,3 +239,58 @@ async def test_workspace_pull_reports_a_problem_in_a_file_that_is_not_open(pull_
 
 async def _sleep() -> None:
     await asyncio.sleep(0.05)
+
+
+async def _workspace_pull(client, previous: dict[str, str]) -> dict[str, object]:
+    report = await client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
+        previous_result_ids=[types.PreviousResultId(uri=u, value=v) for u, v in previous.items()]))
+    return {item.uri: item for item in report.items}
+
+
+async def test_workspace_pull_is_unchanged_only_for_the_clients_current_result_ids(pull_client, tmp_path):
+    folder = tmp_path / "workspace"
+    write_root(folder, {"a.md": entry("a", extra="supersedes:\n  - ghost\n"), "b.md": entry("b")})
+    session = await initialize_in(pull_client, folder, vscode_with_pull())
+    await wait_until_scanned(pull_client)
+    session.open("a.md")
+    await session.diagnostics("a.md", lambda d: "dangling-supersedes" in session.codes(d))
+    first = await _workspace_pull(pull_client, {})
+    ids = {uri: item.result_id for uri, item in first.items()}
+    a = session.uri("a.md")
+    assert isinstance(first[a], types.WorkspaceFullDocumentDiagnosticReport)
+    # The client holds every current id: nothing is sent again.
+    again = await _workspace_pull(pull_client, ids)
+    assert all(isinstance(i, types.WorkspaceUnchangedDocumentDiagnosticReport) for i in again.values())
+    # A client that lost its state (restarted, no ids) or holds an old id gets full reports,
+    # although the server already sent them.
+    lost = await _workspace_pull(pull_client, {})
+    assert isinstance(lost[a], types.WorkspaceFullDocumentDiagnosticReport) and lost[a].items
+    old = await _workspace_pull(pull_client, {**ids, a: "an-old-id"})
+    assert isinstance(old[a], types.WorkspaceFullDocumentDiagnosticReport) and old[a].items
+    assert isinstance(old[session.uri("b.md")], types.WorkspaceUnchangedDocumentDiagnosticReport)
+
+
+async def test_workspace_pull_clears_a_gone_file_the_client_still_holds_problems_for(pull_client, tmp_path):
+    folder = tmp_path / "workspace"
+    write_root(folder, {"a.md": entry("a", extra="supersedes:\n  - ghost\n")})
+    session = await initialize_in(pull_client, folder, vscode_with_pull())
+    session.open("a.md")
+    await session.diagnostics("a.md", lambda d: "dangling-supersedes" in session.codes(d))
+    a = session.uri("a.md")
+    held = {uri: item.result_id for uri, item in (await _workspace_pull(pull_client, {})).items()}
+    assert (await _workspace_pull(pull_client, {}))[a].items
+    # The file goes; a document pull (the editor still shows it) already learns it is clean,
+    # but the client's workspace results still hold the old problems.
+    pull_client.text_document_did_close(types.DidCloseTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=a)))
+    (session.root / "a.md").unlink()
+    pull_client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=a, type=types.FileChangeType.Deleted)]))
+    await session.diagnostics("a.md", lambda d: d == [])
+    report = await _workspace_pull(pull_client, held)
+    assert a in report, "the workspace report left out a file the client holds problems for"
+    assert isinstance(report[a], types.WorkspaceFullDocumentDiagnosticReport) and not report[a].items
+    # Once the client holds the empty report, it is not sent again.
+    cleared = {**held, a: report[a].result_id}
+    again = await _workspace_pull(pull_client, cleared)
+    assert a not in again or isinstance(again[a], types.WorkspaceUnchangedDocumentDiagnosticReport)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
+from memls.store.entry import PLACEHOLDER_DESCRIPTION
 from memls.store.index import IndexPolicy, index_entries, render_index, render_policy_view
 from memls.store.reader import read_root
 
@@ -195,6 +197,18 @@ def autosave(session: Session, name: str, text: str,
     save(session, name, text)
 
 
+async def test_autosave_of_an_entry_with_the_placeholder_description_keeps_it_out_of_the_index(start):
+    session = await start({"a.md": entry("a", "first"), "b.md": entry("b", "second")}, index=CURATED)
+    placeholder = entry("a", PLACEHOLDER_DESCRIPTION)
+    session.open("a.md")
+    session.change("a.md", placeholder, 2)
+    await barrier(session, "zz-typed.md")
+    autosave(session, "a.md", placeholder)
+    diags = await session.diagnostics("a.md", lambda d: "index-line-kept" in session.codes(d))
+    assert "has no description" in next(d for d in diags if d.code == "index-line-kept").message
+    assert PLACEHOLDER_DESCRIPTION not in (session.root / "MEMORY.md").read_text(encoding="utf-8")
+
+
 async def test_server_asks_for_will_save(start):
     session = await start({"a.md": entry("a", "first")})
     sync = session.initialize_result.capabilities.text_document_sync  # type: ignore[attr-defined]
@@ -261,3 +275,26 @@ async def test_a_client_without_apply_edit_is_told_once_why_an_open_changed_inde
     assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == CURATED
     told = [m for m in client.messages if "MEMORY.md was not updated" in m.message]
     assert len(told) == 1 and "unsaved changes" in told[0].message, client.messages
+
+
+def answer_as_editor(session: Session, method: str, handler) -> None:
+    """Replace how the test editor answers ``method`` (it declines, fails...)."""
+    features = session.client.protocol.fm._features
+    del features[method]
+    session.client.feature(method)(handler)
+
+
+async def test_an_index_edit_the_editor_declines_is_told_to_the_user(start):
+    session = await start({"a.md": entry("a", "first")}, index=CURATED)
+    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: types.ApplyWorkspaceEditResult(
+        applied=False, failure_reason="the document changed meanwhile"))
+    session.open("MEMORY.md")
+    session.change("MEMORY.md", CURATED.replace("Hand-written", "Hand-typed"), 2)
+    await edit_and_save(session, "a.md", entry("a", "first, now revised"))
+    for _ in range(200):  # the answer to the edit comes back after the save's checks
+        told = [m.message for m in session.client.messages if "MEMORY.md was not updated" in m.message]
+        if told:
+            break
+        await asyncio.sleep(0.05)
+    assert told and "the document changed meanwhile" in told[0]
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == CURATED  # the user's text was not overwritten

@@ -15,15 +15,20 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pytest_lsp import ClientServerConfig
 
 from memls.lsp.convert import path_to_uri
 from memls.lsp.watcher import BACKOFF_FILES, POLL_SECONDS, poll_interval
+from memls.store.roots import claude_code_memory_dir
 
 from .conftest import (
     CURRENT_VSCODE,
+    EDITOR_PROFILES,
     ProblemList,
+    act_as_editor,
     entry,
     initialize_folders,
+    run_command,
     wait_until_scanned,
     write_root,
 )
@@ -91,3 +96,36 @@ def test_polling_backs_off_past_ten_thousand_files():
     assert poll_interval(2 * BACKOFF_FILES, 0.001) == 2 * POLL_SECONDS
     # A slow disk: a round never takes more than a tenth of the time.
     assert poll_interval(500, 0.2) == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize("profile", EDITOR_PROFILES)
+async def test_a_claude_code_root_created_after_the_start_is_served(profile, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    folder = tmp_path / "workspace"
+    write_root(folder, {"inside.md": entry("inside")})
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "memls.lsp"],
+        server_env={**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": "", "HOME": str(home),
+                    "XDG_CONFIG_HOME": str(home / ".config"), "MEMLS_CACHE_DIR": str(tmp_path / "cache")})
+    client = await config.start()
+    try:
+        client.memls_profile = profile  # type: ignore[attr-defined]
+        act_as_editor(client)
+        session, = await initialize_folders(client, [folder])
+        await wait_until_scanned(client)
+        cc = claude_code_memory_dir(folder, home=home)
+        assert not cc.exists()
+        # Claude Code saves its first memory for this project.
+        cc.mkdir(parents=True)
+        (cc / "from-claude.md").write_text(entry("from-claude", extra="supersedes:\n  - ghost\n"),
+                                          encoding="utf-8")
+        await ProblemList(session).wait(cc / "from-claude.md",
+                                        lambda d: "dangling-supersedes" in {str(x.code) for x in d})
+        info = await run_command(client, "memls.debugInfo")
+        assert {"scope": "cc", "path": str(cc)}.items() <= next(
+            r for r in info["roots"] if r["path"] == str(cc)).items()
+        if profile == CURRENT_VSCODE:  # outside the folder: watched by the editor for the server
+            assert (path_to_uri(cc), "*.md") in relative_watchers(client)
+    finally:
+        await client.shutdown_session()

@@ -202,3 +202,36 @@ def test_initialized_sent_without_params_still_starts_the_server(raw):
         assert time.monotonic() < deadline, "the first scan never ran"
         time.sleep(0.05)
     assert info["entries"] == 1
+
+
+SERVER_NOT_INITIALIZED = -32002
+PARSE_ERROR = -32700
+
+
+def test_requests_before_initialize_are_answered_server_not_initialized(raw):
+    uri = path_to_uri(raw.folder / "memory" / "a.md")  # type: ignore[attr-defined]
+    raw.send(frame("textDocument/hover", {"textDocument": {"uri": uri},
+                                          "position": {"line": 1, "character": 6}}, 7),
+             frame("textDocument/definition", None, 8))  # malformed too: still "not initialized"
+    assert raw.answer(7)["error"]["code"] == SERVER_NOT_INITIALIZED
+    assert raw.answer(8)["error"]["code"] == SERVER_NOT_INITIALIZED
+    # A notification before initialize is dropped; initialize then works as usual.
+    raw.send(frame("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "markdown", "version": 1, "text": entry("a")}}))
+    start(raw)
+    raw.send(frame("textDocument/hover", {"textDocument": {"uri": uri},
+                                          "position": {"line": 1, "character": 6}}, 9))
+    assert "result" in raw.answer(9)
+
+
+def test_a_body_that_is_not_json_gets_a_parse_error_and_the_server_reads_on(raw):
+    uri = start(raw)
+    for body in (b'{"jsonrpc": "2.0", "id": 5, "method": ', b"\xff\xfe not utf-8"):
+        raw.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        error = raw.answer(None)  # type: ignore[arg-type]
+        del raw.answers[None]
+        assert error["error"]["code"] == PARSE_ERROR and error["id"] is None
+    raw.send(frame("textDocument/hover", {"textDocument": {"uri": uri},
+                                          "position": {"line": 1, "character": 6}}, 2))
+    assert "result" in raw.answer(2)
+    assert "Traceback" not in raw.stderr()

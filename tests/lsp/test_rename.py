@@ -9,6 +9,8 @@ renames on disk itself, and the editor reloads the open buffers it changed
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -172,3 +174,34 @@ async def test_rename_to_the_typed_name_says_nothing(start):
     session.open("a-b.md")
     await rename(session, "a-b.md", pos(1, 7), "a-b")
     assert not [m for m in session.client.messages if "is not a memory name" in m.message]
+
+
+async def wait_for_message(session, fragment: str) -> str:
+    for _ in range(200):
+        told = [m.message for m in session.client.messages if fragment in m.message]
+        if told:
+            return told[0]
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no message with {fragment!r}: {session.client.messages}")
+
+
+@pytest.mark.timeout(30)
+async def test_a_rename_on_disk_names_what_the_editor_may_still_show_from_before(start):
+    session = await started(start)
+    if session.profile == FILE_OPS:
+        return  # VS Code renames in its own edit; nothing is written behind its buffers
+    # The editor declines to show the moved file (or cannot): the user must learn where it went.
+    features = session.client.protocol.fm._features
+    features.pop(types.WINDOW_SHOW_DOCUMENT, None)
+    def decline(params: types.ShowDocumentParams) -> types.ShowDocumentResult:
+        session.client.shown_documents.append(params)
+        return types.ShowDocumentResult(success=False)
+
+    session.client.feature(types.WINDOW_SHOW_DOCUMENT)(decline)
+    edit = await rename(session, "new.md", pos(1, 7), "newer")
+    assert_renamed_on_disk(session, edit)
+    told = await wait_for_message(session, "newer.md")
+    assert "new.md moved to" in told
+    # old.md, open and unmodified, was rewritten on disk: an editor that does not reload it
+    # would write the old link back at the next save.
+    assert "old.md" in told.split("changed on disk")[1]

@@ -10,7 +10,15 @@ from lsprotocol import types
 from memls.lsp.convert import path_to_uri
 from memls.lsp.server import _configure_and_load_new_roots
 
-from .conftest import entry, unit_state, wait_until_scanned
+from .conftest import (
+    ProblemList,
+    Session,
+    entry,
+    initialize_folders,
+    unit_state,
+    wait_until_scanned,
+    write_root,
+)
 
 DANGLING = entry("old", extra="status: superseded\nsuperseded_by: nwe\ncolour: red\n")
 OFF = {"severity": {"dangling-superseded-by": "off"}}
@@ -81,3 +89,33 @@ def test_a_root_added_by_changed_settings_is_loaded_at_once(tmp_path, monkeypatc
     doc = state.workspace.document(far / "far.md")
     assert doc is not None and doc.name == "far-away"
     assert state.settings.roots == (far,)
+
+
+def two_folders_with_a_dangling_link(tmp_path: Path) -> tuple[Path, Path]:
+    alpha, beta = tmp_path / "alpha", tmp_path / "beta"
+    for folder in (alpha, beta):
+        write_root(folder, {"old.md": DANGLING})
+    return alpha, beta
+
+
+async def _shown(client, folder: Path):
+    problems = ProblemList(Session(client, folder))
+    return await problems.wait(folder / "memory" / "old.md", lambda d: "unknown-key" in {str(x.code) for x in d})
+
+
+async def test_a_folders_own_settings_from_the_editor_apply_to_that_folder_only(client, tmp_path):
+    alpha, beta = two_folders_with_a_dangling_link(tmp_path)
+    client.set_configuration(OFF, section="memls", scope_uri=path_to_uri(beta))
+    await initialize_folders(client, [alpha, beta])
+    await wait_until_scanned(client)
+    assert "dangling-superseded-by" in {str(d.code) for d in await _shown(client, alpha)}
+    assert "dangling-superseded-by" not in {str(d.code) for d in await _shown(client, beta)}
+
+
+async def test_a_folders_settings_file_applies_to_that_folder_only(client, tmp_path):
+    alpha, beta = two_folders_with_a_dangling_link(tmp_path)
+    (beta / ".memls.toml").write_text('[severity]\n"dangling-superseded-by" = "off"\n', encoding="utf-8")
+    await initialize_folders(client, [alpha, beta])
+    await wait_until_scanned(client)
+    assert "dangling-superseded-by" in {str(d.code) for d in await _shown(client, alpha)}
+    assert "dangling-superseded-by" not in {str(d.code) for d in await _shown(client, beta)}

@@ -136,3 +136,52 @@ async def test_a_removed_folder_is_unloaded_and_leaves_the_problem_list(editor_c
     assert str(alpha / "memory") in root_paths(info)
     # The folder that stays keeps its problems.
     await problems.wait(alpha / "memory" / "old.md", lambda d: "dangling-superseded-by" in codes(d))
+
+
+async def test_an_edit_of_a_document_left_open_in_a_removed_folder_does_not_bring_its_root_back(
+        editor_client, tmp_path):
+    alpha, beta = alpha_and_beta(tmp_path)
+    # A MEMORY.md: beta's memory/ would be a root by its look, were its buffers adopted.
+    (beta / "memory" / "MEMORY.md").write_text("# Memory\n", encoding="utf-8")
+    session, _ = await initialize_folders(editor_client, [alpha, beta])
+    await wait_until_scanned(editor_client)
+    problems = ProblemList(session)
+    broken = beta / "memory" / "only-in-beta.md"
+    uri = path_to_uri(broken)
+    editor_client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="markdown", version=1, text=broken.read_text(encoding="utf-8"))))
+    await problems.wait(broken, lambda d: "dangling-supersedes" in codes(d))
+    change_folders(editor_client, removed=[beta])
+    await problems.wait(broken, lambda d: d == [])
+    # The user keeps typing in the buffer the editor still shows.
+    editor_client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(
+            text=entry("only-in-beta", extra="supersedes:\n  - ghost\n  - another-ghost\n"))]))
+    if problems.pull:  # the editor pulls the open document's diagnostics after the edit
+        report = await editor_client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+        assert list(report.items) == []
+    info = await run_command(editor_client, "memls.debugInfo")
+    assert str(beta / "memory") not in root_paths(info)
+    assert await problems.shown(broken) == []
+    assert await problems.shown(beta / "memory" / "prev.md") == []
+    # Adding the folder back serves the buffer as the editor has it.
+    change_folders(editor_client, added=[beta])
+    await problems.wait(broken, lambda d: any("another-ghost" in x.message for x in d))
+
+
+async def test_workspace_symbols_of_several_folders_say_which_folder(editor_client, tmp_path):
+    alpha, beta = alpha_and_beta(tmp_path)
+    await initialize_folders(editor_client, [alpha, beta])
+    await wait_until_scanned(editor_client)
+    found = await editor_client.workspace_symbol_async(types.WorkspaceSymbolParams(query="shared-style"))
+    where = {}
+    for symbol in found or []:
+        uri = symbol.location.uri
+        where[uri] = symbol.container_name or ""
+    alpha_uri = path_to_uri(alpha / "memory" / "shared-style.md")
+    beta_uri = path_to_uri(beta / "memory" / "shared-style.md")
+    assert set(where) >= {alpha_uri, beta_uri}, found
+    assert "alpha" in where[alpha_uri] and "beta" not in where[alpha_uri]
+    assert "beta" in where[beta_uri]

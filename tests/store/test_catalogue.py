@@ -5,7 +5,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from memls.store.catalogue import CATALOGUE, catalogue_markdown, codes, spec
+from memls.store.catalogue import (
+    CATALOGUE,
+    PAGES_DIR,
+    catalogue_markdown,
+    codes,
+    explain_markdown,
+    spec,
+    write_pages,
+)
 from memls.store.checks import FAMILIES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -46,7 +54,22 @@ def test_readme_catalogue_table_is_the_generated_one():
     assert readme[start:end] == catalogue_markdown(), "run: python -m memls.store.catalogue (and paste)"
 
 
-def test_docs_url_points_at_the_code_anchor_in_the_readme():
-    url = spec("dangling-supersedes").docs_url
-    assert url.endswith("README.md#dangling-supersedes")
-    assert '<a id="dangling-supersedes"></a>' in catalogue_markdown()
+def test_every_code_links_to_its_shipped_page_which_exists():
+    for item in CATALOGUE:
+        assert item.docs_url.startswith("file://"), item.code
+        assert item.docs_path.is_file(), f"{item.code}: run python -m memls.store.catalogue --pages"
+
+
+def test_shipped_pages_are_the_generated_ones_and_no_others(tmp_path):
+    write_pages(tmp_path)
+    generated = {p.name: p.read_text(encoding="utf-8") for p in tmp_path.glob("*.md")}
+    shipped = {p.name: p.read_text(encoding="utf-8") for p in PAGES_DIR.glob("*.md")}
+    assert shipped == generated, "run: python -m memls.store.catalogue --pages"
+    assert set(shipped) == {f"{code}.md" for code in codes()}
+
+
+def test_page_is_the_catalogue_text_of_its_code():
+    page = explain_markdown("asymmetric-supersession")
+    assert "one side of a supersession link is missing in the other file" in page.lower()
+    assert "- Add the missing back-link in the other file." in page
+    assert "in `memls audit` as: `asymmetric-supersession`" in page

@@ -197,3 +197,21 @@ def test_supersede_refuses_a_successor_whose_name_would_break_its_index_line(mst
     with pytest.raises(ValueError, match="would break its MEMORY.md line"):
         mstore.supersede("old", name)
     assert snapshot(root) == before
+
+
+@pytest.mark.parametrize("ending", ["\n", ""], ids=["newline", "no-final-newline"])
+def test_supersede_rewriting_a_whole_frontmatter_adds_no_blank_line_to_an_empty_body(mstore, root, ending):
+    # A flow mapping cannot be edited key by key: the entry is serialized again,
+    # and what followed the closing line (nothing) must stay nothing.
+    mstore.save("old", "o")
+    (root / "new.md").write_text("---\n{name: new, description: n}\n---" + ending, encoding="utf-8")
+    mstore.supersede("old", "new")
+    text = (root / "new.md").read_text(encoding="utf-8")
+    assert text.endswith("supersedes:\n- old\n---" + ending)
+
+
+def test_supersede_rewriting_a_whole_frontmatter_keeps_the_body_bytes(mstore, root):
+    mstore.save("old", "o")
+    (root / "new.md").write_text("---\n{name: new, description: n}\n---\nbody right under\n\n\n", encoding="utf-8")
+    mstore.supersede("old", "new")
+    assert (root / "new.md").read_text(encoding="utf-8").endswith("---\nbody right under\n\n\n")

@@ -1,6 +1,7 @@
 /**
  * The VS Code side of memls: starts the server for memory documents and adds
- * the palette commands and the status bar item.
+ * the palette commands, the status bar item (fed by the server's
+ * `memls/status` notification) and the output channel.
  *
  * Everything the editor needs (diagnostics, fixes, navigation, rename,
  * MEMORY.md on save) comes from the server over LSP; this file only decides
@@ -9,6 +10,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import * as readline from "node:readline";
 import * as vscode from "vscode";
 import {
   DidChangeConfigurationNotification,
@@ -20,16 +22,21 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
+import { MEMORIES_CHANGED, MEMORIES_REQUEST, MEMORIES_VIEW, MemoriesTreeProvider } from "./memoriesView";
 import { isMemoryDocument, MemoryDocumentFilter, memoryDocumentFilters, MEMORY_DOCUMENT_GLOBS, ROOT_MARKER_GLOB, rootsFromMarkers } from "./memoryDocuments";
+import { rootChoices, serverRoots } from "./memoryRoots";
 import { probePython } from "./python";
-import { frontmatterHeader, isEntryFileName, locationPath, MemoryItem, recallItems, entryCount } from "./results";
+import { frontmatterHeader, isEntryFileName, locationPath, MemoryItem, recallItems } from "./results";
+import { stderrLevels } from "./serverLog";
+import { readStatus, STATUS_ACTIONS, statusView } from "./status";
+import { successorChoices, supersedePlan } from "./supersedePlan";
 import { describeServer, findExecutable, resolveServerCommand, ServerCommand } from "./serverCommand";
 import { absoluteRoots, expandVariables, initializationOptions, needsRestart, SECTION, serverSettings, VariableContext } from "./settings";
 
 const MEMORY_TYPES = ["user", "feedback", "project", "reference", "general"];
 const MAX_MARKER_ROOTS = 200;
-const SCAN_POLL_MS = 1000;
-const SCAN_POLL_LIMIT = 120;
+const STATUS_ACTIONS_COMMAND = "memls.statusActions";
+const LAST_ROOT_KEY = "memls.newMemory.lastRoot";
 
 class MemlsExtension implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -39,11 +46,14 @@ class MemlsExtension implements vscode.Disposable {
   private readonly output = vscode.window.createOutputChannel("memls", { log: true });
   private readonly status = vscode.window.createStatusBarItem("memls.status", vscode.StatusBarAlignment.Right, 100);
   private readonly disposables: vscode.Disposable[] = [];
-  private scanPolls = 0;
+  private readonly memories = new MemoriesTreeProvider(
+    async () => (this.client?.isRunning() ? this.client.sendRequest(MEMORIES_REQUEST, {}) : undefined),
+    (message) => this.output.warn(message),
+  );
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.status.name = "memls";
-    this.status.command = "memls.showOutput";
+    this.status.command = STATUS_ACTIONS_COMMAND;
   }
 
   activate(): void {
@@ -55,14 +65,12 @@ class MemlsExtension implements vscode.Disposable {
     register("memls.palette.recall", () => this.recall());
     register("memls.restartServer", () => this.restart());
     register("memls.showOutput", () => this.output.show());
+    register("memls.memories.refresh", () => this.memories.refresh());
+    this.disposables.push(this.memories, vscode.window.createTreeView(MEMORIES_VIEW, { treeDataProvider: this.memories, showCollapseAll: true }));
+    register(STATUS_ACTIONS_COMMAND, () => this.statusActions());
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((event) => this.guard(() => this.configurationChanged(event))),
       vscode.workspace.onDidOpenTextDocument((doc) => this.guard(() => this.startFor(doc))),
-      vscode.workspace.onDidSaveTextDocument((doc) => {
-        if (this.isMemory(doc)) {
-          void this.refreshStatus();
-        }
-      }),
     );
     void this.guard(() => this.startIfMemoriesPresent());
   }
@@ -156,6 +164,14 @@ class MemlsExtension implements vscode.Disposable {
       ),
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
+      // Python's log records at their own level (the client's default makes every stderr line an error).
+      stdioOptions: {
+        stdout: (input, channel) => readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on("line", (line) => channel.info(line)),
+        stderr: (input, channel) => {
+          const level = stderrLevels();
+          readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on("line", (line) => channel[level(line)](line));
+        },
+      },
       initializationOptions: initializationOptions(read, this.variables()),
       middleware: {
         workspace: {
@@ -171,9 +187,16 @@ class MemlsExtension implements vscode.Disposable {
       },
     };
     const client = new LanguageClient("memls", "memls", serverOptions, clientOptions);
+    client.onNotification("memls/status", (params: unknown) => {
+      const status = readStatus(params);
+      if (status) {
+        const view = statusView(status, describeServer(resolution.server));
+        this.showStatus(view.text, view.tooltip);
+      }
+    });
     client.onDidChangeState((event) => {
       if (event.newState === State.Stopped) {
-        this.showStatus("$(debug-disconnect) memls", "The memls server is not running. Click to see its output.");
+        this.showStatus("$(debug-disconnect) memls", "The memls server is not running. Click to restart it or see its output.");
       }
     });
     this.client = client;
@@ -186,8 +209,9 @@ class MemlsExtension implements vscode.Disposable {
       void vscode.window.showErrorMessage(message, "Show Output").then((choice) => choice && this.output.show());
       return;
     }
-    this.scanPolls = 0;
-    await this.refreshStatus();
+    client.onNotification(MEMORIES_CHANGED, () => this.memories.refresh());
+    this.memories.refresh();
+    void vscode.commands.executeCommand("setContext", "memls.serverStarted", true);
   }
 
   private async stop(): Promise<void> {
@@ -248,26 +272,11 @@ class MemlsExtension implements vscode.Disposable {
     this.status.show();
   }
 
-  private async refreshStatus(): Promise<void> {
-    const client = this.client;
-    if (!client?.isRunning()) {
-      return;
-    }
-    const where = this.server ? describeServer(this.server) : "memls";
-    let info: unknown;
-    try {
-      info = await this.execute("memls.debugInfo", []);
-    } catch (error) {
-      this.output.debug(`memls.debugInfo: ${errorText(error)}`);
-      this.showStatus("$(book) memls", `memls is running: ${where}`);
-      return;
-    }
-    const count = entryCount(info);
-    const scanning = Boolean(info && typeof info === "object" && (info as { scanning?: unknown }).scanning);
-    const label = count === undefined ? "memls" : `memls: ${count} ${count === 1 ? "memory" : "memories"}`;
-    this.showStatus(scanning ? `$(sync~spin) ${label}` : `$(book) ${label}`, `${scanning ? "Indexing" : "Indexed"} by ${where}`);
-    if (scanning && this.scanPolls++ < SCAN_POLL_LIMIT) {
-      setTimeout(() => void this.refreshStatus(), SCAN_POLL_MS);
+  /** The status item's click: a quick pick of what one does with memories and the server. */
+  private async statusActions(): Promise<void> {
+    const picked = await vscode.window.showQuickPick(STATUS_ACTIONS.map((action) => ({ ...action })), { title: "memls" });
+    if (picked) {
+      await vscode.commands.executeCommand(picked.command);
     }
   }
 
@@ -295,7 +304,6 @@ class MemlsExtension implements vscode.Disposable {
     const result = await this.execute("memls.regenerateIndex", target ? [target] : []);
     const changed = result && typeof result === "object" ? (result as { changed?: unknown }).changed : undefined;
     void vscode.window.showInformationMessage(changed === false ? "MEMORY.md is already up to date." : "MEMORY.md regenerated.");
-    await this.refreshStatus();
   }
 
   private async supersede(): Promise<void> {
@@ -306,18 +314,67 @@ class MemlsExtension implements vscode.Disposable {
     }
     const current = frontmatterHeader(doc.getText(), doc.uri.fsPath);
     const candidates = siblingEntries(doc.uri.fsPath).filter((item) => item.name !== current.name);
-    const picked = await vscode.window.showQuickPick(
-      candidates.map((item) => ({ label: item.name, description: item.description })),
-      { title: `Supersede ${current.name} with…`, placeHolder: "The memory that replaces this one", matchOnDescription: true },
-    );
-    if (!picked) {
+    const choices = successorChoices(candidates.map((item) => ({ ...item, status: item.status ?? "living" })));
+    const firstOther = choices.findIndex((choice) => !choice.living);
+    const items: (vscode.QuickPickItem & { choice?: (typeof choices)[number] })[] = choices.map((choice) => ({ ...choice, choice }));
+    if (firstOther >= 0) {
+      items.splice(firstOther, 0, { label: "not living", kind: vscode.QuickPickItemKind.Separator });
+    }
+    const picked = await vscode.window.showQuickPick(items, {
+      title: `Supersede ${current.name} with…`,
+      placeHolder: "The living memory that replaces this one",
+      matchOnDescription: true,
+    });
+    const choice = picked?.choice;
+    if (!choice) {
       return;
     }
-    await this.execute("memls.supersede", [current.name, picked.label, doc.uri.toString()]);
-    void vscode.window.showInformationMessage(`${current.name} is now superseded by ${picked.label}.`);
+    if (!choice.living) {
+      void vscode.window.showWarningMessage(`${choice.name} is not living: only a living memory can supersede another.`);
+      return;
+    }
+    const successorFile = candidates.find((item) => item.name === choice.name)?.location ?? `${choice.name}.md`;
+    const confirm = await vscode.window.showWarningMessage(
+      `Supersede ${current.name} with ${choice.name}?`,
+      { modal: true, detail: supersedePlan(current.name, doc.uri.fsPath, choice.name, successorFile) },
+      "Supersede",
+    );
+    if (confirm !== "Supersede") {
+      return;
+    }
+    await this.execute("memls.supersede", [current.name, choice.name, doc.uri.toString()]);
+    void vscode.window.showInformationMessage(`${current.name} is now superseded by ${choice.name}.`);
+  }
+
+  /**
+   * The root New memory… writes to when no memory is open: asked when the
+   * server knows several (folders, layers), the last choice offered first.
+   * undefined: the user cancelled. "" : let the server choose (one root or none).
+   */
+  private async chooseRoot(): Promise<string | undefined> {
+    const roots = serverRoots(await this.execute("memls.debugInfo", []));
+    if (roots.length <= 1) {
+      return roots[0]?.path ?? "";
+    }
+    const last = this.context.workspaceState.get<string>(LAST_ROOT_KEY);
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const picked = await vscode.window.showQuickPick(rootChoices(roots, folders, last), {
+      title: "New memory: where",
+      placeHolder: "The memory root (folder and layer) to write the new memory in",
+      matchOnDetail: true,
+    });
+    if (!picked) {
+      return undefined;
+    }
+    await this.context.workspaceState.update(LAST_ROOT_KEY, picked.root);
+    return picked.root;
   }
 
   private async newMemory(): Promise<void> {
+    const target = this.activeMemoryUri() ?? (await this.chooseRoot());
+    if (target === undefined) {
+      return;
+    }
     const name = await vscode.window.showInputBox({
       title: "New memory (1/3): name",
       prompt: "A short kebab-case name; it becomes the file name",
@@ -338,7 +395,6 @@ class MemlsExtension implements vscode.Disposable {
     if (type === undefined) {
       return;
     }
-    const target = this.activeMemoryUri();
     const result = await this.execute("memls.newMemory", [name.trim(), description.trim(), type, ...(target ? ["", target] : [])]);
     await openItem(typeof result === "string" ? { name, description, location: result } : recallItems([result])[0]);
   }

@@ -12,6 +12,9 @@ export interface MemoryItem {
   description: string;
   /** A file path or a file URI, when the server gave one. */
   location?: string;
+  /** `status` and `superseded_by`, when the frontmatter has them. */
+  status?: string;
+  supersededBy?: string;
 }
 
 /** `memls.recall` → items: a list, or `{results: [...]}`, of names or `{name, description, path|uri}`. */
@@ -34,20 +37,6 @@ export function recallItems(result: unknown): MemoryItem[] {
   return items;
 }
 
-/** `memls.debugInfo` → the number of entries indexed (`entries`, or under `index`/`stats`). */
-export function entryCount(result: unknown): number | undefined {
-  if (!result || typeof result !== "object") {
-    return undefined;
-  }
-  const r = result as Record<string, unknown>;
-  for (const candidate of [r.entries, (r.index as Record<string, unknown> | undefined)?.entries, (r.stats as Record<string, unknown> | undefined)?.entries]) {
-    if (typeof candidate === "number" && Number.isInteger(candidate) && candidate >= 0) {
-      return candidate;
-    }
-  }
-  return undefined;
-}
-
 /** A path or `file:` URI from a command result, as a path. */
 export function locationPath(location: string): string | undefined {
   if (location.startsWith("file://")) {
@@ -58,7 +47,7 @@ export function locationPath(location: string): string | undefined {
 }
 
 /**
- * The `name` and `description` of a memory file's frontmatter, by a line scan.
+ * The `name`, `description`, `status` and `superseded_by` of a memory file's frontmatter, by a line scan.
  *
  * Enough for a quick pick of candidate names; the server does the real
  * parsing. Without a `name` key the entry is named after its file, as every
@@ -69,23 +58,26 @@ export function frontmatterHeader(text: string, filePath: string): MemoryItem {
   const lines = text.replace(/^\ufeff/, "").split(/\r?\n/);
   let name: string | undefined;
   let description = "";
+  const links: { status?: string; supersededBy?: string } = {};
   if (lines[0] === "---") {
     for (const line of lines.slice(1)) {
       if (line === "---" || line === "...") {
         break;
       }
-      const match = /^(name|description):\s*(.*)$/.exec(line);
+      const match = /^(name|description|status|superseded_by):\s*(.*)$/.exec(line);
       if (match) {
         const value = unquote(match[2].trim());
         if (match[1] === "name") {
           name = value || undefined;
-        } else {
+        } else if (match[1] === "description") {
           description = value;
+        } else if (value) {
+          links[match[1] === "status" ? "status" : "supersededBy"] = value;
         }
       }
     }
   }
-  return { name: name ?? fallback, description, location: filePath };
+  return { name: name ?? fallback, description, location: filePath, ...links };
 }
 
 function unquote(value: string): string {

@@ -71,8 +71,13 @@ export function serverSettings(read: ConfigurationReader, context: VariableConte
 export function initializationOptions(
   read: ConfigurationReader,
   context: VariableContext = {},
-): { settings: ServerSettings; client: { markdownOutline: boolean } } {
-  return { settings: serverSettings(read, context), client: { markdownOutline: true } };
+): { settings: ServerSettings; client: { markdownOutline: boolean; memoriesView: boolean; statusNotification: boolean } } {
+  // memoriesView: the Explorer's Memories view wants memls/memoriesChanged.
+  // statusNotification: the server sends `memls/status` after every change (the status item).
+  return {
+    settings: serverSettings(read, context),
+    client: { markdownOutline: true, memoriesView: true, statusNotification: true },
+  };
 }
 
 /** Configured roots as absolute folders, relative ones taken from the first workspace folder (as the server does). */

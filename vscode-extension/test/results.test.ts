@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { entryCount, frontmatterHeader, isEntryFileName, locationPath, recallItems } from "../src/results";
+import { frontmatterHeader, isEntryFileName, locationPath, recallItems } from "../src/results";
 
 test("recall results read from a list of objects, keeping name, description and location", () => {
   assert.deepEqual(recallItems([{ name: "a", description: "d", path: "/m/a.md", score: 2 }, { name: "b", uri: "file:///m/b.md" }]), [
@@ -14,14 +14,6 @@ test("recall results read from {results: [...]} and plain names; junk is ignored
   assert.deepEqual(recallItems(null), []);
 });
 
-test("the entry count comes from debugInfo's entries, or its index or stats", () => {
-  assert.equal(entryCount({ entries: 12 }), 12);
-  assert.equal(entryCount({ index: { entries: 3 } }), 3);
-  assert.equal(entryCount({ stats: { entries: 0 } }), 0);
-  assert.equal(entryCount({ entries: "12" }), undefined);
-  assert.equal(entryCount(undefined), undefined);
-});
-
 test("file URIs and absolute paths become paths; relative ones are refused", () => {
   assert.equal(locationPath("file:///m/a%20b.md"), "/m/a b.md");
   assert.equal(locationPath("/m/a.md"), "/m/a.md");
@@ -31,6 +23,11 @@ test("file URIs and absolute paths become paths; relative ones are refused", () 
 test("the frontmatter header gives name and description, unquoting YAML scalars", () => {
   const text = `---\nname: "prefer-uv"\ndescription: 'it''s faster'\n---\nname: not-this\n`;
   assert.deepEqual(frontmatterHeader(text, "/m/x.md"), { name: "prefer-uv", description: "it's faster", location: "/m/x.md" });
+});
+
+test("the frontmatter header gives status and superseded_by when present", () => {
+  const text = "---\nname: a\nstatus: superseded\nsuperseded_by: b\n---\n";
+  assert.deepEqual(frontmatterHeader(text, "/m/a.md"), { name: "a", description: "", location: "/m/a.md", status: "superseded", supersededBy: "b" });
 });
 
 test("without a name key the entry is named after its file", () => {

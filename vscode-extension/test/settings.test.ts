@@ -8,7 +8,7 @@ const reader = (values: Record<string, unknown>) => (key: string) => values[key]
 test("defaults map to an empty severity table, no roots and index on save auto", () => {
   assert.deepEqual(initializationOptions(reader({})), {
     settings: { severity: {}, roots: [], index: { onSave: "auto" } },
-    client: { markdownOutline: true },
+    client: { markdownOutline: true, memoriesView: true, statusNotification: true },
   });
 });
 

@@ -5,6 +5,7 @@
 --   nvim --headless -u NONE -i NONE -n -c "luafile memls_session_011.lua"
 -- in the repository's top folder, with these environment variables:
 --   MEMLS_E2E_SETUP      the Lua block copied from the README
+--   MEMLS_E2E_CODELENS   the README's CodeLens block (refresh autocmd, key map)
 --   MEMLS_E2E_REPO       the repository (holds .git, README.md, CLAUDE.md, memory/)
 --   MEMLS_E2E_RESULT     where to write what happened, as JSON
 --   MEMLS_E2E_WAIT_MS    how long each wait may take
@@ -170,6 +171,7 @@ function steps.setup()
     end,
   })
   dofile(setup)
+  dofile(assert(os.getenv('MEMLS_E2E_CODELENS'), 'MEMLS_E2E_CODELENS is not set'))
 end
 
 -- README.md and CLAUDE.md of the repository are open before any memory.
@@ -263,6 +265,44 @@ function steps.definition()
   }
 end
 
+-- The lenses above old.md (refreshed by the README's autocmd), and a click on them:
+-- two lenses share the line, so Neovim asks which one; the successor's is chosen.
+function steps.codelens()
+  local old = open(memory .. '/old.md')
+  vim.cmd('doautocmd BufEnter') -- looked at again, as a user switching back does
+  wait_for('the lenses of old.md', function()
+    return #vim.lsp.codelens.get(old) > 0
+  end)
+  local offered = {}
+  local select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    for i, item in ipairs(items) do
+      local title = opts.format_item(item)
+      table.insert(offered, title)
+      if title:find('superseded by', 1, true) then
+        return on_choice(item, i)
+      end
+    end
+    on_choice(nil, nil)
+  end
+  local titles = {}
+  for _, lens in ipairs(vim.lsp.codelens.get(old)) do
+    table.insert(titles, lens.command and lens.command.title or vim.NIL)
+  end
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  local ok, err = pcall(vim.lsp.codelens.run)
+  vim.ui.select = select
+  if not ok then
+    error(err, 0)
+  end
+  wait_for('the lens to open the successor', function()
+    return vim.api.nvim_get_current_buf() ~= old
+  end)
+  local cursor = vim.api.nvim_win_get_cursor(0)
+  result.codelens = { titles = titles, offered = offered, path = vim.api.nvim_buf_get_name(0),
+    line = cursor[1] - 1, col = cursor[2] }
+end
+
 local function write_new(name, env)
   local buf = open(memory .. '/' .. name)
   local text = assert(os.getenv(env), env .. ' is not set')
@@ -304,7 +344,7 @@ end
 
 local ok = true
 for _, name in ipairs({ 'setup', 'servers', 'diagnostics_once', 'quick_fix', 'reserved_fix', 'rename',
-  'definition', 'save_index', 'save_index_hidden', 'comments', 'finally' }) do
+  'definition', 'codelens', 'save_index', 'save_index_hidden', 'comments', 'finally' }) do
   local step_ok, err = xpcall(steps[name], debug.traceback)
   if not step_ok then
     ok = false

@@ -17,6 +17,7 @@ import yaml
 
 from memls.store.apply import apply_fixes
 from memls.store.checks import audit_code_of, fixes_for
+from memls.store.entry import PLACEHOLDER_DESCRIPTION
 from memls.store.roots import MemoryRoot
 from memls.store.spans import Span
 from memls.store.store import MemoryStore
@@ -278,6 +279,12 @@ def test_absent_description_points_at_the_name_value(check_root):
     assert problem.severity == "warning"
     assert problem.span == Span(1, 6, 1, 10)
     assert "'fact' has no description" in problem.message
+
+
+def test_placeholder_description_is_reported_as_missing_at_its_value(check_root):
+    checked = check_root({"fact.md": f'---\nname: fact\ndescription: "{PLACEHOLDER_DESCRIPTION}"\n---\n'})
+    problem = only(checked, "missing-description")
+    assert problem.span.start_line == 2 and "placeholder" in problem.message
 
 
 def test_blank_description_points_at_its_value(check_root):

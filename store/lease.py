@@ -1,0 +1,77 @@
+"""Which of several language servers on one memory root speaks for all of it.
+
+Two ``memls serve`` processes can serve the same root: two editors open on
+one repository, or one editor that started two clients (Neovim rooted once
+at ``memory/`` and once at the git top). Each answers its own client, which
+needs hover, definition and the diagnostics of the documents it opened. What
+must not happen twice is the work done for the whole root: publishing every
+file's problems (an editor with both clients shows each one twice), and
+editing an open ``MEMORY.md`` buffer after a save (two edits of one buffer,
+computed from the same old text, insert the new line twice).
+
+So the first server to serve a root takes its *lease*: an exclusive
+``flock`` on ``<cache dir>/<root hash>.lease``, outside the root (the root is
+shared with gptme, Claude Code and version control), held as long as the
+process keeps the descriptor open. The operating system drops it when the
+process ends however it ends -- no stale owner to time out -- and another
+server takes it over on its next try. A server that cannot even create the
+lease file (no cache directory) acts alone, as before leases existed.
+
+Disk writes need no lease: every write is taken under the root's own lock
+and computed from the disk inside it, so a second refresh of ``MEMORY.md``
+finds it already current and writes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from filelock import Timeout, UnixFileLock
+
+from .cache import cache_dir, root_digest
+
+log = logging.getLogger(__name__)
+LEASE_SUFFIX = ".lease"
+
+
+def lease_file(root_dir: Path) -> Path:
+    return cache_dir() / f"{root_digest(root_dir)}{LEASE_SUFFIX}"
+
+
+class RootLease:
+    """One server's claim on one root: held, or to be tried again later."""
+
+    def __init__(self, root_dir: Path) -> None:
+        self.root_dir = root_dir
+        self._lock: UnixFileLock | None = None
+        self._alone = False  # the lease file cannot exist: nobody to coordinate with
+
+    @property
+    def held(self) -> bool:
+        return self._alone or self._lock is not None
+
+    def try_acquire(self) -> bool:
+        """Take the lease if nobody holds it; whether this server holds it now."""
+        if self.held:
+            return True
+        path = lease_file(self.root_dir)
+        lock = UnixFileLock(path, timeout=0, is_singleton=False, thread_local=False,
+                            fallback_to_soft=False, preserve_lock_file=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            lock.acquire()
+        except Timeout:
+            return False
+        except OSError as exc:
+            log.warning("cannot take the lease of %s (%s); serving it alone", self.root_dir, exc)
+            self._alone = True
+            return True
+        self._lock = lock
+        return True
+
+    def release(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+        self._lock = None
+        self._alone = False
