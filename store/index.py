@@ -26,13 +26,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .entry import TYPE_ORDER, MemoryEntry
-from .names import is_index_filename
+from .names import INDEX_FILENAME as INDEX_FILENAME  # re-exported: the index's file name
+from .names import POLICY_FILENAME, is_index_filename
 from .reader import shadow_by_name
 from .spans import split_lines
 
-INDEX_FILENAME = "MEMORY.md"
 INDEX_HEADER = "# Persistent Memory"
-POLICY_FILENAME = ".memory-index.json"
 POLICY_VERSION = 1
 # The smallest index there is -- the header line alone (``# Persistent
 # Memory\n``) -- is 20 bytes; a policy budget below that could never render.

@@ -27,13 +27,13 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from .cache import ParseCache, now_ns, paused_gc, stamp_of
 from .entry import MemoryEntry
 from .index import INDEX_FILENAME, POLICY_FILENAME
 from .index_view import IndexView
-from .names import is_index_filename, slugify
+from .names import DocumentKind, document_kind, is_document_filename, slugify
 from .parse import ParsedDocument, parse_document
 from .reader import (
     MAX_DOCUMENT_BYTES,
@@ -48,24 +48,7 @@ from .reader import (
 from .roots import MemoryRoot
 from .text import one_line
 
-DocumentKind = Literal["entry", "reserved", "index", "policy"]
 _StackKey = TypeVar("_StackKey", bound=Hashable)
-
-
-def is_document_filename(filename: str) -> bool:
-    return document_kind(filename) is not None
-
-
-def document_kind(filename: str) -> DocumentKind | None:
-    """What a file directly inside a memory root is to memls (None: not ours)."""
-    if filename == INDEX_FILENAME:
-        return "index"
-    if filename == POLICY_FILENAME:
-        return "policy"
-    if filename.startswith(".") or not filename.endswith(".md"):
-        return None
-    # What is left is an entry (store.reader.is_entry_filename) unless reserved.
-    return "reserved" if is_index_filename(filename) else "entry"
 
 
 @dataclass
