@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memls.store.checks import CheckContext
+from memls.store.frontmatter import normalize_text
 from memls.store.lease import RootLease
 from memls.store.model import Document, RootState, StackChange, Workspace, document_kind
 from memls.store.reader import disk_text
@@ -30,8 +31,21 @@ from .convert import Positions
 class Buffer:
     text: str
     version: int | None
-    # The text last read from or written to disk (what a save turned into).
+    # The text last read from or written to disk (what a save turned into), or
+    # the disk's text the buffer took whole (the editor reloaded it).
     saved_text: str | None = None
+    # Another text the entry may have been indexed from: the buffer's text at
+    # open when it differed from the disk's, or the saved text a reload replaced.
+    earlier_text: str | None = None
+
+    @property
+    def modified(self) -> bool:
+        """Whether the buffer differs from what the editor last loaded or saved (line ends and BOM aside)."""
+        return normalize_text(self.text) != normalize_text(self.saved_text or "")
+
+    def saved_versions(self) -> list[str]:
+        """The texts the entry's index line may have been written for, the latest first."""
+        return [t for t in (self.saved_text, self.earlier_text) if t is not None]
 
 
 @dataclass(frozen=True)
@@ -47,8 +61,13 @@ class HeldIndexLine:
     """An entry whose ``MEMORY.md`` line an automatic save left alone (features/save.py)."""
 
     reason: str
-    # The entry's text the index last followed (None: it never had one on disk).
-    synced_text: str | None
+    # The entry's texts the index may last have followed, the latest first
+    # (empty: it never had one on disk).
+    synced_texts: list[str]
+
+    @property
+    def synced_text(self) -> str | None:
+        return self.synced_texts[0] if self.synced_texts else None
 
 
 @dataclass
@@ -269,7 +288,9 @@ class ServerState:
         state = self.root_for(path)
         if state is None:
             return set()
-        self.buffers[path] = Buffer(text=text, version=version, saved_text=disk_text(path))
+        disk = disk_text(path)
+        opened = text if disk is not None and normalize_text(text) != disk else None
+        self.buffers[path] = Buffer(text=text, version=version, saved_text=disk, earlier_text=opened)
         affected = self._load_new_root(state)
         return affected | self.workspace.update(path, text, version=version)
 
@@ -277,6 +298,8 @@ class ServerState:
         buffer = self.buffers.get(path)
         if buffer is None:
             return set() if path in self.released else self.open(path, text, version)
+        if not buffer.modified and text != buffer.text:
+            _take_reload(buffer, path, text)
         buffer.text, buffer.version = text, version
         return self.workspace.update(path, text, version=version)
 
@@ -293,14 +316,26 @@ class ServerState:
             if text is not None:
                 buffer.text = text
             buffer.saved_text = buffer.text
+            buffer.earlier_text = None
 
-    def has_unsaved_changes(self, path: Path, disk: str | None) -> bool:
-        """Whether ``path`` is open with a text that differs from ``disk`` (its file's text, None: absent)."""
+    def has_unsaved_changes(self, path: Path) -> bool:
+        """Whether ``path`` is open with changes the user has not saved.
+
+        Compared with what the editor last loaded or saved, not with the
+        disk: another tool may have rewritten the file under an unmodified
+        buffer the editor has not reloaded (Neovim does not, until asked),
+        and that buffer holds nothing of the user's.
+        """
         buffer = self.buffers.get(path)
-        return buffer is not None and buffer.text != (disk if disk is not None else "")
+        return buffer is not None and buffer.modified
+
+    def changed_under(self, path: Path, disk: str | None) -> bool:
+        """Whether ``path`` is open and its file (``disk``, None: absent) is no longer what the editor loaded."""
+        buffer = self.buffers.get(path)
+        return buffer is not None and normalize_text(disk or "") != normalize_text(buffer.saved_text or "")
 
     def wrote_open_file(self, path: Path, text: str) -> set[Path]:
-        """The server wrote a file whose open buffer equalled the disk.
+        """The server wrote a file that is open in the editor.
 
         The editor reloads an unmodified buffer whose file changed (and then
         sends the change), so the server takes the new text now instead of
@@ -310,6 +345,8 @@ class ServerState:
         buffer = self.buffers.get(path)
         if buffer is None:
             return self.workspace.update_from_disk(path)
+        if buffer.modified:  # the user's unsaved text stays; the editor tells them the file changed
+            return set()
         affected = self.change(path, text, buffer.version)
         self.saved(path, text)
         return affected
@@ -385,6 +422,18 @@ class ServerState:
             "open_documents": len(self.buffers),
             "scanning": self.scanning,
         }
+
+
+def _take_reload(buffer: Buffer, path: Path, text: str) -> None:
+    """An unmodified buffer took a whole new text: when it is the disk's, the editor reloaded it.
+
+    Another tool wrote the file and the editor, its buffer unmodified, read
+    it again: that text is now what the editor loaded (saved), and the text
+    before it stays a version the entry's index line may still describe.
+    One read, on the first change after a load or save only.
+    """
+    if normalize_text(text) == disk_text(path):
+        buffer.earlier_text, buffer.saved_text = buffer.saved_text, text
 
 
 def gone_paths(removed: Iterable[RootState]) -> set[Path]:

@@ -407,7 +407,9 @@ def remove_index_line(index_text: str, filename: str) -> str:
     return "\n".join(line for i, line in enumerate(lines) if i not in doomed)
 
 
-def refresh_index_line(index_text: str, before: MemoryEntry | None, after: MemoryEntry) -> str:
+def refresh_index_line(
+    index_text: str, before: MemoryEntry | None, after: MemoryEntry, earlier: Sequence[MemoryEntry] = ()
+) -> str:
     """``MEMORY.md`` after ``before`` became ``after`` (a save or a rename), curated text kept.
 
     A pointer line has two parts a person may have written: the link text
@@ -418,6 +420,11 @@ def refresh_index_line(index_text: str, before: MemoryEntry | None, after: Memor
     rename of a curated line changes only its target, and a stock line
     becomes the new stock line. An entry without a line gets one appended,
     as gptme's upsert does (newlines normalised, as gptme's writes do).
+
+    ``earlier`` are other versions of the entry the line may have been
+    written for (an editor's buffer that took another tool's write, or a
+    save the server saw late): a part that is memls's text for any of them
+    follows the entry too.
     """
     text = _normalize_newlines(index_text)
     links = [] if before is None else [
@@ -425,14 +432,16 @@ def refresh_index_line(index_text: str, before: MemoryEntry | None, after: Memor
     if not links:
         return upsert_index_line(text, after)
     assert before is not None
-    old_description = before.description
+    versions = [before, *earlier]
+    old_titles = {t for v in versions for t in (v.index_title, v.name)}
+    old_descriptions = {v.description for v in versions}
     lines = text.split("\n")
     for link in links:
         line = lines[link.line]
-        title = after.index_title if link.title in (before.index_title, before.name) else link.title
+        title = after.index_title if link.title in old_titles else link.title
         (t0, t1), (f0, f1) = link.title_span, link.target_span
         tail = line[f1:]
-        if link.description is not None and link.description == old_description:
+        if link.description is not None and link.description in old_descriptions:
             tail = tail[: len(tail) - len(link.description)] + after.description
         lines[link.line] = line[:t0] + title + line[t1:f0] + after.filename + tail
     return "\n".join(lines)

@@ -45,12 +45,15 @@ def index_after_save(
     policy: IndexPolicy | None,
     current: str | None,
     mode: IndexOnSave = "auto",
+    earlier: Sequence[MemoryEntry] = (),
 ) -> str | None:
     """The new ``MEMORY.md`` text, or None when it should not change.
 
     ``before``/``after`` are the root's entries (file order) before and
     after the save; ``saved`` is the entry as saved (None when the saved file
-    is not an entry any more, then ``removed_filename`` names its file).
+    is not an entry any more, then ``removed_filename`` names its file);
+    ``earlier`` are other versions of the saved entry its line may have been
+    written for (:func:`memls.store.index.refresh_index_line`).
     Raises ValueError when a managed root's policy cannot be rendered.
     """
     if mode == "off":
@@ -66,7 +69,7 @@ def index_after_save(
         text = render_index(index_entries(after, managed=False), budget=omission_budget(current))
     elif saved is not None and saved.is_living:
         previous = next((e for e in before if e.filename == saved.filename), None)
-        text = refresh_index_line(current, previous, saved)
+        text = refresh_index_line(current, previous, saved, earlier)
     else:
         filename = saved.filename if saved is not None else removed_filename
         text = remove_index_line(current, filename) if filename else current

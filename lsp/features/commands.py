@@ -127,7 +127,7 @@ def root_for_target(state: ServerState, target: str | None) -> RootState:
 
 def _refuse_dirty(state: ServerState, paths: list[Path]) -> None:
     dirty = [p.name for p in paths
-             if (b := state.buffers.get(p)) is not None and b.text != b.saved_text]
+             if (b := state.buffers.get(p)) is not None and b.modified]
     if dirty:
         raise RequestFailed(f"save {', '.join(sorted(set(dirty)))} first: it has unsaved changes")
 
@@ -163,7 +163,7 @@ def _regenerate_index(state: ServerState, target: str | None) -> tuple[dict, Ind
     index_path = root.index_path
     result = {"uri": path_to_uri(index_path), "path": str(index_path)}
     before = disk_text(index_path)
-    if state.has_unsaved_changes(index_path, before):
+    if state.has_unsaved_changes(index_path) and not state.changed_under(index_path, before):
         text = store.render_root_index(root.scope)
         changed = text != state.text(index_path)
         return {**result, "changed": changed, "buffer": True}, (

@@ -4,10 +4,12 @@ The decision (regenerate, upsert one line, or leave alone) is the engine's
 (:func:`memls.store.index_sync.index_after_save`); this module supplies the
 entries as they are on disk and delivers the result. Written through the
 engine's locked commit, only when the bytes change. When ``MEMORY.md`` is
-open in the editor and equals the disk, the file is written and the editor
-reloads it (an edit would leave the buffer modified though it equals the
-disk); only a buffer with unsaved changes gets the new lines as a workspace
-edit, so the server never writes behind a user's unsaved work.
+open in the editor without unsaved changes, the file is written and the
+editor reloads it (an edit would leave the buffer modified though it equals
+the disk); only a buffer with unsaved changes gets the new lines as a
+workspace edit, so the server never writes behind a user's unsaved work --
+unless another tool already changed the file under that buffer (see
+:func:`update_index_on_save`).
 
 An automatic save (``willSave`` reason ``AfterDelay`` or ``FocusOut``: the
 editor saved on a pause, not the user) of an entry that is not whole leaves
@@ -48,10 +50,28 @@ class IndexUpdate:
     index_path: Path
     text: str
     written: bool  # False: MEMORY.md is open with unsaved changes; the caller edits the buffer
+    # Written though the open buffer has unsaved changes: the file changed under
+    # it (another tool), so the buffer is left alone and the user is told.
+    beside_unsaved: bool = False
 
 
-def update_index_on_save(state: ServerState, path: Path, previous_text: str | None) -> IndexUpdate | None:
-    """Bring the root's index up to date after ``path`` was saved (engine thread)."""
+def update_index_on_save(
+    state: ServerState, path: Path, previous_texts: list[str]
+) -> IndexUpdate | None:
+    """Bring the root's index up to date after ``path`` was saved (engine thread).
+
+    ``previous_texts`` are the entry's texts before this save, the latest
+    first (the saved text; another version its line may describe).
+
+    An open ``MEMORY.md`` without unsaved changes -- even one the editor
+    has not reloaded after another tool wrote the file -- is the disk's
+    business: the index is computed from the disk and written, and no edit
+    is sent (an edit would turn a stale buffer into a modified one that a
+    later ``:wall!`` writes over the other tool's lines). Only a buffer with
+    unsaved changes over the text on disk gets the new lines as an edit.
+    When the file changed on disk under such a buffer, its text is no base
+    to edit from: the disk is written, the buffer left to the user.
+    """
     root = state.workspace.root_of(path)
     doc = state.document(path)
     if root is None or doc is None or doc.kind != "entry":
@@ -61,10 +81,9 @@ def update_index_on_save(state: ServerState, path: Path, previous_text: str | No
         return None
     after = _saved_entries(state, root)
     before = [e for e in after if e.path != doc.path]
-    previous = (
-        parse_document(previous_text, path=doc.path, scope=root.scope).entry
-        if previous_text is not None else None
-    )
+    versions = [e for text in previous_texts
+                if (e := parse_document(text, path=doc.path, scope=root.scope).entry) is not None]
+    previous = versions[0] if versions else None
     if previous is not None:
         position = next((i for i, e in enumerate(after) if e.path == doc.path), len(before))
         before.insert(position, previous)
@@ -73,26 +92,28 @@ def update_index_on_save(state: ServerState, path: Path, previous_text: str | No
     def compute(current: str | None) -> str | None:
         return index_after_save(
             before=before, after=after, saved=doc.entry, removed_filename=path.name,
-            policy=policy, current=current, mode=mode,
+            policy=policy, current=current, mode=mode, earlier=versions[1:],
         )
 
     index_path = root.index_path
-    unsaved = False
+    edit_buffer = beside_unsaved = False
 
     def compute_on_disk(current: str | None) -> str | None:
         # Decided inside the root lock, against the bytes the write replaces.
-        nonlocal unsaved
-        unsaved = state.has_unsaved_changes(index_path, current)
-        return None if unsaved else compute(current)
+        nonlocal edit_buffer, beside_unsaved
+        if state.has_unsaved_changes(index_path):
+            beside_unsaved = state.changed_under(index_path, current)
+            edit_buffer = not beside_unsaved
+        return None if edit_buffer else compute(current)
 
     written = commit_index(root.path, compute_on_disk)
-    if unsaved:  # the user's unsaved changes stay; the new lines join them as an edit
+    if edit_buffer:  # the user's unsaved changes stay; the new lines join them as an edit
         new = compute(state.text(index_path))
         return IndexUpdate(index_path, new, written=False) if new is not None else None
     if written is None:
         return None
     state.wrote_open_file(index_path, written)
-    return IndexUpdate(index_path, written, written=True)
+    return IndexUpdate(index_path, written, written=True, beside_unsaved=beside_unsaved)
 
 
 def _saved_entries(state: ServerState, root) -> list:
@@ -119,7 +140,7 @@ def _saved_entries(state: ServerState, root) -> list:
         buffer = state.buffers.get(doc.path)
         if buffer is not None and buffer.saved_text is None:
             continue
-        if buffer is not None and buffer.saved_text is not None and buffer.saved_text != buffer.text:
+        if buffer is not None and buffer.modified:
             saved = parse_document(buffer.saved_text, path=doc.path, scope=root.scope).entry
             if saved is not None:
                 out.append(saved)
@@ -149,8 +170,8 @@ def save_entry(state: ServerState, path: Path, text: str | None, automatic: bool
     """
     buffer = state.buffers.get(path)
     held = state.held_index_lines.pop(path, None)
-    # The text the index follows: the last save's, or the one an autosave kept.
-    previous = held.synced_text if held is not None else (buffer.saved_text if buffer is not None else None)
+    # The texts the index follows: the last save's (and an earlier version), or those an autosave kept.
+    previous = held.synced_texts if held is not None else buffer.saved_versions() if buffer is not None else []
     affected: set[Path] = {path} if held is not None else set()
     if text is not None and buffer is not None and text != buffer.text:
         affected |= state.change(path, text, buffer.version)
@@ -195,6 +216,11 @@ def register(server: MemlsServer) -> None:
                 type=types.MessageType.Warning, message=f"memls: MEMORY.md not updated: {error}"))
         if update is not None and not update.written:
             await edit_open_index(ls, update)
+        if update is not None and update.beside_unsaved:
+            ls.window_show_message(types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message=f"memls: {update.index_path.name} changed on disk while its buffer has unsaved "
+                        "changes: the file was updated, the buffer left as it is; reload it or merge by hand"))
         ls.after_change(affected)
 
 
