@@ -139,7 +139,7 @@ CATALOGUE: tuple[CheckSpec, ...] = (
               "`MEMORY.md` is longer than Claude Code loads at the start of a conversation (200 lines or 25 KiB): the entries beyond are invisible to the agent",
               "regenerate with a budget"),
     CheckSpec("index-line-kept", "index", "information",
-              "a save of an entry whose frontmatter does not load, or an editor's automatic save (after a pause, on focus change) of an entry with errors or without a description, left its `MEMORY.md` line as it was (editor only)",
+              "a save of an entry whose frontmatter does not load, or an editor's automatic save (after a pause, on focus change) of an entry with errors or without a description, left its `MEMORY.md` line as it was, as does an automatic save that changed the entry's name, title, type or status (editor only)",
               "finish the entry, or save it explicitly"),
     # -- freshness and layering ----------------------------------------------------
     CheckSpec("recheck-due", "freshness", "information",

@@ -106,26 +106,50 @@ def index_after_commit(
     return None if text == current else text
 
 
-def autosave_keeps_index_line(saved: MemoryEntry | None, problems: Iterable[Problem]) -> str | None:
+def autosave_keeps_index_line(
+    saved: MemoryEntry | None, problems: Iterable[Problem], previous: MemoryEntry | None = None
+) -> str | None:
     """Why an automatic save must leave the entry's ``MEMORY.md`` line as it was, or None.
 
     Editors save on their own after a pause in typing (VS Code's default
     ``afterDelay``: one second) or when focus moves. Such a save often
-    catches a key half-typed (``descdescription:``), and the index line it
-    would write -- an empty description, or no line at all -- is what every
-    agent reads next. A save the user asks for publishes whatever the entry
-    says; an automatic one publishes only an entry that is whole: it loads,
-    has no error, and still has a description.
+    catches a key or a value half-typed (``descdescription:``, ``name: gam``,
+    ``type: proj``), and the index line it would write -- an empty
+    description, a link named ``gam``, a new ``## Proj`` section -- is what
+    every agent reads next. A save the user asks for publishes whatever the
+    entry says; an automatic one publishes only an entry that is whole (it
+    loads, has no error, still has a description) and, for an entry that
+    was on disk before (``previous``), only a new description: its name,
+    title, type and status -- which line, under which heading, with which
+    link text -- change in the index on a manual save (or ``memls index``)
+    only, since a pause cannot tell a finished name from a half-typed one.
     """
     if saved is None or any(p.severity == "error" for p in problems):
         return "has errors"
     if lacks_description(saved.description):
         return "has no description"
+    if previous is not None:
+        changed = [what for what, old, new in (
+            ("name", previous.name, saved.name), ("title", previous.title, saved.title),
+            ("type", previous.type, saved.type), ("status", previous.is_living, saved.is_living),
+        ) if old != new]
+        if changed:
+            return f"{CHANGED_ITS} {' and '.join(changed)}"
     return None
 
 
+# How a reason of :func:`autosave_keeps_index_line` that only a manual save lifts begins.
+CHANGED_ITS = "changed its"
+
+
+def lifted_by_manual_save_only(reason: str) -> bool:
+    """Whether the entry's held line waits for a manual save (not for the entry to be finished)."""
+    return reason.startswith(CHANGED_ITS)
+
+
 def save_keeps_index_line(
-    saved: MemoryEntry | None, problems: Iterable[Problem], *, loads: bool, automatic: bool
+    saved: MemoryEntry | None, problems: Iterable[Problem], *, loads: bool, automatic: bool,
+    previous: MemoryEntry | None = None,
 ) -> str | None:
     """Why a save must leave the entry's ``MEMORY.md`` line as it was, or None.
 
@@ -134,11 +158,12 @@ def save_keeps_index_line(
     for or automatic -- may rewrite, remove or re-add its line: a curated
     line removed on such a save would come back as stock text and the
     person's words would be lost. Otherwise only an automatic save is held
-    (:func:`autosave_keeps_index_line`).
+    (:func:`autosave_keeps_index_line`; ``previous`` is the entry as the
+    index last followed it).
     """
     if not loads:
         return "does not load (its frontmatter is not valid YAML)"
-    return autosave_keeps_index_line(saved, problems) if automatic else None
+    return autosave_keeps_index_line(saved, problems, previous) if automatic else None
 
 
 def commit_index(root: Path, compute: Callable[[str | None], str | None]) -> str | None:

@@ -180,7 +180,8 @@ def save_entry(state: ServerState, path: Path, text: str | None, automatic: bool
     if doc is not None and doc.kind == "entry" and state.settings_for(path).index_on_save != "off" and (
             automatic or not doc.loads):
         problems = check_paths(state.context(), [path]).get(path, [])
-        reason = save_keeps_index_line(doc.entry, problems, loads=doc.loads, automatic=automatic)
+        synced = parse_document(previous[0], path=path, scope=doc.root.scope).entry if previous else None
+        reason = save_keeps_index_line(doc.entry, problems, loads=doc.loads, automatic=automatic, previous=synced)
         if reason is not None:
             state.held_index_lines[path] = HeldIndexLine(reason, previous)
             return affected | {path}, None, None

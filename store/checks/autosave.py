@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..diagnostics import Fix, Problem
 from ..index import INDEX_FILENAME
+from ..index_sync import lifted_by_manual_save_only
 from ..model import Document
 from .anchors import anchor
 
@@ -28,10 +29,12 @@ def check(ctx: CheckContext, doc: Document) -> Iterable[Problem | None]:
     reason = ctx.held_index_lines.get(doc.path)
     if reason is None or doc.kind != "entry":
         return ()
+    remedy = ("an automatic save changes no name, title, type or status in the index: "
+              "save it yourself (or run `memls index`) to update the index"
+              if lifted_by_manual_save_only(reason) else "finish it and save it to update the index")
     return (ctx.problem(
         "index-line-kept", doc, anchor(doc),
-        f"{INDEX_FILENAME} keeps this entry's previous line: it was saved while it {reason}; "
-        "finish it and save it to update the index",
+        f"{INDEX_FILENAME} keeps this entry's previous line: it was saved while it {reason}; {remedy}",
     ),)
 
 

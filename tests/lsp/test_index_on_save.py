@@ -233,6 +233,33 @@ async def test_autosave_of_a_half_typed_entry_keeps_its_index_line_and_says_so(s
     assert "- [a](a.md) \u2014 first, now revised\n" in index and "Hand-written notes" in index
 
 
+async def test_autosave_never_renames_or_moves_an_index_line_a_manual_save_does(start):
+    """``name: ab`` or ``type: proj`` caught by a pause: no ``- [ab]`` link, no ``## Proj`` section."""
+    session = await start({"a.md": entry("a", "first"), "b.md": entry("b", "second")}, index=CURATED)
+    session.open("a.md", entry("a", "first"))
+    for version, half in enumerate((entry("ab", "first"), entry("a", "first", type_="proj"),
+                                    entry("a", "first", extra="title: Ab\n")), start=2):
+        session.change("a.md", half, 2 * version)
+        await barrier(session, f"zz-typed-{version}.md")
+        autosave(session, "a.md", half)
+        diags = await session.diagnostics("a.md", lambda d: "index-line-kept" in session.codes(d))
+        [kept] = [d for d in diags if d.code == "index-line-kept"]
+        assert "changed its" in kept.message and "save it yourself" in kept.message
+        assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == CURATED
+        session.change("a.md", entry("a", "first"), 2 * version + 1)
+        autosave(session, "a.md", entry("a", "first"))
+        await session.diagnostics("a.md", lambda d: "index-line-kept" not in session.codes(d))
+    # A new description alone follows on an autosave; a new name waits for a manual save.
+    session.change("a.md", entry("a", "first, revised"), 20)
+    autosave(session, "a.md", entry("a", "first, revised"))
+    await barrier(session, "zz-probe-desc.md")
+    assert "- [a](a.md) \u2014 first, revised\n" in (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    session.change("a.md", entry("ab", "first, revised"), 21)
+    save(session, "a.md", entry("ab", "first, revised"))
+    await barrier(session, "zz-probe-manual.md")
+    assert "- [ab](a.md) \u2014 first, revised\n" in (session.root / "MEMORY.md").read_text(encoding="utf-8")
+
+
 async def test_manual_save_of_a_half_typed_entry_updates_the_index_as_asked(start):
     session = await start({"a.md": entry("a", "first")}, index=CURATED)
     session.open("a.md")

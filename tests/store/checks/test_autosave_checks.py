@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memls.store.checks import CheckContext, check_document, check_paths
-from memls.store.index_sync import autosave_keeps_index_line
+from memls.store.index_sync import autosave_keeps_index_line, lifted_by_manual_save_only
 from memls.store.parse import parse_document
 
 from .conftest import entry_text
@@ -41,3 +41,21 @@ def test_index_line_kept_is_reported_on_the_name_only_for_held_entries(check_roo
     assert "has no description" in problem.message and "MEMORY.md" in problem.message
     assert (problem.span.start_line, problem.span.start_col) == (1, 6)  # the `name` value
     assert not [p for p in results[root / "b.md"] if p.code == "index-line-kept"]
+
+
+def test_autosave_that_changes_the_name_type_title_or_status_keeps_the_line_for_a_manual_save():
+    previous = parse_document(entry_text("gamma", "gamma desc")).entry
+    for text, what in (
+        (entry_text("gam", "gamma desc"), "name"),
+        (entry_text("gamma", "gamma desc", type_="proj"), "type"),
+        (entry_text("gamma", "gamma desc", extra="title: Gam\n"), "title"),
+        (entry_text("gamma", "gamma desc", extra="status: historical\n"), "status"),
+    ):
+        reason = autosave_keeps_index_line(parse_document(text).entry, [], previous)
+        assert reason == f"changed its {what}" and lifted_by_manual_save_only(reason)
+
+
+def test_autosave_with_only_a_new_description_updates_the_line():
+    previous = parse_document(entry_text("gamma", "gamma desc")).entry
+    assert autosave_keeps_index_line(parse_document(entry_text("gamma", "better desc")).entry, [], previous) is None
+    assert not lifted_by_manual_save_only("has no description")
