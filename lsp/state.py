@@ -227,6 +227,20 @@ class ServerState:
             return self.workspace.add_root(MemoryRoot("explicit", parent))
         return None
 
+    def _join_new_folder_root(self, path: Path) -> set[Path]:
+        """A file in a workspace folder's ``memory/`` made after the start: the roots follow the folders now.
+
+        That directory is the folder's ``project`` root, layered with the
+        folder's other roots; found by its look alone it would join alone as
+        an ``explicit`` one. The paths to re-check (all: a new layer changes
+        what its neighbours shadow).
+        """
+        if (self.workspace.root_of(path) is not None or document_kind(path.name) is None
+                or not any(path.parent == folder / "memory" for folder in self.folders)
+                or not self.roots_appeared()):
+            return set()
+        return self.apply_roots().affected
+
     def _is_root_dir(self, directory: Path) -> bool:
         if is_memory_root(directory, home=self.home):
             return True
@@ -285,13 +299,14 @@ class ServerState:
     def open(self, path: Path, text: str, version: int | None) -> set[Path]:
         """The editor opened ``path`` (or its folder came back): served again whatever happened before."""
         self.released.discard(path)
+        joined = self._join_new_folder_root(path)
         state = self.root_for(path)
         if state is None:
             return set()
         disk = disk_text(path)
         opened = text if disk is not None and normalize_text(text) != disk else None
         self.buffers[path] = Buffer(text=text, version=version, saved_text=disk, earlier_text=opened)
-        affected = self._load_new_root(state)
+        affected = joined | self._load_new_root(state)
         return affected | self.workspace.update(path, text, version=version)
 
     def change(self, path: Path, text: str, version: int | None) -> set[Path]:
@@ -355,10 +370,11 @@ class ServerState:
         """A file changed on disk (watcher, another process): ignored while open."""
         if path in self.buffers:
             return set()
+        joined = self._join_new_folder_root(path)
         state = self.root_for(path)
         if state is None:
-            return set()
-        return self._load_new_root(state) | self.workspace.update_from_disk(path)
+            return joined
+        return joined | self._load_new_root(state) | self.workspace.update_from_disk(path)
 
     def disk_changes(self, paths: Iterable[Path]) -> set[Path]:
         affected: set[Path] = set()

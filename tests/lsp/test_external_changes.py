@@ -8,15 +8,17 @@ the editor would).
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
 
 from lsprotocol import types
+from pytest_lsp import client_capabilities
 
 from memls.lsp.convert import path_to_uri
 
-from .conftest import Session, entry
+from .conftest import Session, entry, initialize_in, run_command, wait_until_scanned
 
 OWN_WATCHER = {"visual-studio-code": False, "neovim": True, "emacs": False}
 
@@ -75,3 +77,22 @@ async def test_open_buffer_wins_over_a_disk_change(start):
     # b.md was written after a.md: once b's change is seen, a's has been seen too.
     await session.diagnostics("b.md", lambda d: "dangling-supersedes" in session.codes(d))
     assert "dangling-supersedes" not in session.codes(session.client.diagnostics.get(session.uri("a.md"), []))
+
+
+async def test_a_memory_folder_made_after_the_start_joins_as_the_folders_project_root(client, tmp_path):
+    """Found through a watched-file event first, it is still the folder's ``project`` root, not an ``explicit`` one."""
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    await initialize_in(client, folder, client_capabilities(client.memls_profile))  # type: ignore[attr-defined]
+    session = Session(client, folder)
+    await wait_until_scanned(client)
+    path = folder / "memory" / "a.md"
+    path.parent.mkdir()
+    write_from_another_process(path, entry("a"))
+    notify(session, {path: types.FileChangeType.Created})
+    for _ in range(200):
+        scopes = {r["path"]: r["scope"] for r in (await run_command(client, "memls.debugInfo"))["roots"]}
+        if str(path.parent) in scopes:
+            break
+        await asyncio.sleep(0.05)
+    assert scopes.get(str(path.parent)) == "project", scopes
