@@ -73,6 +73,9 @@ class HeldIndexLine:
 @dataclass
 class ServerState:
     folders: list[Path] = field(default_factory=list)
+    # The editor closed its last folder: the server's working directory does
+    # not stand in for one (it does only for an editor that opened none).
+    folders_closed: bool = False
     # The first folder's settings (what applies where no folder's own do).
     settings: Settings = field(default_factory=Settings)
     editor_settings: Mapping[str, Any] = field(default_factory=dict)
@@ -145,6 +148,9 @@ class ServerState:
         """Each workspace folder's roots (its own project's layers, its own ``roots`` setting), keyed for the model."""
         if not self.folders:
             stacks = editor_stacks([], extra=self.settings.roots, home=self.home)
+            if self.folders_closed:
+                stacks = {folder: [r for r in roots if r.scope not in FOLDER_SCOPES]
+                          for folder, roots in stacks.items()}
         else:
             stacks = {}
             for folder in self.folders:
@@ -196,6 +202,7 @@ class ServerState:
         folders = [f for f in self.folders if f not in removed_set]
         folders += [f for f in added if f not in folders]
         self.folders = folders
+        self.folders_closed = not folders
         self.configure(None)
         return self.apply_roots()
 
@@ -438,6 +445,10 @@ class ServerState:
             "open_documents": len(self.buffers),
             "scanning": self.scanning,
         }
+
+
+# The roots a workspace folder brings (its ``memory/``, its Claude Code directory).
+FOLDER_SCOPES = ("project", "cc")
 
 
 def _take_reload(buffer: Buffer, path: Path, text: str) -> None:

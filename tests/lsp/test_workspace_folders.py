@@ -10,15 +10,21 @@ plus today's VS Code (pull diagnostics, relative watchers).
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from memls.lsp.convert import path_to_uri
 
 from .conftest import (
     ProblemList,
+    act_as_editor,
     entry,
     folder_of,
     initialize_folders,
@@ -185,3 +191,36 @@ async def test_workspace_symbols_of_several_folders_say_which_folder(editor_clie
     assert set(where) >= {alpha_uri, beta_uri}, found
     assert "alpha" in where[alpha_uri] and "beta" not in where[alpha_uri]
     assert "beta" in where[beta_uri]
+
+
+# The working directory of the server below: its memory/ is what the server
+# would serve with no folder open at all.
+SERVER_CWD = Path(tempfile.mkdtemp(prefix="memls-cwd-"))
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(
+    server_command=[sys.executable, "-c", "import os, runpy, sys; os.chdir(sys.argv[1]); "
+                    "runpy.run_module('memls.lsp', run_name='__main__')", str(SERVER_CWD)],
+    server_env={**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": ""},
+))
+async def client_in_a_memory_cwd(lsp_client: LanguageClient):
+    lsp_client.memls_profile = "visual-studio-code"  # type: ignore[attr-defined]
+    act_as_editor(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_closing_the_last_folder_does_not_serve_the_servers_working_directory(client_in_a_memory_cwd, tmp_path):
+    client = client_in_a_memory_cwd
+    write_root(SERVER_CWD, {"stray.md": entry("stray")})
+    alpha, _ = alpha_and_beta(tmp_path)
+    await initialize_folders(client, [alpha])
+    await wait_until_scanned(client)
+    change_folders(client, removed=[alpha])
+    for _ in range(40):  # the folder change is handled on the engine, in order
+        info = await run_command(client, "memls.debugInfo")
+        if str(alpha / "memory") not in root_paths(info):
+            break
+        await asyncio.sleep(0.05)
+    assert str(alpha / "memory") not in root_paths(info)
+    assert str(SERVER_CWD / "memory") not in root_paths(info), info
