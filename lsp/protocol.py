@@ -10,6 +10,9 @@ every request it sends and shows nothing while it waits:
   wrong. pygls logs the converter's traceback and drops such a message, so
   the editor waits forever. A malformed notification has nobody to answer;
   it is logged in one line.
+* A second ``initialize`` is answered ``InvalidRequest`` (-32600): the
+  session's capabilities are agreed once. A number with a fraction where
+  the spec says integer (``line: 1.5``) is invalid params, not rounded.
 * After ``shutdown`` every request is answered ``InvalidRequest`` (-32600)
   and notifications other than ``exit`` are ignored (the spec's rule).
   ``exit`` ends the process with 0 after ``shutdown`` and 1 without it;
@@ -80,6 +83,10 @@ class MemlsProtocol(LanguageServerProtocol):
         self._initialize_seen = False
         self._initialize_id: int | str | None = None
         self._shutdown_id: int | str | None = None
+        # JSON integers only: cattrs would turn ``line: 1.5`` or ``true`` into 1 and answer for the wrong place.
+        self._converter.register_structure_hook(int, _whole_number)
+        # ``bool`` is a subclass of ``int``: it keeps the plain conversion.
+        self._converter.register_structure_hook(bool, lambda value, _type: bool(value))
 
     # -- reading ---------------------------------------------------------------------
 
@@ -136,6 +143,10 @@ class MemlsProtocol(LanguageServerProtocol):
                 log.debug("ignoring %s after shutdown", method)
             return
         if isinstance(message, RPCRequest):
+            if method == types.INITIALIZE and self._initialize_id is not None:
+                self._send_response(message.id, error=types.ResponseError(
+                    code=types.ErrorCodes.InvalidRequest, message="initialize: the server is already initialized"))
+                return
             if method == types.SHUTDOWN:
                 self._shutdown_requested = True
                 self._shutdown_id = message.id
@@ -206,6 +217,13 @@ class MemlsProtocol(LanguageServerProtocol):
             yield _settled, (pending,), None
         self._server.exit_code = 0 if self._shutdown_requested else 1
         yield from super().lsp_exit(*args)
+
+
+def _whole_number(value: Any, _type: Any) -> int:
+    """An LSP ``integer``/``uinteger``: a JSON number without a fraction (``1.0`` from a float-only client passes)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+        raise ValueError(f"{value!r} is not an integer")
+    return int(value)
 
 
 async def _settled(future) -> None:

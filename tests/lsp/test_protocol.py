@@ -235,3 +235,18 @@ def test_a_body_that_is_not_json_gets_a_parse_error_and_the_server_reads_on(raw)
                                           "position": {"line": 1, "character": 6}}, 2))
     assert "result" in raw.answer(2)
     assert "Traceback" not in raw.stderr()
+
+
+@pytest.mark.parametrize("line", [1.5, True, "1"])
+def test_a_position_that_is_not_an_integer_is_invalid_params_not_rounded(raw, line):
+    uri = start(raw)
+    raw.send(frame("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": line, "character": 0}}, 2))
+    assert raw.answer(2)["error"]["code"] == INVALID_PARAMS
+
+
+def test_a_second_initialize_is_an_invalid_request_and_the_session_goes_on(raw):
+    uri = start(raw)
+    raw.send(initialize_frame(raw.profile, [raw.folder]).replace(b'"id": 1', b'"id": 2'))  # type: ignore[attr-defined]
+    assert raw.answer(2)["error"]["code"] == INVALID_REQUEST
+    raw.send(frame("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 6}}, 3))
+    assert "result" in raw.answer(3)
