@@ -72,6 +72,7 @@ from ..index import (
 )
 from ..model import Document, RootState
 from ..names import is_index_filename
+from ..reader import MAX_INDEX_BYTES
 from ..spans import Span, split_lines
 from .anchors import anchor as _name_span
 from .anchors import line_span as _line_span
@@ -193,7 +194,10 @@ def check_absent(ctx: CheckContext, path: Path) -> list[Problem]:
 
 
 def _check_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
-    if doc.read_error is not None or doc.too_large:
+    if doc.too_large:
+        yield from _check_unread_index(ctx, doc)
+        return
+    if doc.read_error is not None:
         return
     text = doc.text
     state = doc.root
@@ -446,6 +450,20 @@ def _check_claude_code_limit(ctx: CheckContext, doc: Document) -> Iterator[Probl
     )
 
 
+def _check_unread_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
+    """An index past :data:`MAX_INDEX_BYTES` is not read, and says so rather than pass in silence.
+
+    Claude Code loads a sliver of it either way, so it is reported as being
+    beyond that limit; no line of it is judged.
+    """
+    yield ctx.problem(
+        "index-beyond-claude-code-limit", doc, START,
+        f"{INDEX_FILENAME} is larger than {MAX_INDEX_BYTES // (1024 * 1024)} MiB, so memls does not "
+        "read or check it, and Claude Code loads only its first 200 lines or 25 KiB; "
+        "regenerate it with a budget",
+    )
+
+
 def _claude_code_hidden(text: str) -> tuple[int, int, int, int] | None:
     """(first hidden line, hidden pointer lines, last line, its length), or None when all load."""
     first_hidden = claude_code_visible_limit(text)
@@ -518,8 +536,8 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
             return []
         return [Fix(f"Create {INDEX_FILENAME}", (CreateFile(state.index_path, expected.text),), safe=True)]
     doc = ctx.workspace.document(problem.path)
-    if doc is None or doc.kind != "index":
-        return []
+    if doc is None or doc.kind != "index" or doc.too_large:
+        return []  # an unread index has no text an edit could replace
     if problem.code == "index-beyond-claude-code-limit":
         return _budgeted_regenerate(state, doc)
     if problem.code not in ("index-drift", "index-broken-link", "index-lists-non-living",
