@@ -71,11 +71,7 @@ def is_generated_index(text: str, *entry_sets: Iterable[MemoryEntry]) -> bool:
     rendering is safe to render again. An index ending in an omission marker
     is compared with the rendering under that marker's budget.
     """
-    # Every rendering opens this way; checked first, since a render of a
-    # large root costs milliseconds and most curated indexes fail here.
-    if text != f"{INDEX_HEADER}\n" and not text.startswith(
-        (f"{INDEX_HEADER}\n\n## ", f"{INDEX_HEADER}\n\n- \u2026 ")
-    ):
+    if not opens_like_a_rendering(text):
         return False
     budget = omission_budget(text)
     for entries in entry_sets:
@@ -85,6 +81,17 @@ def is_generated_index(text: str, *entry_sets: Iterable[MemoryEntry]) -> bool:
         except ValueError:  # a marker budget too small to render: not ours
             continue
     return False
+
+
+def opens_like_a_rendering(text: str) -> bool:
+    """Whether ``text`` opens the way every rendering does (necessary, not sufficient, to be one).
+
+    Checked before any render: a render of a large root costs milliseconds,
+    and most curated indexes fail here.
+    """
+    return text == f"{INDEX_HEADER}\n" or text.startswith(
+        (f"{INDEX_HEADER}\n\n## ", f"{INDEX_HEADER}\n\n- \u2026 ")
+    )
 
 
 def generated_apart_from(text: str, rendering: str, filenames: Iterable[str]) -> bool:

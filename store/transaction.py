@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from .entry import MemoryEntry
+from .entry import MemoryEntry, entry_from_record
 from .errors import MemoryFrontmatterError, MemoryParseError, RoundTripError
 from .files import FileDelete, FileWrite, commit
 from .frontmatter import normalize_text, split_frontmatter
@@ -25,6 +25,7 @@ from .index import (
     index_entries,
     is_generated_index,
     omission_budget,
+    opens_like_a_rendering,
     parse_index_lines,
     refresh_index_line,
     remove_index_line,
@@ -32,8 +33,9 @@ from .index import (
     render_policy_view,
     upsert_index_line,
 )
-from .lookup import resolve_name
-from .reader import RootRead, parse_bytes, read_root
+from .index_view import IndexView
+from .lookup import entry_to_save, resolve_name
+from .reader import RootRead, is_entry_filename, parse_bytes, read_root
 from .rewrite import rewritten_text
 from .roots import MemoryRoot
 from .text import one_line
@@ -150,6 +152,8 @@ class RootTransaction:
         self.index_path = root.path / INDEX_FILENAME
         self.policy_path = root.path / POLICY_FILENAME
         self._original_index = read_bytes(self.index_path)
+        # The legacy renderings before/after, for the staged entry files they were made with.
+        self._renderings: tuple[tuple, tuple[str, str]] | None = None
 
     # reads (through the staged overlay)
 
@@ -177,6 +181,18 @@ class RootTransaction:
             if e.name == name:
                 return e
         return None
+
+    def entry_to_save(self, name: str) -> MemoryEntry | None:
+        """The entry a save of ``name`` updates (:func:`memls.store.lookup.entry_to_save`).
+
+        Looked up by the files' names: only the entry found is built, not one
+        per file of the root.
+        """
+        read = self._read_staged()
+        found = entry_to_save(
+            (f for f in read.files if f.record is not None), name, name_of=lambda f: f.name
+        )
+        return read.entry_of(found) if found is not None else None
 
     def find(self, name: str) -> MemoryEntry:
         """The entry ``name`` means in this root (:func:`memls.store.lookup.resolve_name`)."""
@@ -286,6 +302,8 @@ class RootTransaction:
             self.staged.pop(self.index_path, None)
 
     def _render(self) -> str:
+        if self.policy is None and self._legacy_budget() is None:
+            return self._legacy_renderings()[1]
         entries = index_entries(
             self._read_staged().entries_for_index,
             managed=self.policy is not None,
@@ -309,10 +327,39 @@ class RootTransaction:
         """
         if self.policy is not None or self._original_index is None:
             return True
-        return is_generated_index(
-            self._original_index.decode("utf-8", errors="replace"),
-            self._read.entries_for_index, self._read_staged().entries_for_index,
-        )
+        text = self._original_index.decode("utf-8", errors="replace")
+        if omission_budget(text) is not None:
+            return is_generated_index(
+                text, self._read.entries_for_index, self._read_staged().entries_for_index,
+            )
+        return opens_like_a_rendering(text) and text in self._legacy_renderings()
+
+    def _legacy_renderings(self) -> tuple[str, str]:
+        """The root's unbudgeted legacy index before and after the staged files, from one render.
+
+        The rendering before is made once (an :class:`IndexView`); the one after
+        moves only the lines of the staged entry files, so a save at 10k
+        entries does not render the root twice.
+        """
+        changed = tuple(sorted(
+            (path.name, data) for path, data in self.staged.items()
+            if path.parent == self.root.path and is_entry_filename(path.name)
+        ))
+        if self._renderings is not None and self._renderings[0] == changed:
+            return self._renderings[1]
+        view = IndexView.build((e.filename, e) for e in self._read.entries_for_index)
+        before = view.rendering()
+        if changed:
+            files = {f.filename: f for f in self._read_staged().files}
+            for filename, _ in changed:
+                found = files.get(filename)
+                record = None if found is None else (found.record or found.headline)
+                path = self.root.path / filename
+                view.update(filename, None if record is None
+                            else entry_from_record(record, path, self.root.scope))
+        renderings = (before, view.rendering())
+        self._renderings = (changed, renderings)
+        return renderings
 
     def update_index_for_save(self, entry: MemoryEntry, previous: MemoryEntry | None = None) -> None:
         """A generated index is rendered again; a curated one has only this entry's line edited.
