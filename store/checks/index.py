@@ -375,7 +375,7 @@ def _check_lines(
         else:
             assert entry is not None  # the entry without a line
             if place is None:
-                place = _MissingLinePlace(doc.text, rendering, [f.target for f in findings])
+                place = _missing_line_place(doc, rendering, [f.target for f in findings])
             related = []
             if entry_doc is not None:
                 related.append(Related(Location(entry_doc.path, _name_span(entry_doc)),
@@ -386,6 +386,21 @@ def _check_lines(
                 related=related,
                 data={**data, "entry": entry.name, "filename": entry.filename},
             )
+
+
+def _missing_line_place(doc: Document, rendering: str | None, targets: list[str]) -> _MissingLinePlace:
+    """The places of missing lines, kept per index text, rendering and problem set.
+
+    Placing compares the whole index with the whole rendering; every check
+    of the root (a keystroke in any entry's body, a hover) asks again with
+    the same three, so it is done once for them.
+    """
+    key = (doc.text, rendering, tuple(targets))
+    memo = doc.root.memo.get("missing-line-place")
+    if memo is None or memo[0] != key:
+        memo = (key, _MissingLinePlace(doc.text, rendering, targets))
+        doc.root.memo["missing-line-place"] = memo
+    return memo[1]
 
 
 class _MissingLinePlace:
