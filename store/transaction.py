@@ -33,7 +33,7 @@ from .index import (
     render_policy_view,
     upsert_index_line,
 )
-from .index_view import IndexView
+from .index_view import renderings_around
 from .lookup import entry_to_save, resolve_name
 from .reader import RootRead, is_entry_filename, parse_bytes, read_root
 from .rewrite import rewritten_text
@@ -347,17 +347,14 @@ class RootTransaction:
         ))
         if self._renderings is not None and self._renderings[0] == changed:
             return self._renderings[1]
-        view = IndexView.build((e.filename, e) for e in self._read.entries_for_index)
-        before = view.rendering()
-        if changed:
-            files = {f.filename: f for f in self._read_staged().files}
-            for filename, _ in changed:
-                found = files.get(filename)
-                record = None if found is None else (found.record or found.headline)
-                path = self.root.path / filename
-                view.update(filename, None if record is None
-                            else entry_from_record(record, path, self.root.scope))
-        renderings = (before, view.rendering())
+        files = {f.filename: f for f in self._read_staged().files} if changed else {}
+        after: dict[str, MemoryEntry | None] = {}
+        for filename, _ in changed:
+            found = files.get(filename)
+            record = None if found is None else (found.record or found.headline)
+            after[filename] = None if record is None else entry_from_record(
+                record, self.root.path / filename, self.root.scope)
+        renderings = renderings_around(self._read.entries_for_index, after)
         self._renderings = (changed, renderings)
         return renderings
 
