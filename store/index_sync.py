@@ -65,7 +65,8 @@ def index_after_save(
         text = render_index(index_entries(after, managed=False))
     elif omission_budget(current) is None and opens_like_a_rendering(current):
         # Unbudgeted, the usual case: one render, the changed files' lines moved for the after.
-        rendered_before, rendered_after = renderings_around(before, _changed_files(before, after))
+        rendered_before, rendered_after = renderings_around(
+            ((e.filename, e) for e in before), _changed_files(before, after))
         if current in (rendered_before, rendered_after):
             text = rendered_after
         else:

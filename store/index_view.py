@@ -169,16 +169,16 @@ class IndexView:
 
 
 def renderings_around(
-    before: Iterable[MemoryEntry], changes: Mapping[str, MemoryEntry | None]
+    before: Iterable[tuple[str, MemoryEntry]], changes: Mapping[str, MemoryEntry | None]
 ) -> tuple[str, str]:
-    """The unbudgeted legacy index of ``before`` (index entries, file order), and after ``changes``.
+    """The unbudgeted legacy index of ``before`` (``(filename, index entry)``, file order), and after ``changes``.
 
     ``changes`` maps each changed file to its index entry after (None: it
     has none). A write asks whether ``MEMORY.md`` is generated -- the
     rendering before or after it -- and then needs the one after: one render
     and a move of the changed files' lines, not two or three renders.
     """
-    view = IndexView.build((entry.filename, entry) for entry in before)
+    view = IndexView.build(before)
     rendered_before = view.rendering()
     for filename, entry in changes.items():
         view.update(filename, entry)

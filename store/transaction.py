@@ -354,7 +354,9 @@ class RootTransaction:
             record = None if found is None else (found.record or found.headline)
             after[filename] = None if record is None else entry_from_record(
                 record, self.root.path / filename, self.root.scope)
-        renderings = renderings_around(self._read.entries_for_index, after)
+        read = self._read  # the filenames beside the entries, in the order the read builds them
+        filenames = (f.filename for f in read.files if f.record is not None or f.headline is not None)
+        renderings = renderings_around(zip(filenames, read.entries_for_index, strict=True), after)
         self._renderings = (changed, renderings)
         return renderings
 
