@@ -42,8 +42,12 @@ DRIVER = "memls"
 ATTRIBUTES_FILE = ".gitattributes"
 ATTRIBUTE_LINE = f"MEMORY.md merge={DRIVER}"
 DRIVER_NAME = "memls: merge MEMORY.md by entry"
-# git's placeholders: base, ours (the result goes here), theirs, the path, the marker size.
-DRIVER_ARGUMENTS = "merge-index --marker-size %L %O %A %B %P"
+# git's placeholders: the marker size, the labels of base, ours and theirs (git 2.44
+# and later; an older git passes them unexpanded and the driver uses its own),
+# base, ours (the result goes here), theirs, the path.
+DRIVER_ARGUMENTS = (
+    "merge-index --marker-size %L --base-label %S --ours-label %X --theirs-label %Y %O %A %B %P"
+)
 
 
 class GitSetupError(ValueError):
