@@ -910,7 +910,9 @@ def check_targets(
         if path.is_dir():
             roots.setdefault(path, MemoryRoot("explicit", path))
             files_only = False
-        elif path.is_file() or path.name == INDEX_FILENAME:
+        elif path.is_file() or path.is_symlink() or path.name == INDEX_FILENAME:
+            # A dangling or looping link is still a file of the root, and
+            # ``check`` of the root reports it (invalid-entry): so does this.
             parent = path.parent
             if document_kind(path.name) is None or not (
                 parent.resolve() in known or is_memory_root(parent)
