@@ -183,6 +183,17 @@ def test_setup_git_adds_the_attribute_once_keeps_other_lines_and_configures_the_
     assert repo.git("check-attr", "merge", "memory/MEMORY.md").stdout.strip().endswith("merge: memls")
 
 
+def test_setup_git_ignores_the_roots_lock_file_once_and_remove_leaves_the_ignore_line(repo):
+    (repo.path / ".gitignore").write_text("*.pyc", encoding="utf-8")
+    repo.memls("setup", "git")
+    repo.memls("setup", "git")
+    assert (repo.path / ".gitignore").read_text() == "*.pyc\n.memory.lock\n"
+    # Every writer (memls, gptme, the pre-commit hooks) leaves memory/.memory.lock behind.
+    assert repo.git("check-ignore", "--no-index", "-q", "memory/.memory.lock", check=False).returncode == 0
+    repo.memls("setup", "git", "--remove")
+    assert (repo.path / ".gitignore").read_text() == "*.pyc\n.memory.lock\n"
+
+
 def test_setup_git_remove_takes_out_only_its_line_and_section(repo):
     (repo.path / ".gitattributes").write_text("*.png binary\n", encoding="utf-8")
     repo.git("config", "--local", "merge.other.driver", "true")
