@@ -166,7 +166,7 @@ def _merge_generated(base: _Sections, ours: _Sections, theirs: _Sections) -> lis
     keys = dict.fromkeys(k for p in placed for k in p)
     resolved = {k: _resolve(*(p.get(k) for p in placed)) for k in keys}
     ours_sections, theirs_sections = dict(ours), dict(theirs)
-    headings = sorted({*ours_sections, *theirs_sections}, key=_heading_rank)
+    headings = _heading_order(list(ours_sections), list(theirs_sections))
     out: list[str | _Conflict] = [INDEX_HEADER]
     for heading in headings:
         order = _union(
@@ -196,6 +196,22 @@ def _heading_of(value: str) -> str:
 
 def _line_of(value: str) -> str:
     return value.split("\n", 1)[1]
+
+
+def _heading_order(ours: list[str], theirs: list[str]) -> list[str]:
+    """Both sides' sections in one order: each side's own order kept (a rendering's order).
+
+    Only sections the two sides added at the same place are ordered by rank:
+    a heading shows its type capitalised, so the type's own sort position
+    (``Zeta`` before ``alpha``) cannot be read back from it.
+    """
+    out: list[str] = []
+    i = j = 0
+    for block in SequenceMatcher(None, ours, theirs, autojunk=False).get_matching_blocks():
+        gap = {*ours[i : block.a], *theirs[j : block.b]}
+        out += sorted(gap - set(out), key=_heading_rank) + ours[block.a : block.a + block.size]
+        i, j = block.a + block.size, block.b + block.size
+    return out
 
 
 def _heading_rank(heading: str) -> tuple[int, str]:

@@ -82,6 +82,14 @@ def test_a_titled_entry_merged_into_a_generated_index_sorts_by_its_name():
     assert result.text == render_index([zed, amy, bob])
 
 
+def test_sections_of_custom_types_keep_the_renderers_order_which_their_headings_do_not_show():
+    # Types sort as strings ("Zeta" before "alpha"); their headings read "## Zeta", "## Alpha".
+    z, a, b = (MemoryEntry(n, "d", type=t) for n, t in (("z", "Zeta"), ("a", "alpha"), ("b", "beta")))
+    base = render_index([z, a])
+    result = merge_index(base, render_index([z, a, MemoryEntry("y", "d", type="Zeta")]), render_index([z, a, b]))
+    assert result.text == render_index([z, a, b, MemoryEntry("y", "d", type="Zeta")])
+
+
 @settings(max_examples=300, deadline=None)
 @given(branches())
 def test_merging_is_symmetric_when_nothing_conflicts(case):
