@@ -42,7 +42,6 @@ import re
 import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
-from json.decoder import scanstring
 from pathlib import Path
 from typing import Any
 
@@ -300,7 +299,10 @@ def edit_hooks(text: str, settings: dict[str, Any]) -> str:
     if found is None and not members:
         return render_settings(settings, text)
     line_start = text.rfind("\n", 0, (found or members[-1])[1]) + 1
-    margin = re.match(r"[ \t]*", text[line_start:]).group(0) if "\n" in text.strip() else ""
+    margin = ""
+    if "\n" in text.strip():
+        margin = text[line_start : (found or members[-1])[1]]
+        margin = margin[: len(margin) - len(margin.lstrip(" \t"))]
     value = _dumps(settings["hooks"], indent).replace("\n", "\n" + margin)
     if found is not None:
         return text[: found[2]] + value + text[found[3] :]
@@ -316,7 +318,13 @@ def _empty_object(text: str, only: tuple[str, int, int, int], close: int) -> str
 
 
 _DECODER = json.JSONDecoder()
-_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _skip_space(text: str, at: int) -> int:
+    """The first index at or after ``at`` that is not JSON whitespace."""
+    while at < len(text) and text[at] in " \t\n\r":
+        at += 1
+    return at
 
 
 def _top_level_members(text: str) -> tuple[list[tuple[str, int, int, int]], int]:
@@ -324,19 +332,18 @@ def _top_level_members(text: str) -> tuple[list[tuple[str, int, int, int]], int]
 
     Only called on text :func:`parse_settings` accepted, so it is a JSON object.
     """
-    at = _SPACE.match(text, 0).end()
+    at = _skip_space(text, 0)
     assert text[at] == "{"
-    at = _SPACE.match(text, at + 1).end()
+    at = _skip_space(text, at + 1)
     members = []
     while text[at] != "}":
-        key, end = scanstring(text, at + 1)
-        colon = _SPACE.match(text, end).end()
-        value_start = _SPACE.match(text, colon + 1).end()
+        key, end = _DECODER.raw_decode(text, at)
+        value_start = _skip_space(text, _skip_space(text, end) + 1)
         _, value_end = _DECODER.raw_decode(text, value_start)
         members.append((key, at, value_start, value_end))
-        at = _SPACE.match(text, value_end).end()
+        at = _skip_space(text, value_end)
         if text[at] == ",":
-            at = _SPACE.match(text, at + 1).end()
+            at = _skip_space(text, at + 1)
     return members, at
 
 
