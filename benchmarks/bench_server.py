@@ -36,6 +36,28 @@ Figures (seconds unless said otherwise):
   restart of a pygls server costs before it does anything;
 * ``peak_rss_mb``: ``VmHWM`` of the server process from ``/proc``.
 
+Then a second server on the same corpus without planted defects, whose
+``MEMORY.md`` is exactly the generated index (the usual root):
+
+* ``field_<field>_p95_s`` (``generated``) and ``curated_field_<field>_p95_s``
+  (the generated index with a hand-written line added): typing into one
+  field -- ``name``, ``description``, ``status``, ``supersedes``,
+  ``superseded_by``, ``metadata.type``, ``keywords`` -- or the body, one
+  character more (or less) per keystroke, ``didChange`` -> the
+  ``publishDiagnostics`` of that version. Push mode publishes only changed
+  diagnostics, so every keystroke also flips ``confidence`` between a valid
+  and an out-of-range value (one character), which changes the probe's own
+  diagnostics whatever the field did; ``keystroke_worst_field_p95_s`` is the
+  worst field of both roots (``keystroke_worst_field`` names it);
+* ``burst_s``: 100 ``didChange`` sent back to back -> the
+  ``publishDiagnostics`` of the last version;
+* ``hover_while_typing_p95_s``: a ``hover`` sent right after each keystroke
+  -> its answer;
+* ``warm_first_diagnostics_s``: a warm restart (parse cache filled), spawn ->
+  the first diagnostics of a document opened right after ``initialized``;
+  ``warm_own_share_s`` is that restart's spawn -> scan end less the empty pygls
+  server's spawn -> ``initialize`` (what memls itself adds).
+
 Usage::
 
     python benchmarks/bench_server.py --entries 10000 [--edits 200] [--saves 10]
@@ -411,6 +433,173 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         out["floor_pygls_initialize_s"] = await bare_pygls_start(folder, home, log)
     shutil.rmtree(folder, ignore_errors=True)
     shutil.rmtree(home, ignore_errors=True)
+    out.update(await run_fields(args))
+    out["warm_own_share_s"] = out["warm_fields_restart_s"] - out["floor_pygls_initialize_s"]
+    return out
+
+
+FIELDS = ("name", "description", "status", "supersedes", "superseded_by", "metadata.type",
+          "keywords", "body")
+BURST = 100
+
+
+def typed(base: str, field: str, k: int, chain: list[str]) -> str:
+    """``base`` with ``k`` keystrokes typed into ``field`` (a prefix of a word, one more char each)."""
+    close = base.index("\n---\n")
+    head, tail = base[:close], base[close:]
+    lines = head.split("\n")
+
+    def prefix(word: str) -> str:
+        return word[: 1 + k % len(word)]
+
+    if field == "name":
+        lines = [f"{line}{prefix('-renamed')}" if line.startswith("name:") else line for line in lines]
+    elif field == "description":
+        lines = [f'{line[:-1]}{prefix(" while the cache warms")}"' if line.startswith("description:")
+                 else line for line in lines]
+    elif field == "status":
+        lines.append(f"status: {prefix('historical')}")
+    elif field == "supersedes":
+        lines += ["supersedes:", f"- {prefix(chain[0] if chain else 'ghost-entry')}"]
+    elif field == "superseded_by":
+        lines.append(f"superseded_by: {prefix(chain[-1] if chain else 'ghost-entry')}")
+    elif field == "metadata.type":
+        lines = [f"  type: {prefix('reference')}" if line.startswith("  type:") else line for line in lines]
+    elif field == "keywords":
+        lines = [f"- {prefix('benchmarking')}" if line == "- benchmark" else line for line in lines]
+    text = "\n".join(lines) + tail
+    if field == "body":
+        text += prefix(" and the cache is warm")
+    return text
+
+
+def flipped(text: str, version: int) -> str:
+    """``text`` with ``confidence`` out of range on odd versions."""
+    return text.replace("confidence: 0.", "confidence: 7.", 1) if version % 2 else text
+
+
+async def _keystrokes(client: Client, uri: str, texts: list[str], version: int,
+                      hover_at: dict | None = None) -> tuple[list[float], list[float], int]:
+    """Send each text as one ``didChange`` and wait for its publish; returns latencies, hover times, version.
+
+    Every keystroke also flips ``confidence`` between a valid and an
+    out-of-range value (one character), so push mode has a change to publish
+    whatever the field's edit did to the diagnostics.
+    """
+    latencies, hovers = [], []
+    for text in texts:
+        version += 1
+        text = flipped(text, version)
+        v = version
+        waiter = asyncio.ensure_future(client.wait_for(
+            lambda r, v=v: isinstance(r, tuple) and r[1] == uri and r[2] == v, 30))
+        await asyncio.sleep(0)
+        sent = client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": v}, "contentChanges": [{"text": text}]})
+        if hover_at is not None:
+            asked = time.perf_counter()
+            await client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": hover_at})
+            hovers.append(time.perf_counter() - asked)
+        record = await waiter
+        latencies.append(record[0] - sent)
+    return latencies, hovers, version
+
+
+async def run_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """Per-field keystrokes, a burst, hover while typing, and a warm start: generated and curated index."""
+    n = args.entries
+    source = args.work / "corpus" / f"legacy-{n}-s{args.seed}-clean"
+    manifest = corpus.ensure(source, n, args.seed, defects=0.0)
+    folder = args.work / f"server-fields-{n}"
+    root = folder / "memory"
+    home = args.work / f"server-fields-home-{n}"
+    for d in (folder, home):
+        if d.exists():
+            shutil.rmtree(d)
+    home.mkdir(parents=True)
+    shutil.copytree(source, root)
+    probe = root / f"{manifest['probe_name']}.md"
+    uri = uri_of(probe)
+    index = root / "MEMORY.md"
+    chain = manifest.get("chain_names", [])
+    base = probe.read_text(encoding="utf-8")
+    if "confidence: 0." not in base:  # the keystrokes flip it (see ``typed``)
+        base = base.replace("\n---\n", "\nconfidence: 0.5\n---\n", 1)
+    out: dict[str, Any] = {}
+    per_key = max(5, args.edits // 5)
+
+    with open(args.work / f"server-fields-{n}.log", "wb") as log:
+        client, _ = await start(folder, home, log)
+        client.notify("initialized", {})
+        await asyncio.wait_for(client.wait_progress("end"), TIMEOUT)
+        await client.quiet()
+        client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "markdown", "version": 1, "text": flipped(typed(base, "body", 0, chain), 1)}})
+        await client.wait_for(lambda r: isinstance(r, tuple) and r[1] == uri)
+        version = 1
+        worst: tuple[float, str] = (-1.0, "")
+        for label, prefix in (("generated", "field_"), ("curated", "curated_field_")):
+            if label == "curated":  # a person added a line: the index is curated from now on
+                index.write_text(index.read_text(encoding="utf-8")
+                                 + "Read the runbooks before deploying.\n", encoding="utf-8")
+                client.notify("workspace/didChangeWatchedFiles",
+                              {"changes": [{"uri": uri_of(index), "type": 2}]})
+                await client.quiet(0.5)
+            for field in FIELDS:
+                texts = [typed(base, field, k, chain) for k in range(per_key)] + [base]
+                latencies, _, version = await _keystrokes(client, uri, texts, version)
+                p95 = percentile(latencies, 95)
+                out[f"{prefix}{field}_p95_s"] = p95
+                worst = max(worst, (p95, f"{field} ({label})"))
+        out["keystroke_worst_field_p95_s"], out["keystroke_worst_field"] = worst
+
+        # A burst: every keystroke of a description sent at once; only the last one counts.
+        # The last one adds a problem no earlier text had, so it is published whatever was skipped.
+        texts = [typed(base, "description", k, chain) for k in range(BURST)]
+        texts[-1] = texts[-1].replace("\n---\n", "\nstatus: end-of-burst\n---\n", 1)
+        final = version + BURST
+        waiter = asyncio.ensure_future(client.wait_for(
+            lambda r: isinstance(r, tuple) and r[1] == uri and r[2] == final, 60))
+        await asyncio.sleep(0)
+        sent = time.perf_counter()
+        for text in texts:
+            version += 1
+            text = flipped(text, version)
+            client.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]})
+        await client.proc.stdin.drain()  # type: ignore[union-attr]
+        record = await waiter
+        out["burst_s"] = record[0] - sent
+        out["burst_publishes"] = sum(1 for r in client.diagnostics if r[1] == uri and r[0] >= sent)
+        await client.quiet(0.3)
+
+        # Hover while typing: the answer must not wait behind the checks of the keystrokes.
+        line = next(i for i, text in enumerate(base.split("\n")) if text.startswith("name:"))
+        texts = [typed(base, "description", k, chain) for k in range(per_key)]
+        _, hovers, version = await _keystrokes(client, uri, texts, version,
+                                               hover_at={"line": line, "character": 8})
+        out["hover_while_typing_p95_s"] = percentile(hovers, 95)
+        out["fields_peak_rss_mb"] = peak_rss_mb(client.proc.pid)
+        await client.stop()
+
+        # Warm start: the first run filled the parse cache (files older than 2 s);
+        # one more start caches what was too fresh, the next is measured.
+        await asyncio.sleep(2.1)
+        for measured in (False, True):
+            client, spawned = await start(folder, home, log)
+            client.notify("initialized", {})
+            opened = client.notify("textDocument/didOpen", {"textDocument": {
+                "uri": uri, "languageId": "markdown", "version": 1, "text": flipped(typed(base, "body", 0, chain), 1)}})
+            first = await client.wait_for(lambda r: isinstance(r, tuple) and r[1] == uri)
+            end = await asyncio.wait_for(client.wait_progress("end"), TIMEOUT)
+            if measured:
+                out["warm_first_diagnostics_s"] = first[0] - spawned
+                out["warm_first_diagnostics_after_open_s"] = first[0] - opened
+                out["warm_fields_restart_s"] = end - spawned
+            await client.quiet()
+            await client.stop()
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.rmtree(home, ignore_errors=True)
     return out
 
 
@@ -430,6 +619,13 @@ LABELS = {
     "warm_restart_scan_s": "  of which: initialized -> scan end",
     "floor_pygls_initialize_s": "floor: empty pygls 2 server, spawn -> initialize result",
     "peak_rss_mb": "peak RSS (VmHWM)",
+    **{f"field_{f}_p95_s": f"keystroke p95, generated MEMORY.md: {f}" for f in FIELDS},
+    **{f"curated_field_{f}_p95_s": f"keystroke p95, curated MEMORY.md: {f}" for f in FIELDS},
+    "keystroke_worst_field_p95_s": "keystroke p95, worst field (named below)",
+    "burst_s": f"burst of {BURST} didChange -> last version's diagnostics",
+    "hover_while_typing_p95_s": "hover while typing p95",
+    "warm_first_diagnostics_s": "warm restart: spawn -> first diagnostics of an opened document",
+    "warm_own_share_s": "warm restart: memls's own share (spawn -> scan end - empty pygls)",
 }
 
 
@@ -444,6 +640,8 @@ def render_table(results: list[dict[str, Any]]) -> str:
                 cells.append("-")
             elif key.endswith("_mb"):
                 cells.append(f"{value:.0f} MB")
+            elif key == "keystroke_worst_field_p95_s":
+                cells.append(f"{fmt_seconds(value)} ({r.get('keystroke_worst_field')})")
             else:
                 cells.append(fmt_seconds(value))
         rows.append([label, *cells])

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -57,24 +58,95 @@ def _driver(python: Path, impl: str, root: Path, spec: dict[str, Any]) -> dict[s
 
 def _cli(argv: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, env=env)
     return time.perf_counter() - start
 
 
-def cli_timings(root: Path, gptme_py: Path) -> dict[str, float]:
-    """Whole-process wall time of each CLI command (start-up and imports included)."""
+def _cli_median(argv: list[str], env: dict[str, str], repeats: int) -> float:
+    """Median wall time of ``repeats`` runs, after one unmeasured run (caches, bytecode)."""
+    _cli(argv, env)
+    return statistics.median(_cli(argv, env) for _ in range(max(1, repeats)))
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    """The environment of a measured CLI process.
+
+    Bytecode is written and used, as in any installed package (a test
+    runner's PYTHONDONTWRITEBYTECODE would make every run compile every
+    module, which no user's process does).
+    """
+    env = clean_env(**extra)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def generated_root(work: Path, n: int, seed: int) -> Path:
+    """A corpus root whose MEMORY.md is exactly its generated index (the usual case)."""
+    root = work / "corpus" / f"generated-{n}-s{seed}"
+    corpus.ensure(root, n, seed, defects=0)
+    memls = str(PROJECT_PYTHON.parent / "memls")
+    subprocess.run([memls, "index", "--write"], check=True, capture_output=True,
+                   env=cli_env(MEMLS_MEMORY_DIRS=str(root)))
+    return root
+
+
+def _touch_one(root: Path, i: int) -> None:
+    """Change one entry's body (a different file each time), as an agent's edit would."""
+    files = sorted(p for p in root.iterdir() if p.suffix == ".md" and p.name != "MEMORY.md")
+    path = files[(i * 7919) % len(files)]
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(f"\nEdited for the benchmark ({i}).\n")
+
+
+def cli_timings(root: Path, gptme_py: Path, repeats: int, work: Path) -> dict[str, float]:
+    """Whole-process wall time of each CLI command (start-up and imports included).
+
+    Measured on ``root``, whose MEMORY.md is its generated index; the floor
+    beside them: the interpreter alone, and a process listing and stat-ing
+    every file of the root. ``save`` and ``audit`` after one change work on a
+    copy per tool.
+    """
     memls = str(PROJECT_PYTHON.parent / "memls")
     gptme_util = str(gptme_py.parent / "gptme-util")
-    menv = clean_env(MEMLS_MEMORY_DIRS=str(root))
-    genv = clean_env(GPTME_MEMORY_DIRS=str(root))
-    out = {}
-    for command in ("audit", "list", "index"):
-        out[f"memls_{command}"] = _cli([memls, command], menv)
-        out[f"gptme_{command}"] = _cli([gptme_util, "memory", command], genv)
-    out["memls_check"] = _cli([memls, "check", str(root)], menv)
-    out["memls_version"] = _cli([memls, "--help"], menv)  # start-up alone
-    out["gptme_version"] = _cli([gptme_util, "memory", "--help"], genv)
+    menv = cli_env(MEMLS_MEMORY_DIRS=str(root))
+    genv = cli_env(GPTME_MEMORY_DIRS=str(root))
+    gptme_repeats = 1 if repeats <= 1 else 2  # seconds per run at 10k
+    probe = sorted(p.stem for p in root.iterdir() if p.suffix == ".md" and p.name != "MEMORY.md")[0]
+    out = {
+        "floor_start": _cli_median([str(PROJECT_PYTHON), "-c", "pass"], menv, repeats * 3),
+        "floor_stat": _cli_median([str(PROJECT_PYTHON), "-c", STAT_ALL, str(root)], menv, repeats * 3),
+    }
+    for name, args in (("audit", ["audit"]), ("list", ["list"]), ("index", ["index"]),
+                       ("show", ["show", probe])):
+        out[f"memls_{name}"] = _cli_median([memls, *args], menv, repeats * 3)
+        out[f"gptme_{name}"] = _cli_median([gptme_util, "memory", *args], genv, gptme_repeats)
+    out["memls_check"] = _cli_median([memls, "check", str(root)], menv, repeats)
+    out["memls_version"] = _cli_median([memls, "--help"], menv, repeats)  # start-up alone
+    out["gptme_version"] = _cli_median([gptme_util, "memory", "--help"], genv, gptme_repeats)
+    for impl, argv0, var in (("memls", [memls], "MEMLS_MEMORY_DIRS"),
+                             ("gptme", [gptme_util, "memory"], "GPTME_MEMORY_DIRS")):
+        copy = work / f"cli-copy-{impl}"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(root, copy)
+        env = cli_env(**{var: str(copy)})
+        runs = repeats * 3 if impl == "memls" else gptme_repeats
+        _cli([*argv0, "audit"], env)  # caches warm, as on the unchanged root
+        changed = []
+        for i in range(runs):
+            _touch_one(copy, i)
+            changed.append(_cli([*argv0, "audit"], env))
+        out[f"{impl}_audit_after_change"] = statistics.median(changed)
+        saves = [_cli([*argv0, "save", f"bench-cli-saved-{i:03d}", "A benchmark entry"], env)
+                 for i in range(runs)]
+        out[f"{impl}_save"] = statistics.median(saves)
+        shutil.rmtree(copy, ignore_errors=True)
     return out
+
+
+# The floor of a read command: list the root and stat every file (argv[1]).
+STAT_ALL = ("import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
+            "[os.stat(n, dir_fd=fd) for n in os.listdir(fd)]")
 
 
 def bench_size(n: int, args: argparse.Namespace, gptme_py: Path) -> dict[str, Any]:
@@ -111,7 +183,11 @@ def bench_size(n: int, args: argparse.Namespace, gptme_py: Path) -> dict[str, An
         for impl, python, out in (("memls", PROJECT_PYTHON, memls), ("gptme", gptme_py, gptme)):
             out.update(_driver(python, impl, legacy, {
                 **spec, "phase": "save", "save_copy": spec["save_copy"] + f"-{impl}"}))
-    cli = {} if args.no_cli else cli_timings(legacy, gptme_py)
+    cli = {}
+    if not args.no_cli:
+        print(f"[{n}] CLI processes ...", file=sys.stderr, flush=True)
+        cli = cli_timings(generated_root(args.work, n, args.seed), gptme_py,
+                          spec["repeats"], args.work)
     return {"entries": n, "files": sum(1 for p in legacy.iterdir() if p.suffix == ".md"),
             "spec": {k: v for k, v in spec.items() if k != "queries"},
             "floor": floor, "memls": memls, "gptme": gptme, "cli": cli,
@@ -180,12 +256,14 @@ def figures(m: dict, g: dict, f: dict, cli: dict) -> dict[str, dict[str, Any]]:
         add("floor_stat_all", f["stat_all"]["median_s"])
     add("floor_read_bytes", f["read_bytes"]["median_s"])
     add("floor_yaml_parse", f["yaml_parse"]["median_s"])
-    for command in ("audit", "list", "index"):
+    for command in ("index", "audit", "list", "show", "audit_after_change", "save"):
         if f"memls_{command}" in cli:
             add(f"cli_{command}", cli[f"memls_{command}"], cli[f"gptme_{command}"])
     if "memls_check" in cli:
         add("cli_check", cli["memls_check"])
         add("cli_startup", cli["memls_version"], cli["gptme_version"])
+        add("cli_floor_start", cli["floor_start"])
+        add("cli_floor_stat", cli["floor_stat"])
     return out
 
 
@@ -212,9 +290,14 @@ LABELS = {
     "floor_stat_all": "floor: list and stat every file",
     "floor_read_bytes": "floor: read every file",
     "floor_yaml_parse": "floor: libyaml-parse every frontmatter",
-    "cli_audit": "CLI audit (process)",
+    "cli_index": "CLI index (process; root with its generated MEMORY.md)",
+    "cli_audit": "CLI audit, unchanged root (process)",
     "cli_list": "CLI list (process)",
-    "cli_index": "CLI index (process)",
+    "cli_show": "CLI show NAME (process)",
+    "cli_audit_after_change": "CLI audit, one file changed (process)",
+    "cli_save": "CLI save of one new entry (process)",
+    "cli_floor_start": "floor: interpreter start (python -c pass)",
+    "cli_floor_stat": "floor: process listing and stat-ing every file",
     "cli_check": "CLI memls check (process)",
     "cli_startup": "CLI start-up (--help)",
 }

@@ -56,6 +56,8 @@ class MemlsServer(LanguageServer):
         self.watching = Watching(self)
         self.model_changes = ModelChangeNotices(self)
         self.timings: dict[str, float] = {}
+        # The latest text and version of each document whose change the engine has not taken yet.
+        self.unapplied: dict[Path, tuple[str, int | None]] = {}
         # Set by ``shutdown``: work still running (the first scan) stops
         # instead of writing to a client that is going away.
         self.stopping = False
@@ -152,7 +154,13 @@ def create_server() -> MemlsServer:
         # applied to pygls's document before this handler runs.
         document = ls.workspace.get_text_document(params.text_document.uri)
         version = document.version if document.version is not None else params.text_document.version
-        affected = await ls.engine.run(ls.state.change, path, document.source, version)
+        # Coalesced: while a change of this document waits for the engine, a newer
+        # one replaces its text, so a burst of keystrokes is parsed once, not once each.
+        queued = path in ls.unapplied
+        ls.unapplied[path] = (document.source, version)
+        if queued:
+            return
+        affected = await ls.engine.run(_apply_change, ls, path)
         ls.after_change(affected)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -182,6 +190,12 @@ def create_server() -> MemlsServer:
 
     register_all(server)
     return server
+
+
+def _apply_change(ls: MemlsServer, path: Path) -> set[Path]:
+    """Take the latest unapplied text of ``path`` into the model (engine thread)."""
+    text, version = ls.unapplied.pop(path)
+    return ls.state.change(path, text, version)
 
 
 def _register_pull(ls: MemlsServer) -> None:

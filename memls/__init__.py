@@ -9,12 +9,27 @@ in folders of their own in the repository and are mapped in by setuptools:
 
 The public API of the store (gptme.memory's names, same signatures, plus
 memls's additions) is re-exported here, so ``from memls import MemoryStore``
-works as ``from gptme.memory import MemoryStore`` does.
+works as ``from gptme.memory import MemoryStore`` does. Like
+:mod:`memls.store`, the names load on first use, so a command pays only for
+the modules it runs.
 """
 
-from memls.store import *  # noqa: F403 - the public API, listed in memls.store.__all__
-from memls.store import __all__ as _store_api
+from __future__ import annotations
+
+from typing import Any
+
+from memls import store as _store
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", *_store_api]
+__all__ = ["__version__", *_store.__all__]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _store.__all__:
+        return getattr(_store, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

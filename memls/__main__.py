@@ -1,5 +1,5 @@
 """``python -m memls``: the ``memls`` command line (``python -m memls serve`` starts the server)."""
 
-from memls.cli import main
+from memls.quick import main
 
 main()

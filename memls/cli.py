@@ -29,29 +29,34 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from memls.store.entry import STATUSES, MemoryEntry
-from memls.store.errors import LockTimeoutError, MemoryParseError, RecallBackendUnavailable
-from memls.store.export import codex_entries, render_codex_snippet
-from memls.store.index import INDEX_FILENAME
-from memls.store.match import hook_event_text, match_memories, recall_prompt_text, render_matches
-from memls.store.reader import read_root
-from memls.store.recall import RecallBackend, recall, render_recall
-from memls.store.report import (
-    FORMATS,
-    display_path,
-    format_github,
-    format_json,
-    format_text,
-    sort_problems,
-    summary_line,
+from memls.reads import (
+    audit_text,
+    clean_block,
+    clean_line,
+    entry_line,
+    index_text,
+    list_text,
+    no_entry_message,
+    show_text,
+    skipped_note,
 )
-from memls.store.roots import MemoryRoot, is_memory_root, resolve_roots, resolve_workspace
-from memls.store.store import MemoryStore
-from memls.store.text import one_line, strip_controls
+from memls.store.entry import STATUSES
+from memls.store.errors import LockTimeoutError, MemoryParseError, RecallBackendUnavailable
+from memls.store.text import one_line
+
+if TYPE_CHECKING:
+    from memls.store.entry import MemoryEntry
+    from memls.store.recall import RecallBackend
+    from memls.store.roots import MemoryRoot
+    from memls.store.store import MemoryStore
+
+# Each command imports the engine modules it uses in its body: a process runs
+# one command, and importing every module for every command cost more than a
+# cached `index` does.
 
 # Failures that are the user's input or the disk, not a bug: printed as their
 # message alone. Anything else still gets one line, with its type in front.
@@ -68,6 +73,9 @@ EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
 )
 RECALL_BACKENDS = ("auto", "bm25", "overlap", "tfidf")
 OUTPUT_FORMATS = ("text", "json", "hook-json")
+# ``memls check --format``: memls.store.report.FORMATS, spelled out so that
+# every other command starts without the report module (a test pins the two).
+CHECK_FORMATS = ("text", "json", "github")
 USER_PROMPT_SUBMIT = "UserPromptSubmit"
 PRE_TOOL_USE = "PreToolUse"
 
@@ -119,30 +127,14 @@ class MemlsGroup(click.Group):
 
 def open_store() -> MemoryStore:
     """A store over the roots of the current workspace, resolved now."""
+    from memls.store.store import MemoryStore
+
     return MemoryStore.from_workspace()
 
 
 def echo_json(value: Any, *, indent: int | None = 2) -> None:
     """JSON as gptme prints it: indented, ASCII-escaped, odd values stringified."""
     click.echo(json.dumps(value, indent=indent, default=str))
-
-
-def clean_line(value: str) -> str:
-    """Memory text for a place inside one line of output."""
-    return strip_controls(value, multiline=False)
-
-
-def clean_block(value: str) -> str:
-    """Memory text printed as a document (TAB and LF kept)."""
-    return strip_controls(value, multiline=True)
-
-
-def entry_line(entry: MemoryEntry) -> str:
-    """One entry in ``list`` / ``search`` output."""
-    return (
-        f"{clean_line(entry.type):10s} {clean_line(entry.name)}"
-        f"  — {clean_line(entry.description)}"
-    )
 
 
 def print_entries(store: MemoryStore, entries: list[MemoryEntry], as_json: bool) -> None:
@@ -152,15 +144,13 @@ def print_entries(store: MemoryStore, entries: list[MemoryEntry], as_json: bool)
     else:
         for entry in entries:
             click.echo(entry_line(entry))
-    report_skipped(store)
+    report_skipped(len(store.errors))
 
 
-def report_skipped(store: MemoryStore) -> None:
-    """The files the last read skipped, as a count on stderr (stdout stays data)."""
-    if store.errors:
-        click.echo(
-            f"({len(store.errors)} file(s) skipped: not memory entries)", err=True
-        )
+def report_skipped(skipped: int) -> None:
+    """How many files the read skipped, on stderr (stdout stays data)."""
+    if skipped:
+        click.echo(skipped_note(skipped), err=True, nl=False)
 
 
 def validate_scope(
@@ -205,6 +195,8 @@ def read_prompt(prompt: str | None) -> str:
     the query. A terminal is never read: a query-less call from a person is
     a mistake, not a request to wait for input.
     """
+    from memls.store.match import recall_prompt_text
+
     if prompt == "-":
         return recall_prompt_text(piped_stdin() or "")
     if prompt is not None:
@@ -217,6 +209,8 @@ def read_prompt(prompt: str | None) -> str:
 
 def read_match_input(prompt: str | None, pre_tool: bool) -> tuple[str, str]:
     """The text to match and the hook event to answer for."""
+    from memls.store.match import hook_event_text
+
     default_event = PRE_TOOL_USE if pre_tool else USER_PROMPT_SUBMIT
     if prompt != "-":
         return read_prompt(prompt), default_event
@@ -255,6 +249,8 @@ def written_entry(path: Path, scope: str) -> MemoryEntry:
     Looking the name up in the store instead could answer with a nearer root's
     entry of the same name, which is not what was saved.
     """
+    from memls.store.reader import read_root
+
     for entry in read_root(path.parent, scope).entries:
         if entry.path == path:
             return entry
@@ -325,7 +321,12 @@ def list_command(
 ) -> None:
     """List entries across all roots (nearest root wins on name collision)."""
     store = open_store()
-    print_entries(store, store.entries(type=type_, status=status, scope=scope), as_json)
+    if as_json:
+        print_entries(store, store.entries(type=type_, status=status, scope=scope), as_json)
+        return
+    text, skipped = list_text(store, type_, status, scope)
+    click.echo(text, nl=False)
+    report_skipped(skipped)
 
 
 @cli.command("search")
@@ -368,13 +369,16 @@ def search_command(
 )
 def show_command(name: str, as_json: bool) -> None:
     """Print one entry by name (nearest root first)."""
+    if not as_json:
+        text = show_text(open_store(), name)
+        if text is None:
+            fail(no_entry_message(name))
+        click.echo(text, nl=False)
+        return
     entry = open_store().get(name)
     if entry is None:
-        fail(f"no memory entry named {name!r}")
-    if as_json:
-        echo_json({**entry.to_dict(), "body": entry.body})
-    else:
-        click.echo(clean_block(entry.to_markdown()), nl=False)
+        fail(no_entry_message(name))
+    echo_json({**entry.to_dict(), "body": entry.body})
 
 
 # --------------------------------------------------------------------------
@@ -597,6 +601,8 @@ def recall_command(
     """Recall the living entries most relevant to a query, from every root."""
     if query is not None and prompt is not None:
         raise click.UsageError("use either QUERY or --prompt, not both")
+    from memls.store.recall import recall, render_recall
+
     text = read_prompt(prompt if prompt is not None else query)
     result = recall(open_store(), text, limit=limit, backend=backend)
     if format_ == "json":
@@ -642,6 +648,8 @@ def match_command(
     """
     if query is not None and prompt is not None:
         raise click.UsageError("use either QUERY or --prompt, not both")
+    from memls.store.match import match_memories, render_matches
+
     text, event = read_match_input(prompt if prompt is not None else query, pre_tool)
     hits = match_memories(open_store(), text, limit=limit)
     if format_ == "json":
@@ -749,6 +757,8 @@ def graph_command(scope: str | None, format_: str, include_unlinked: bool) -> No
     """
     from memls.store.graph import graph_is_empty, root_graph
     from memls.store.graph_format import render_graph
+    from memls.store.reader import read_root
+    from memls.store.report import display_path
 
     roots = [r for r in open_store().roots if r.exists and (scope is None or r.scope == scope)]
     graphs = [
@@ -772,15 +782,10 @@ def graph_command(scope: str | None, format_: str, include_unlinked: bool) -> No
 @click.option("--quiet", is_flag=True, help="Print nothing when the audit passes.")
 def audit_command(scope: str | None, quiet: bool) -> None:
     """Check strict YAML parsing, duplicate names and supersession links."""
-    issues = open_store().audit(scope=scope)
-    for issue in issues:
-        click.echo(
-            clean_block(f"{issue.code}: {issue.entry}: {issue.detail}")
-        )
-    if issues:
-        sys.exit(1)
-    if not quiet:
-        click.echo("Memory audit passed")
+    text, status = audit_text(open_store(), scope, quiet)
+    click.echo(text, nl=False)
+    if status:
+        sys.exit(status)
 
 
 @cli.command("index")
@@ -821,12 +826,15 @@ def index_command(
     if write:
         click.echo(f"Wrote {store.write_index(scope, budget=budget)}")
         return
-    click.echo(clean_block(store.render_root_index(scope, budget=budget)), nl=False)
+    click.echo(index_text(store, scope, budget), nl=False)
 
 
 def refresh_indexes(paths: Sequence[str]) -> None:
     """``index --refresh``: the generated indexes of the roots of ``paths`` brought up to date."""
     from memls.committed_index import refresh_index
+    from memls.store.index import INDEX_FILENAME
+    from memls.store.report import display_path
+    from memls.store.roots import resolve_workspace
     from memls.store.settings import load_settings
 
     roots, _ = check_targets(paths, load_settings(resolve_workspace()).roots)
@@ -868,6 +876,8 @@ def export_command(view: str, scope: str | None, budget: int | None) -> None:
         memls export --view cc > path/to/MEMORY.md
         memls export --view codex >> AGENTS.md
     """
+    from memls.store.export import codex_entries, render_codex_snippet
+
     store = open_store()
     if view == "cc":
         click.echo(clean_block(store.render_root_index(scope, budget=budget)), nl=False)
@@ -897,7 +907,9 @@ def check_targets(
     are shown; any other file is ignored, so a hook runner can pass every
     file of a commit. No argument: every existing root of the workspace.
     """
+    from memls.store.index import INDEX_FILENAME
     from memls.store.model import document_kind
+    from memls.store.roots import MemoryRoot, is_memory_root, resolve_roots
 
     if not paths:
         return [r for r in resolve_roots() if r.exists], None
@@ -928,7 +940,7 @@ def check_targets(
 @cli.command("check")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option(
-    "--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True,
+    "--format", "output_format", type=click.Choice(CHECK_FORMATS), default="text", show_default=True,
     help="text: path:line:col lines; json: a list of objects; github: workflow annotations.",
 )
 @click.option("--fix", is_flag=True, help="Apply every safe fix (back-links, status, index) first.")
@@ -943,6 +955,15 @@ def check_command(paths: tuple[str, ...], output_format: str, fix: bool) -> None
     from memls.store.checks import CheckContext, fixes_for
     from memls.store.fix_all import fix_all
     from memls.store.model import Workspace
+    from memls.store.report import (
+        display_path,
+        format_github,
+        format_json,
+        format_text,
+        sort_problems,
+        summary_line,
+    )
+    from memls.store.roots import resolve_workspace
     from memls.store.settings import load_settings
 
     settings = load_settings(resolve_workspace())
@@ -1028,6 +1049,7 @@ def setup_claude_code_command(scope: str, dry_run: bool, remove: bool) -> None:
     import shutil
 
     from memls.setup_claude_code import SettingsError, plan, settings_path
+    from memls.store.roots import resolve_workspace
 
     path = settings_path(scope, workspace=resolve_workspace(), home=Path.home())
     try:

@@ -46,17 +46,30 @@ LINK_ORDER = {"superseded_by": 0, "supersedes": 1}
 def audit_root(root: MemoryRoot) -> list[AuditIssue]:
     """Audit issues of one root (default severities: audit has no settings).
 
-    The results come from :func:`memls.store.check_cache.check_roots`, so an audit
-    of an unchanged root replays the last check instead of loading the model.
-    The catalogue is imported here, not at the top: ``AuditIssue`` is part of
-    the public API that every ``import memls`` loads, the checks are not.
+    Replayed while no file of the root changed (:mod:`memls.store.replay`;
+    today's date is part of the key, since ``recheck`` dates come due without
+    any file changing), else computed from
+    :func:`memls.store.check_cache.check_roots`, which replays the last
+    check or runs the catalogue. The catalogue is imported only then:
+    ``AuditIssue`` is part of the public API that every ``import memls``
+    loads, the checks are not.
     """
+    from datetime import date
+
+    from .replay import replayed
+
+    rows = replayed("audit", [root], date.today().isoformat(), lambda: _audit_rows(root))
+    return [AuditIssue(code, entry, detail) for code, entry, detail in rows]
+
+
+def _audit_rows(root: MemoryRoot) -> list[tuple[str, str, str]]:
+    """(code, entry, detail) of every audit issue, in gptme's order."""
+    from .catalogue import audit_code_of
     from .check_cache import check_roots
-    from .checks import audit_code_of
-    from .model import document_kind
+    from .names import document_kind
     from .settings import Settings
 
-    rows: list[tuple[tuple, AuditIssue]] = []
+    rows: list[tuple[tuple, tuple[str, str, str]]] = []
     for path, problems in check_roots([root], Settings()).results.items():
         if document_kind(path.name) != "entry":
             continue  # gptme's audit skips index files, reserved ones included
@@ -66,7 +79,7 @@ def audit_root(root: MemoryRoot) -> list[AuditIssue]:
             if code is None or rolled is None:
                 continue
             entry, detail = rolled
-            rows.append((_order(problem, code), AuditIssue(code, entry, detail)))
+            rows.append((_order(problem, code), (code, str(entry), str(detail))))
     rows.sort(key=lambda row: row[0])
     return [issue for _, issue in rows]
 

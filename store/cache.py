@@ -30,9 +30,9 @@ Why each rule exists:
   not followed).
 * **Never an error**: a missing, corrupt, foreign or out-of-date cache is
   ignored and the documents are parsed; a cache that cannot be written is not
-  written. The header pins the cache format, memls's version, Python's version
-  and a fingerprint of the engine's sources, because a cached parse is only
-  exact for the parser that made it.
+  written. The header pins the cache format, Python's version and a
+  fingerprint of the engine's sources (which every release changes), because
+  a cached parse is only exact for the parser that made it.
 * ``MEMLS_NO_CACHE=1`` turns it off (cold-path tests, benchmarks of the parser).
 """
 
@@ -40,11 +40,10 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import marshal
 import os
-import pickle
 import stat
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -52,9 +51,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 KINDS = ("entries", "documents")
 MAGIC = b"memls-parse-cache\n"
+MARSHAL_MAGIC = b"memls-marshal-cache\n"
 RETIRED_SUFFIXES = (".parse-cache",)
 """Cache files of earlier memls builds that nothing reads any more: deleted on the next write."""
 RACY_WINDOW_NS = 2_000_000_000
@@ -269,7 +269,6 @@ def _still_there(cached: tuple[str, str | None, Stamp, Any]) -> bool:
 def _header(identity: str) -> dict:
     return {
         "format": CACHE_FORMAT,
-        "memls": _memls_version(),
         "python": sys.version,
         "engine": _engine_fingerprint(),
         "identity": identity,
@@ -295,12 +294,48 @@ def load_private(location: Path, identity: str) -> Any:
                 return None
             if f.read(len(MAGIC)) != MAGIC:
                 return None
+            import pickle  # here: a replayed view is read with marshal alone
+
             if pickle.load(f) != _header(identity):
                 return None
             with paused_gc():
                 return pickle.load(f)
     except Exception:  # noqa: BLE001 - a broken cache is a cold cache, never an error
         return None
+
+
+def load_marshalled(location: Path, identity: str) -> Any:
+    """What :func:`store_marshalled` wrote for ``identity``; None as :func:`load_private`.
+
+    For payloads of plain values (str, int, bytes, tuples, lists, dicts):
+    ``marshal`` builds them several times faster than ``pickle`` and never
+    runs code, which matters for files read by every command.
+    """
+    try:
+        fd = os.open(location, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as f:
+            if not _trusted(os.fstat(f.fileno())):
+                return None
+            data = f.read()
+        if not data.startswith(MARSHAL_MAGIC):
+            return None
+        with paused_gc():
+            header, payload = marshal.loads(memoryview(data)[len(MARSHAL_MAGIC):])
+        return payload if header == _header(identity) else None
+    except Exception:  # noqa: BLE001 - a broken cache is a cold cache, never an error
+        return None
+
+
+def store_marshalled(location: Path, identity: str, payload: Any) -> None:
+    """Write a cache file of plain values; best effort, as :func:`store_private`."""
+    try:
+        data = marshal.dumps((_header(identity), payload))
+        _store(location, lambda f: (f.write(MARSHAL_MAGIC), f.write(data)))
+    except (OSError, ValueError):
+        pass
 
 
 def _trusted(st: os.stat_result) -> bool:
@@ -314,19 +349,31 @@ def _trusted(st: os.stat_result) -> bool:
 
 def store_private(location: Path, identity: str, payload: Any) -> None:
     """Write a cache file; best effort, so a cache that cannot be written is not."""
+    import pickle
+
     try:
-        _store(location, identity, payload)
+        _store(location, lambda f: _write_pickled(f, identity, payload))
     except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
         pass
 
 
-def _store(location: Path, identity: str, payload: Any) -> None:
+def _write_pickled(f: Any, identity: str, payload: Any) -> None:
+    import pickle
+
+    f.write(MAGIC)
+    pickle.dump(_header(identity), f, protocol=pickle.HIGHEST_PROTOCOL)
+    pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _store(location: Path, write: Callable[[Any], Any]) -> None:
     """Write atomically (temp file + rename) into a private directory.
 
     Not ``memls.store.files.commit``: that keeps an existing file's mode and fsyncs
     for durability, while a cache wants mode 0600 always and may be lost in a
     crash (a torn or missing cache is just a cold one).
     """
+    import tempfile
+
     directory = location.parent
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     st = os.stat(directory)
@@ -337,9 +384,7 @@ def _store(location: Path, identity: str, payload: Any) -> None:
     fd, temp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=location.suffix)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC)
-            pickle.dump(_header(identity), f, protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
+            write(f)
         os.chmod(temp, 0o600)
         os.replace(temp, location)
         _delete_retired(directory)
@@ -359,15 +404,6 @@ def _delete_retired(directory: Path) -> None:
                 os.unlink(directory / name)
             except OSError:
                 pass
-
-
-def _memls_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("memls")
-    except Exception:  # noqa: BLE001 - an uninstalled checkout still caches
-        return "unknown"
 
 
 def _engine_fingerprint() -> str:

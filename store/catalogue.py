@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnostics import Severity
+from .diagnostics import Problem, Severity
 
 # Where a diagnostic's code links to: one Markdown page per code, generated
 # from this catalogue and shipped as package data beside this module (in a
@@ -222,6 +222,11 @@ def write_pages(directory: Path = PAGES_DIR) -> list[Path]:
         path.write_text(explain_markdown(code), encoding="utf-8")
         written.append(path)
     return written
+
+
+def audit_code_of(problem: Problem) -> str | None:
+    """The gptme audit code a problem rolls up to, if any."""
+    return problem.data.get("audit_code") or spec(problem.code).audit_code
 
 
 if __name__ == "__main__":

@@ -12,10 +12,10 @@ and the new results are remembered.
 Why each part of the key is there:
 
 * **every document the model loads** (entries, reserved ``MEMORY*`` files,
-  ``MEMORY.md``, ``.memory-index.json``) by name and identity
-  (:data:`memls.store.cache.Stamp`), per root: a check reads across files
-  (supersession links, duplicate names, the index), so any added, removed or
-  changed file may change any result;
+  ``MEMORY.md``, ``.memory-index.json``) by name and identity, per root, as a
+  digest (:func:`memls.store.replay.roots_fingerprint`): a check reads across
+  files (supersession links, duplicate names, the index), so any added,
+  removed or changed file may change any result;
 * **the roots** (resolved path, scope, layer order): layering checks compare
   roots;
 * **the severities** from the settings, which turn codes off or change them;
@@ -36,26 +36,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .cache import (
-    Stamp,
-    cache_dir,
-    cache_enabled,
-    is_settled,
-    load_private,
-    now_ns,
-    resolved_path,
-    stamp_of,
-    store_private,
-)
-from .diagnostics import Problem
-from .model import Workspace, is_document_filename
-from .reader import stat_directory
+from .cache import cache_dir, cache_enabled, load_private, now_ns, resolved_path, store_private
+from .replay import fingerprint_digest, is_settled_fingerprint, roots_fingerprint
 from .roots import MemoryRoot
 from .settings import Settings
 
-# Per root: (resolved path, scope, ((file name, stamp), ...) sorted by name).
-Fingerprint = tuple[tuple[str, str, tuple[tuple[str, Stamp], ...]], ...]
+if TYPE_CHECKING:
+    from .diagnostics import Problem
+    from .model import Workspace
 
 
 @dataclass
@@ -74,58 +64,28 @@ def check_roots(
     roots: Sequence[MemoryRoot], settings: Settings, *, today: date | None = None
 ) -> CheckRun:
     """Every problem of ``roots``: replayed when no file changed, else checked in full."""
-    from .checks import CheckContext, check_workspace
-
     today = today or date.today()
     observed_ns = now_ns()
     fingerprint = roots_fingerprint(roots)
     location = _location(roots, settings) if cache_enabled() else None
-    key = (fingerprint, today.isoformat())
+    key = (fingerprint_digest(fingerprint), today.isoformat())
     if location is not None:
         cached = load_private(location, _identity(roots, settings))
         if isinstance(cached, tuple) and len(cached) == 3 and cached[0] == key:
             _, documents, stored = cached
             return CheckRun({Path(p): problems for p, problems in stored}, documents, None)
+    # The model and the catalogue are loaded only when the results are not replayed.
+    from .checks import CheckContext, check_workspace
+    from .model import Workspace
+
     workspace = Workspace.load(roots)
     results = check_workspace(CheckContext(workspace, settings, today))
     found = {path: problems for path, problems in results.items() if problems}
     documents = len({d.path for d in workspace.documents()} | found.keys())
-    if location is not None and _settled(fingerprint, observed_ns):
+    if location is not None and is_settled_fingerprint(fingerprint, observed_ns):
         stored = [(str(path), problems) for path, problems in found.items()]
         store_private(location, _identity(roots, settings), (key, documents, stored))
     return CheckRun(found, documents, workspace)
-
-
-def roots_fingerprint(roots: Sequence[MemoryRoot]) -> Fingerprint:
-    """The identity of every file a full check of ``roots`` reads."""
-    return tuple(
-        (resolved_path(root.path), root.scope, _document_stamps(root.path)) for root in roots
-    )
-
-
-def _document_stamps(root_dir: Path) -> tuple[tuple[str, Stamp], ...]:
-    """Every document's identity; a name no reader can open counts with its reason's hash.
-
-    So a broken symlink that appears, disappears or starts pointing at a
-    file changes the fingerprint like any other file does.
-    """
-    try:
-        listed = stat_directory(root_dir, is_document_filename)
-    except OSError:
-        return ()
-    stamps = [(name, stamp_of(st)) for name, st in listed.files]
-    stamps.extend((name, (0, 0, 0, 0, _digest(why))) for name, why in listed.unreadable)
-    return tuple(sorted(stamps))
-
-
-def _digest(text: str) -> int:
-    return int.from_bytes(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:8], "big")
-
-
-def _settled(fingerprint: Fingerprint, observed_ns: int) -> bool:
-    return all(
-        is_settled(stamp, observed_ns) for _, _, files in fingerprint for _, stamp in files
-    )
 
 
 def _identity(roots: Sequence[MemoryRoot], settings: Settings) -> str:

@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
 from .text import fold_line_breaks, has_line_break
 
 DEFAULT_TYPE = "general"
@@ -194,6 +192,8 @@ def quote_scalar(value: str) -> str:
 
 def dump_block(data: dict[str, Any], indent: int) -> str:
     """A YAML block exactly as gptme dumps its metadata and optional fields."""
+    import yaml  # here, not at the top: most reads never dump YAML
+
     dumped = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10_000)
     pad = " " * indent
     return "\n".join(pad + line for line in dumped.rstrip("\n").splitlines())

@@ -23,17 +23,17 @@ from __future__ import annotations
 import errno
 import math
 import os
-import secrets
 import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
-
-from filelock import Timeout, UnixFileLock
+from typing import TYPE_CHECKING, TypeVar
 
 from memls.store.errors import LockTimeoutError
+
+if TYPE_CHECKING:
+    from filelock import UnixFileLock
 
 LOCK_FILENAME = ".memory.lock"
 """Same name as gptme's lock file, so both tools serialise on one inode."""
@@ -94,6 +94,8 @@ def _new_flock(lock_path: Path, timeout: float) -> UnixFileLock:
       open separate descriptors, so flock makes them exclude each other, the
       same as gptme's separate ``open()`` calls.
     """
+    from filelock import UnixFileLock  # here: a read that replays a view takes no lock's machinery
+
     return UnixFileLock(
         lock_path,
         timeout=timeout,
@@ -106,6 +108,8 @@ def _new_flock(lock_path: Path, timeout: float) -> UnixFileLock:
 
 def _acquire(lock_path: Path, timeout: float) -> UnixFileLock:
     """Take the lock or raise ``LockTimeoutError`` naming the lock file."""
+    from filelock import Timeout
+
     flock = _new_flock(lock_path, timeout)
     try:
         flock.acquire()
@@ -488,6 +492,8 @@ def _stage(path: Path, data: bytes, mode: int, temps: dict[int, Path], key: int)
 
 def _sibling_name(path: Path, suffix: str) -> Path:
     """A hidden sibling name that no reader takes for an entry (not ``.md``)."""
+    import secrets
+
     return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.{suffix}")
 
 

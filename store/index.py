@@ -26,13 +26,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .entry import TYPE_ORDER, MemoryEntry
-from .names import is_index_filename
+from .names import INDEX_FILENAME as INDEX_FILENAME  # re-exported: the index's file name
+from .names import POLICY_FILENAME, is_index_filename
 from .reader import shadow_by_name
 from .spans import split_lines
 
-INDEX_FILENAME = "MEMORY.md"
 INDEX_HEADER = "# Persistent Memory"
-POLICY_FILENAME = ".memory-index.json"
 POLICY_VERSION = 1
 # The smallest index there is -- the header line alone (``# Persistent
 # Memory\n``) -- is 20 bytes; a policy budget below that could never render.
@@ -143,11 +142,15 @@ _OMISSION_MARKER = re.compile(r"- \u2026 \d+ more entries omitted \(budget (?P<b
 
 def omission_budget(text: str) -> int | None:
     """The budget an index was rendered with, read from its omitted-entries line, if any."""
-    for line in reversed(text.split("\n")):
-        if not line:
-            continue
-        match = _OMISSION_MARKER.fullmatch(line)
-        return int(match["budget"]) if match else None
+    # From the end, line by line: only the last non-empty line counts (an
+    # index can be a million bytes, and this runs on every check of it).
+    end = len(text)
+    while end > 0:
+        start = text.rfind("\n", 0, end) + 1
+        if start < end:
+            match = _OMISSION_MARKER.fullmatch(text, start, end)
+            return int(match["budget"]) if match else None
+        end = start - 1
     return None
 
 

@@ -27,12 +27,13 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from .cache import ParseCache, now_ns, paused_gc, stamp_of
 from .entry import MemoryEntry
 from .index import INDEX_FILENAME, POLICY_FILENAME
-from .names import is_index_filename, slugify
+from .index_view import IndexView
+from .names import DocumentKind, document_kind, is_document_filename, slugify
 from .parse import ParsedDocument, parse_document
 from .reader import (
     MAX_DOCUMENT_BYTES,
@@ -47,24 +48,7 @@ from .reader import (
 from .roots import MemoryRoot
 from .text import one_line
 
-DocumentKind = Literal["entry", "reserved", "index", "policy"]
 _StackKey = TypeVar("_StackKey", bound=Hashable)
-
-
-def is_document_filename(filename: str) -> bool:
-    return document_kind(filename) is not None
-
-
-def document_kind(filename: str) -> DocumentKind | None:
-    """What a file directly inside a memory root is to memls (None: not ours)."""
-    if filename == INDEX_FILENAME:
-        return "index"
-    if filename == POLICY_FILENAME:
-        return "policy"
-    if filename.startswith(".") or not filename.endswith(".md"):
-        return None
-    # What is left is an entry (store.reader.is_entry_filename) unless reserved.
-    return "reserved" if is_index_filename(filename) else "entry"
 
 
 @dataclass
@@ -227,6 +211,9 @@ class RootState:
     index_revision: int = 0
     memo: dict[str, Any] = field(default_factory=dict)
     _index_keys: dict[Path, tuple] = field(default_factory=dict)
+    # The index as the entries render it, built when first asked for, then moved
+    # one line per change (see ``track_index``).
+    _index_view: IndexView | None = field(default=None, repr=False)
     # The persistent parse cache while a bulk load runs (see ``Workspace.detach_caches``).
     parse_cache: ParseCache | None = field(default=None, repr=False, compare=False)
 
@@ -245,6 +232,17 @@ class RootState:
     @property
     def policy_path(self) -> Path:
         return self.root.path / POLICY_FILENAME
+
+    @property
+    def index_view(self) -> IndexView:
+        """The root's index entries and their rendering, kept current (see :mod:`memls.store.index_view`)."""
+        if self._index_view is None:
+            docs = self.documents
+            self._index_view = IndexView.build(
+                (p.name, entry) for p in sorted(docs, key=str)
+                if docs[p].kind == "entry" and (entry := docs[p].index_entry) is not None
+            )
+        return self._index_view
 
     def entry_documents(self) -> list[Document]:
         """Parsed entry documents in file order (the readers' shadowing order).
@@ -303,6 +301,8 @@ class RootState:
                 self._index_keys.pop(path, None)
             else:
                 self._index_keys[path] = key
+            if self._index_view is not None:
+                self._index_view.update(path.name, doc.index_entry if doc is not None and key is not None else None)
 
     def unregister(self, path: Path) -> Document | None:
         doc = self.documents.pop(path, None)

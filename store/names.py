@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-
-import yaml
+from typing import Literal
 
 from .errors import ReservedNameError
 
@@ -20,6 +19,8 @@ _NON_SLUG_ASCII = re.compile(r"[^a-z0-9]+")
 # Unicode-preserving slugs keep letters and digits of any script.
 _NON_SLUG_UNICODE = re.compile(r"[^\w]+|_+")
 RESERVED_PREFIX = "MEMORY"
+INDEX_FILENAME = "MEMORY.md"
+POLICY_FILENAME = ".memory-index.json"
 # gptme's fallback for names that leave nothing behind.
 EMPTY_SLUG = "memory"
 
@@ -50,6 +51,31 @@ def slugify(name: str) -> str:
 def is_index_filename(filename: str) -> bool:
     """``MEMORY.md`` and its siblings (``MEMORY-archive.md``) are indexes, not entries."""
     return filename.upper().startswith(RESERVED_PREFIX)
+
+
+DocumentKind = Literal["entry", "reserved", "index", "policy"]
+
+
+def is_document_filename(filename: str) -> bool:
+    """Whether :func:`document_kind` has a kind for ``filename`` (without classifying it).
+
+    Asked of every name in a root on every run, so spelled out: every
+    ``*.md`` that is not a dot-file (``MEMORY.md`` and reserved names
+    included), and the policy file.
+    """
+    return (filename.endswith(".md") and not filename.startswith(".")) or filename == POLICY_FILENAME
+
+
+def document_kind(filename: str) -> DocumentKind | None:
+    """What a file directly inside a memory root is to memls (None: not ours)."""
+    if filename == INDEX_FILENAME:
+        return "index"
+    if filename == POLICY_FILENAME:
+        return "policy"
+    if filename.startswith(".") or not filename.endswith(".md"):
+        return None
+    # What is left is an entry (store.reader.is_entry_filename) unless reserved.
+    return "reserved" if is_index_filename(filename) else "entry"
 
 
 def is_reserved_name(name: str) -> bool:
@@ -85,6 +111,8 @@ def check_name(name: str) -> str:
 
 
 def _yaml_kind(slug: str) -> str:
+    import yaml  # here: only a save checks names, and reads should not load YAML
+
     value = yaml.safe_load(slug)
     if value is None:
         return "null"
@@ -96,6 +124,8 @@ def _yaml_kind(slug: str) -> str:
 
 
 def _reads_back_as_string(slug: str) -> bool:
+    import yaml
+
     try:
         return isinstance(yaml.safe_load(slug), str)
     except yaml.YAMLError:

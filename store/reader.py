@@ -21,14 +21,18 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .cache import ParseCache, now_ns, paused_gc
 from .entry import EntryRecord, MemoryEntry, entry_from_record, entry_record
-from .frontmatter import normalize_text
 from .names import is_index_filename
-from .parse import ParsedDocument, parse_document
 from .text import one_line
+
+if TYPE_CHECKING:
+    from .parse import ParsedDocument
+
+# The parser (and YAML) is imported where a file is parsed, not here: a read
+# whose files all come from the cache never needs it.
 
 ENTRY_SUFFIX = ".md"
 # Memory entries are a few KB. A larger file is reported, never parsed, so a
@@ -132,6 +136,8 @@ def child_path_maker(root_dir: Path) -> Callable[[str], Path]:
 
 def decode_document(data: bytes) -> str:
     """Bytes on disk to the text every parser sees (UTF-8, BOM and CRLF normalised)."""
+    from .frontmatter import normalize_text
+
     return normalize_text(data.decode("utf-8"))
 
 
@@ -157,6 +163,8 @@ class FileRead(NamedTuple):
     # A file too large to read whose frontmatter ends within the cap: its
     # fields (body left empty), for the index alone (see :func:`headline`).
     headline: EntryRecord | None = None
+    # The file could not be read at all (not remembered: the error is not a function of its bytes).
+    from_disk_error: bool = False
 
     @property
     def name(self) -> str | None:
@@ -256,18 +264,12 @@ def _read_root(root_dir: Path, scope: str | None, cache: bool) -> RootRead:
         if cached is not None:
             result.files.append(FileRead(filename, *cached))
             continue
-        path = root_dir / filename
-        try:
-            data = read_capped(path)
-        except OSError as exc:
-            result.files.append(FileRead(filename, None, _error_line(exc)))
+        read = read_file(root_dir, filename, scope)
+        if read.from_disk_error:
+            result.files.append(read)
             continue
         # Every outcome is a function of the bytes (and the size, for the
         # cap), so a file that is not an entry is remembered as well.
-        read = _file_read(filename, *parse_bytes(path, data, scope))
-        if len(data) > MAX_DOCUMENT_BYTES:
-            found = headline(path, data, scope)
-            read = read._replace(headline=entry_record(found) if found is not None else None)
         parse_cache.remember(
             filename, prefix + filename, scope, stamp, (read.record, read.error, read.headline),
             observed_ns,
@@ -278,6 +280,20 @@ def _read_root(root_dir: Path, scope: str | None, cache: bool) -> RootRead:
         result.files.extend(FileRead(filename, None, why) for filename, why in listing.unreadable)
         result.files.sort(key=lambda f: f.filename)
     return result
+
+
+def read_file(root_dir: Path, filename: str, scope: str | None) -> FileRead:
+    """One file of a root, read and parsed exactly as :func:`read_root` reads it from disk."""
+    path = root_dir / filename
+    try:
+        data = read_capped(path)
+    except OSError as exc:
+        return FileRead(filename, None, _error_line(exc), from_disk_error=True)
+    read = _file_read(filename, *parse_bytes(path, data, scope))
+    if len(data) > MAX_DOCUMENT_BYTES:
+        found = headline(path, data, scope)
+        read = read._replace(headline=entry_record(found) if found is not None else None)
+    return read
 
 
 def _file_read(filename: str, doc: ParsedDocument | None, error: str | None) -> FileRead:
@@ -297,6 +313,8 @@ def parse_bytes(
     writer cannot prove a round trip that the readers would then refuse
     (``None`` stands for a file already found to be over the cap).
     """
+    from .parse import parse_document
+
     if data is None or len(data) > MAX_DOCUMENT_BYTES:
         return None, TOO_LARGE
     try:
@@ -322,6 +340,8 @@ def headline(path: Path, data: bytes, scope: str | None) -> MemoryEntry | None:
     write drops it, and ``index --check`` agrees with gptme). The body is
     left empty; nothing but the index uses a headline.
     """
+    from .parse import parse_document
+
     head = data[:MAX_DOCUMENT_BYTES]
     end = head.rfind(b"\n")
     if end < 0:

@@ -30,7 +30,6 @@ directory) can be passed in, so callers and tests never mutate ``os.environ``.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -170,6 +169,8 @@ def _git_workspace() -> Path | None:
 
 def _git(*args: str) -> str | None:
     """Run git in the current directory; None when git is absent, slow or fails."""
+    import subprocess  # only a workspace without an explicit root list runs git
+
     try:
         result = subprocess.run(
             ["git", *args],

@@ -48,12 +48,12 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .audit import AuditIssue
-from .entry import DEFAULT_TYPE, STATUSES, MemoryEntry
+from .entry import DEFAULT_TYPE, STATUSES, MemoryEntry, entry_from_record
 from .errors import RoundTripError
-from .files import FileWrite, commit, read_lock, root_lock
+from .files import read_lock
 from .index import (
     INDEX_FILENAME,
     IndexPolicy,
@@ -61,12 +61,17 @@ from .index import (
     render_index,
     render_policy_view,
 )
-from .lookup import entry_to_save, resolve_name
+from .lookup import resolve_name
 from .names import check_name, slugify
-from .reader import RootRead, read_root, shadow_by_name
+from .reader import RootRead, read_file, read_root, shadow_by_name
 from .roots import MemoryRoot, default_write_root, resolve_roots
 from .text import fold_line_breaks, index_line_hazards
-from .transaction import RootTransaction, read_bytes, serialize, strict_entry
+
+if TYPE_CHECKING:
+    from .transaction import RootTransaction
+
+# The write machinery (transaction, commit, locks for writing, YAML) is imported
+# by the methods that write: a read command never loads it.
 
 
 class MemoryStore:
@@ -140,6 +145,45 @@ class MemoryStore:
         """
         roots = self.roots if scope is None else [r for r in self.roots if r.scope == scope]
         found = resolve_name(
+            ((root, filename, entry_name)
+             for root, (names, _) in zip(roots, self._names(roots)) for filename, entry_name in names),
+            name,
+            name_of=lambda match: match[2],
+            filename_of=lambda match: match[1],
+        )
+        if found is None:
+            return None
+        root, filename, entry_name = found
+        file = read_file(root.path, filename, root.scope)
+        if file.record is None or file.name != entry_name:  # changed since it was listed: look again
+            return self._get_read(roots, name)
+        return entry_from_record(file.record, root.path / filename, root.scope)
+
+    def _names(self, roots: list[MemoryRoot]) -> list[tuple[list[tuple[str, str]], list[tuple[str, str]]]]:
+        """Per root: (file name, entry name) of every entry file, and (file name, why) of the rest.
+
+        What a lookup by name needs, replayed while no file changed (10k
+        names load in a few milliseconds, 10k parsed entries do not); sets
+        :attr:`errors` as a read does.
+        """
+        from .replay import replayed
+
+        def compute() -> list:
+            return [
+                ([(f.filename, f.name) for f in read.files if f.name is not None],
+                 [(f.filename, f.error or "not a memory entry") for f in read.files if f.name is None])
+                for read in self._read(roots)
+            ]
+
+        views = replayed("names", roots, "", compute)
+        self.errors = [
+            (root.path / filename, why) for root, (_, errors) in zip(roots, views) for filename, why in errors
+        ]
+        return views
+
+    def _get_read(self, roots: list[MemoryRoot], name: str) -> MemoryEntry | None:
+        """:meth:`get` from a full read of ``roots``."""
+        found = resolve_name(
             ((read, f) for read in self._read(roots) for f in read.files),
             name,
             name_of=lambda match: match[1].name,
@@ -172,11 +216,13 @@ class MemoryStore:
         without the lock rather than failing.
         """
         root = self.root(scope)
-        with read_lock(root.path):
-            return self._render_unlocked(root, budget=budget)
+        return self._rendered(root, budget=budget, locked=False)
 
     def write_index(self, scope: str | None = None, *, budget: int | None = None) -> Path:
         """Regenerate ``MEMORY.md`` from entries read inside the lock."""
+        from .files import FileWrite, commit, root_lock
+        from .transaction import read_bytes
+
         root = self.root(scope)
         with root_lock(root.path, create_root=True):
             text = self._render_unlocked(root, budget=budget)
@@ -187,12 +233,34 @@ class MemoryStore:
 
     def check_index(self, scope: str | None = None, *, budget: int | None = None) -> bool:
         """True when the on-disk index equals the regenerated one byte for byte."""
+        from .transaction import read_bytes
+
         root = self.root(scope)
         with read_lock(root.path):
             current = read_bytes(root.path / INDEX_FILENAME)
             if current is None:
                 return False
-            return current == self._render_unlocked(root, budget=budget).encode("utf-8")
+            return current == self._rendered(root, budget=budget, locked=True).encode("utf-8")
+
+    def _rendered(self, root: MemoryRoot, *, budget: int | None, locked: bool) -> str:
+        """The root's index as :meth:`_render_unlocked` renders it, replayed while no file changed.
+
+        Rendered under the root lock (taken here unless ``locked``); a replay
+        needs none (see :func:`memls.store.replay.replayed`). :attr:`errors`
+        is set as the rendering's read set it.
+        """
+        from .replay import replayed
+
+        def compute() -> tuple[str, list[tuple[str, str]]]:
+            text = self._render_unlocked(root, budget=budget)
+            return text, [(str(path), why) for path, why in self.errors]
+
+        text, errors = replayed(
+            "index", [root], repr(budget), compute,
+            guard=None if locked else lambda: read_lock(root.path),
+        )
+        self.errors = [(Path(path), why) for path, why in errors]
+        return text
 
     def _render_unlocked(self, root: MemoryRoot, *, budget: int | None = None) -> str:
         policy = IndexPolicy.read(root.path)
@@ -238,6 +306,9 @@ class MemoryStore:
         entry goes to ``<slug>.md``, and when that file holds another entry the
         save is refused instead of overwriting it (gptme overwrites it).
         """
+        from .files import root_lock
+        from .transaction import RootTransaction
+
         slug = check_name(name)
         description = single_line(description, "description")
         title = single_line(title, "title") if title is not None else None
@@ -297,6 +368,9 @@ class MemoryStore:
         reader. The root lock makes two concurrent supersedes of one entry
         serialise: the second sees it is no longer living.
         """
+        from .files import root_lock
+        from .transaction import RootTransaction
+
         root = self.root(scope)
         _require_root(root, old_name)
         with root_lock(root.path, create_root=False):
@@ -330,6 +404,9 @@ class MemoryStore:
         One commit under the root lock, so no reader sees links to a name
         that no longer exists. The new file is created, never overwritten.
         """
+        from .files import root_lock
+        from .transaction import RootTransaction
+
         new_slug = check_name(new_name)
         root = self.root(scope)
         _require_root(root, old_name)
@@ -379,6 +456,9 @@ class MemoryStore:
         deleting it would leave that entry pointing at nothing, and only the
         user can say whether it should become living again or historical.
         """
+        from .files import root_lock
+        from .transaction import RootTransaction
+
         root = self.root(scope)
         _require_root(root, name)
         with root_lock(root.path, create_root=False):
@@ -412,6 +492,9 @@ class MemoryStore:
         Making a superseded entry ``living`` again also removes it from its
         successor's ``supersedes``, so the links stay symmetric (audit clean).
         """
+        from .files import root_lock
+        from .transaction import RootTransaction
+
         if status not in STATUSES:
             raise ValueError(f"invalid status '{status}': expected one of {', '.join(STATUSES)}")
         root = self.root(scope)
@@ -459,6 +542,9 @@ def update_index_line(memory_dir: Path, entry: MemoryEntry) -> None:
     As with ``save`` (and unlike gptme), a non-living entry's legacy line is
     removed rather than upserted: the index lists living entries only.
     """
+    from .files import root_lock
+    from .transaction import RootTransaction
+
     root = MemoryRoot("explicit", Path(memory_dir))
     with root_lock(root.path, create_root=True):
         tx = RootTransaction(root)
@@ -549,6 +635,8 @@ def _read_back(entry: MemoryEntry, *, create: bool) -> MemoryEntry:
     Raises when either refuses it, or when it would be read under another
     name; checked before any directory, lock file or entry is written.
     """
+    from .transaction import serialize, strict_entry
+
     assert entry.path is not None
     reread = strict_entry(entry.path, serialize(entry), entry.scope)
     if create and reread.name != entry.name:
@@ -564,6 +652,9 @@ def _entry_before_save(tx: RootTransaction, name: str, slug: str) -> MemoryEntry
     A file at ``<slug>.md`` that holds another entry is that entry's: the
     save is refused with a way out rather than replacing its body.
     """
+    from .lookup import entry_to_save
+    from .transaction import strict_entry
+
     existing = entry_to_save(tx.entries(), name)
     if existing is not None:
         return tx.strict(existing)

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..cache import paused_gc
-from ..catalogue import spec
+from ..catalogue import audit_code_of as audit_code_of  # re-exported
+from ..catalogue import spec as spec  # re-exported
 from ..diagnostics import Fix, Problem, Related
 from ..model import Document, Workspace
 from ..settings import Settings
@@ -125,8 +126,3 @@ def _naming_every_file(fix: Fix, own: Path) -> Fix:
 _FAMILY_BY_CODE = {
     code: family for family in FAMILIES for code in family.CODES
 }
-
-
-def audit_code_of(problem: Problem) -> str | None:
-    """The gptme audit code a problem rolls up to, if any."""
-    return problem.data.get("audit_code") or spec(problem.code).audit_code

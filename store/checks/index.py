@@ -182,12 +182,7 @@ def check_absent(ctx: CheckContext, path: Path) -> list[Problem]:
     state = ctx.workspace.root_of(path)
     if state is None or path.name != INDEX_FILENAME:
         return []
-    key = state.index_revision
-    cached = state.memo.get("any-living")
-    if cached is None or cached[0] != key:
-        cached = (key, any(entry.is_living for entry in state.entries_for_index()))
-        state.memo["any-living"] = cached
-    if not cached[1]:
+    if not state.index_view.any_living:
         return []
     placeholder = Document(path=state.index_path, root=state, kind="index", text="")
     problem = ctx.problem(
@@ -205,6 +200,17 @@ def _check_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
     managed = state.policy_path in state.documents
     # A policy view is never truncated, so only a legacy index carries a budget.
     budget = None if managed else omission_budget(text)
+    if not managed and budget is None:
+        # The usual root: judged from the kept rendering and the lines of the
+        # files that changed since the last check, not from a full render.
+        rendering = state.index_view.rendering()
+        # Also for an index that is the rendering (it has no line problems): its
+        # lines are read now, so the first keystroke that makes it differ does not pay for that.
+        findings = _legacy_findings(doc)
+        if text != rendering:
+            yield from _check_lines(ctx, doc, findings, rendering, {"budget": None})
+        yield from _check_claude_code_limit(ctx, doc)
+        return
     try:
         expected = _expected(state, budget=budget)
     except ValueError:  # a marker budget too small to render: compare unbudgeted
@@ -226,7 +232,8 @@ def _check_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
     # exactly the living entries); skipping the line walk keeps the common
     # case fast on a large root.
     if not expected.managed and text != expected.text:
-        yield from _check_lines(ctx, doc, expected, data)
+        findings = _line_findings(doc, expected, budget)
+        yield from _check_lines(ctx, doc, findings, expected.text, data)
     yield from _check_claude_code_limit(ctx, doc)
 
 
@@ -275,12 +282,70 @@ def _line_findings(doc: Document, expected: _Expected, budget: int | None) -> li
     return found
 
 
+class _LineMemo:
+    """A legacy index's line findings, kept per file between checks (``_legacy_findings``)."""
+
+    def __init__(self, text: str, state: RootState) -> None:
+        self.text = text
+        self.links: dict[str, list[IndexLink]] = {}
+        for link in parse_index_lines(text):
+            if not _EXTERNAL_TARGET.match(link.target):
+                self.links.setdefault(link.target, []).append(link)
+        self.findings: dict[str, list[_LineFinding]] = {}
+        view = state.index_view
+        view.take_changed()
+        for target in {*self.links, *view.shown_filenames()}:
+            self.judge(target, state)
+
+    def judge(self, target: str, state: RootState) -> None:
+        """The findings about one file: its lines (broken, non-living), or its missing line."""
+        view = state.index_view
+        entry = view.entries.get(target)
+        found: list[_LineFinding] = []
+        links = self.links.get(target)
+        if links is not None:
+            if entry is None:
+                found = [_LineFinding("index-broken-link", target, link=link) for link in links]
+            elif not entry.is_living:
+                entry_doc = state.documents.get(state.path / target)
+                found = [_LineFinding("index-lists-non-living", target, link=link,
+                                      entry=entry, entry_doc=entry_doc) for link in links]
+        elif view.is_shown(target):
+            assert entry is not None  # a shown file has an index entry
+            found = [_LineFinding("index-missing-entry", entry.filename, entry=entry,
+                                  entry_doc=state.documents.get(state.path / target))]
+        if found:
+            self.findings[target] = found
+        else:
+            self.findings.pop(target, None)
+
+
+def _legacy_findings(doc: Document) -> list[_LineFinding]:
+    """``_line_findings`` of an unbudgeted legacy index, re-judging only the files that changed.
+
+    The index text is parsed once per text; each keystroke in an entry then
+    re-judges that entry's file (and the files its name shadows or shows),
+    so the cost does not grow with the root. Same findings, same order.
+    """
+    state = doc.root
+    memo = state.memo.get("index-lines")
+    if not isinstance(memo, _LineMemo) or memo.text != doc.text:
+        memo = _LineMemo(doc.text, state)
+        state.memo["index-lines"] = memo
+    else:
+        for target in state.index_view.take_changed():
+            memo.judge(target, state)
+    found = [f for fs in memo.findings.values() for f in fs]
+    lines = sorted((f for f in found if f.link is not None), key=lambda f: f.link.line)  # type: ignore[union-attr]
+    missing = sorted((f for f in found if f.link is None), key=lambda f: f.target)
+    return lines + missing
+
+
 def _check_lines(
-    ctx: CheckContext, doc: Document, expected: _Expected, data: dict
+    ctx: CheckContext, doc: Document, findings: list[_LineFinding], rendering: str | None, data: dict
 ) -> Iterator[Problem | None]:
     """Per-line problems of a legacy index."""
-    findings = _line_findings(doc, expected, data["budget"])
-    place = _MissingLinePlace(doc.text, expected.text, [f.target for f in findings])
+    place = None
     for finding in findings:
         target, entry, entry_doc = finding.target, finding.entry, finding.entry_doc
         if finding.code == "index-broken-link":
@@ -305,6 +370,8 @@ def _check_lines(
             )
         else:
             assert entry is not None  # the entry without a line
+            if place is None:
+                place = _MissingLinePlace(doc.text, rendering, [f.target for f in findings])
             related = []
             if entry_doc is not None:
                 related.append(Related(Location(entry_doc.path, _name_span(entry_doc)),
@@ -359,24 +426,38 @@ class _MissingLinePlace:
 
 
 def _check_claude_code_limit(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
+    # It reads the index text alone, which a keystroke in an entry leaves as it
+    # was: measured once per text (a 10k-entry index is a million bytes).
     text = doc.text
-    first_hidden = claude_code_visible_limit(text)
-    if first_hidden is None:
+    memo = doc.root.memo.get("claude-code-limit")
+    if memo is None or memo[0] != text:
+        memo = (text, _claude_code_hidden(text))
+        doc.root.memo["claude-code-limit"] = memo
+    if memo[1] is None:
         return
-    lines = split_lines(text)
-    if lines and lines[-1] == "":
-        lines.pop()
-    # Counted by the line's shape alone: this runs on every check of a large index.
-    hidden = sum(1 for line in lines[first_hidden:] if line.startswith("- ["))
-    last = len(lines) - 1
+    first_hidden, hidden, last, last_length = memo[1]
     yield ctx.problem(
         "index-beyond-claude-code-limit", doc,
-        Span(first_hidden, 0, last, len(lines[last])),
+        Span(first_hidden, 0, last, last_length),
         f"Claude Code loads only the first 200 lines or 25 KiB of {INDEX_FILENAME}: "
         f"{hidden} {'entry' if hidden == 1 else 'entries'} from line {first_hidden + 1} on "
         "are invisible to the agent; shorten it or regenerate it with a budget",
         data={"hidden": hidden},
     )
+
+
+def _claude_code_hidden(text: str) -> tuple[int, int, int, int] | None:
+    """(first hidden line, hidden pointer lines, last line, its length), or None when all load."""
+    first_hidden = claude_code_visible_limit(text)
+    if first_hidden is None:
+        return None
+    lines = split_lines(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    # Counted by the line's shape alone.
+    hidden = sum(1 for line in lines[first_hidden:] if line.startswith("- ["))
+    last = len(lines) - 1
+    return first_hidden, hidden, last, len(lines[last])
 
 
 def _check_policy(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:

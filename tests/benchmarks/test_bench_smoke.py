@@ -25,13 +25,20 @@ STORE_FIGURES = (
     "render_model", "bm25_build", "recall_bm25", "recall_overlap", "recall_api", "get",
     "get_model", "save_total", "save_each", "floor_stat_all", "floor_read_bytes", "floor_yaml_parse",
     "cli_audit", "cli_list", "cli_index", "cli_check", "cli_startup",
+    "cli_show", "cli_audit_after_change", "cli_save", "cli_floor_start", "cli_floor_stat",
 )
 GPTME_FIGURES = ("load_check", "audit", "audit_after_change", "list", "render_root_index", "render_managed",
-                 "recall_bm25", "recall_overlap", "recall_api", "get", "save_total", "cli_audit")
+                 "recall_bm25", "recall_overlap", "recall_api", "get", "save_total", "cli_audit",
+                 "cli_index", "cli_list", "cli_show", "cli_audit_after_change", "cli_save")
 SERVER_FIGURES = (
     "first_diagnostics_s", "initial_scan_s", "initial_diagnostics_s", "keystroke_p50_s",
     "keystroke_p95_s", "save_p50_s", "save_max_s", "cold_start_s", "warm_restart_s",
     "warm_restart_initialize_s", "warm_restart_scan_s", "floor_pygls_initialize_s", "peak_rss_mb",
+    # Issue 14: every field's keystroke in a root with its generated and a curated index.
+    *(f"{root}field_{field}_p95_s" for root in ("", "curated_")
+      for field in ("name", "description", "status", "supersedes", "superseded_by", "metadata.type",
+                    "keywords", "body")),
+    "keystroke_worst_field_p95_s", "burst_s", "hover_while_typing_p95_s", "warm_first_diagnostics_s",
 )
 
 

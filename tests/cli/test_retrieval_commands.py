@@ -201,13 +201,15 @@ def test_match_query_and_prompt_together_is_usage_error(run, release_rule):
 
 
 def test_recall_forced_tfidf_unavailable_fails_cleanly(run, guardrail, monkeypatch):
-    import memls.cli as cli_module
+    import importlib
+
     from memls.store.errors import RecallBackendUnavailable
 
     def unavailable(*args, **kwargs):
         raise RecallBackendUnavailable("tfidf backend is unavailable")
 
-    monkeypatch.setattr(cli_module, "recall", unavailable)
+    # The command imports recall() from its module when it runs.
+    monkeypatch.setattr(importlib.import_module("memls.store.recall"), "recall", unavailable)
     assert_one_line_error(
         run("recall", "guardrail words", "--backend", "tfidf"), contains="unavailable"
     )

@@ -7,6 +7,7 @@ VS Code-like client that declares both (``pull_client``).
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from urllib.parse import urlparse
 from urllib.request import url2pathname
@@ -152,6 +153,21 @@ async def test_latest_version_wins_after_a_burst_of_edits(start):
     assert [d.message for d in last if d.code == "dangling-supersedes"] == \
         [m.message for m in session.client.diagnostics[uri] if m.code == "dangling-supersedes"]
     assert len(last) == 1 and "'gone-51'" in last[0].message
+
+
+async def test_a_burst_of_edits_never_publishes_an_older_text_after_a_newer_one(start):
+    # The server takes only the latest queued text of a document: what it publishes
+    # during a burst may skip versions, but never goes back to an older one.
+    session = await start({"a.md": entry("a")})
+    publishes = record_publishes(session.client)
+    uri = session.open("a.md")
+    for version in range(2, 102):
+        session.change("a.md", entry("a", extra=f"supersedes:\n  - gone-{version}\n"), version)
+    await session.diagnostics("a.md", lambda d: any("'gone-101'" in x.message for x in d))
+    await barrier(session)
+    named = [int(m.group(1)) for u, diags in publishes.history if u == uri for d in diags
+             if d.code == "dangling-supersedes" and (m := re.search(r"'gone-(\d+)'", d.message))]
+    assert named == sorted(named) and named[-1] == 101
 
 
 async def test_markdown_outside_any_memory_root_gets_nothing(start, tmp_path):

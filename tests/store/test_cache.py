@@ -167,9 +167,9 @@ def test_corrupt_cache_is_ignored_and_replaced(root: Path) -> None:
     assert len(cached_names(root)) == 5  # rewritten whole
 
 
-def test_cache_of_another_version_is_ignored(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cache_written_by_another_python_is_ignored(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     read_root(root, "project")
-    monkeypatch.setattr(cache_module, "_memls_version", lambda: "0.0.0-other")
+    monkeypatch.setattr(cache_module.sys, "version", "0.0.0-other")
     assert ParseCache.open(root, "entries").entries == {}
 
 

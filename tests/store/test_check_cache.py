@@ -55,7 +55,7 @@ def test_first_run_checks_and_second_run_replays_the_same_problems(root: MemoryR
     assert first.workspace is not None
     assert first.results == fresh(root)
     assert first.documents == 4  # three entries and the missing MEMORY.md (index-missing)
-    monkeypatch.setattr("memls.store.check_cache.Workspace.load", lambda *a: pytest.fail("model loaded"))
+    monkeypatch.setattr("memls.store.model.Workspace.load", lambda *a: pytest.fail("model loaded"))
     second = check_roots([root], Settings(), today=TODAY)
     assert second.workspace is None
     assert second.results == first.results

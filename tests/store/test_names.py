@@ -70,3 +70,14 @@ def test_names_with_separators_or_controls_become_slugs_that_stay_in_the_root(na
 @pytest.mark.parametrize("filename", ["MEMORY.md", "memory.md", "MEMORY-archive.md", "Memory-notes.md"])
 def test_index_filenames_are_recognised_in_any_case(filename):
     assert is_index_filename(filename)
+
+
+@given(st.one_of(
+    st.text(max_size=12),
+    st.builds(lambda stem, dot: ("." if dot else "") + stem + ".md", st.text(max_size=8), st.booleans()),
+    st.sampled_from(["MEMORY.md", ".memory-index.json", "memory-x.md", ".MEMORY.md", "a.MD", ".md"]),
+))
+def test_is_document_filename_says_whether_document_kind_has_a_kind(filename: str) -> None:
+    from memls.store.names import document_kind, is_document_filename
+
+    assert is_document_filename(filename) == (document_kind(filename) is not None)

@@ -1,0 +1,168 @@
+"""A root's generated index, kept one entry line at a time.
+
+Every keystroke in an entry puts the root's ``MEMORY.md`` among the documents
+to re-check, and the index checks compare that file with the rendering the
+engine would write. Rendering a 10k-entry root from scratch (shadow the
+names, group by type, sort, format ten thousand lines) cost tens of
+milliseconds per keystroke and grew with the root. An :class:`IndexView`
+holds the pieces of that rendering instead -- each file's index entry, which
+file of each name readers see, each type's lines sorted by name -- and a
+change of one document moves only that document's line (and, when its name
+changes, the lines of the files that name shadows). The text is joined from
+the kept lines when asked, which is a copy, not a render.
+
+It is the legacy (policy-less, unbudgeted) rendering of
+:func:`memls.store.index.render_index` over
+``index_entries(entries, managed=False)``: byte-identical, which the
+differential tests pin against the full render after random edits.
+
+It also remembers which files' facts changed since the index checks last
+looked (``take_changed``), so they re-judge those files' lines only.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from collections.abc import Iterable, Iterator
+
+from .entry import TYPE_ORDER, MemoryEntry
+from .index import INDEX_HEADER
+
+
+class IndexView:
+    """One root's index entries by filename, and its legacy rendering, kept current."""
+
+    def __init__(self) -> None:
+        # Each entry file's index entry (its entry, or a too-large file's headline).
+        self.entries: dict[str, MemoryEntry] = {}
+        # The files of each name, in file order: the first is the one readers see.
+        self._files_of: dict[str, list[str]] = {}
+        # The visible living entries by type: their names sorted, their lines in that
+        # order, and each type's block of lines joined (None: to be joined again).
+        self._names: dict[str, list[str]] = {}
+        self._lines: dict[str, list[str]] = {}
+        self._blocks: dict[str, str | None] = {}
+        self._living = 0  # index entries (visible or not) that are living
+        self._text: str | None = None
+        self._changed: set[str] = set()
+
+    @classmethod
+    def build(cls, entries: Iterable[tuple[str, MemoryEntry]]) -> IndexView:
+        """The view of ``(filename, index entry)`` pairs given in file order, in one pass.
+
+        A bulk load does not pay for line-by-line upkeep: the model builds
+        its view when an index check first asks, and keeps it from then on.
+        """
+        view = cls()
+        for filename, entry in entries:
+            view.entries[filename] = entry
+            view._living += entry.is_living
+            view._files_of.setdefault(entry.name, []).append(filename)
+        by_type: dict[str, list[MemoryEntry]] = {}
+        for files in view._files_of.values():
+            shown = view.entries[files[0]]
+            if shown.is_living:
+                by_type.setdefault(shown.type, []).append(shown)
+        for kind, shown_entries in by_type.items():
+            shown_entries.sort(key=lambda e: e.name)
+            view._names[kind] = [e.name for e in shown_entries]
+            view._lines[kind] = [e.index_line() for e in shown_entries]
+            view._blocks[kind] = None
+        return view
+
+    # -- changes ---------------------------------------------------------------
+
+    def update(self, filename: str, entry: MemoryEntry | None) -> None:
+        """``filename``'s index entry is now ``entry`` (None: it has none)."""
+        old = self.entries.get(filename)
+        if old is entry:
+            return
+        self._changed.add(filename)
+        self._text = None
+        names = []
+        if old is not None:
+            names.append(old.name)
+        if entry is not None and (old is None or entry.name != old.name):
+            names.append(entry.name)
+        before = {name: self._visible(name) for name in names}
+        if old is not None:
+            del self.entries[filename]
+            self._living -= old.is_living
+            files = self._files_of[old.name]
+            files.remove(filename)
+            if not files:
+                del self._files_of[old.name]
+        if entry is not None:
+            self.entries[filename] = entry
+            self._living += entry.is_living
+            insort(self._files_of.setdefault(entry.name, []), filename)
+        for name, was in before.items():
+            now = self._visible(name)
+            if was is not now:
+                self._show(was, False)
+                self._show(now, True)
+                # Which file a name shows changed: that file's findings may have too.
+                for shown in (was, now):
+                    if shown is not None:
+                        self._changed.add(shown.filename)
+
+    def _visible(self, name: str) -> MemoryEntry | None:
+        files = self._files_of.get(name)
+        return self.entries[files[0]] if files else None
+
+    def _show(self, entry: MemoryEntry | None, shown: bool) -> None:
+        if entry is None or not entry.is_living:
+            return
+        kind = entry.type
+        names = self._names.setdefault(kind, [])
+        lines = self._lines.setdefault(kind, [])
+        self._blocks[kind] = None
+        at = bisect_left(names, entry.name)
+        if shown:
+            names.insert(at, entry.name)
+            lines.insert(at, entry.index_line())
+            return
+        assert at < len(names) and names[at] == entry.name  # it was shown
+        del names[at], lines[at]
+        if not names:
+            del self._names[kind], self._lines[kind], self._blocks[kind]
+
+    def take_changed(self) -> set[str]:
+        """Files whose index facts changed since the last call (the index checks' work list)."""
+        changed, self._changed = self._changed, set()
+        return changed
+
+    # -- reading -----------------------------------------------------------------
+
+    @property
+    def any_living(self) -> bool:
+        return self._living > 0
+
+    def visible(self, name: str) -> MemoryEntry | None:
+        """The index entry readers see for ``name`` (the first file holding it)."""
+        return self._visible(name)
+
+    def is_shown(self, filename: str) -> bool:
+        """Whether ``filename``'s entry is the one its name shows and is living (it gets a line)."""
+        entry = self.entries.get(filename)
+        return entry is not None and entry.is_living and self._visible(entry.name) is entry
+
+    def shown_filenames(self) -> Iterator[str]:
+        """Files that get a line, in no particular order."""
+        for filename, entry in self.entries.items():
+            if entry.is_living and self._visible(entry.name) is entry:
+                yield filename
+
+    def rendering(self) -> str:
+        """The unbudgeted legacy index: what ``render_index(index_entries(...))`` returns."""
+        if self._text is None:
+            order = [t for t in TYPE_ORDER if t in self._lines]
+            order += sorted(t for t in self._lines if t not in TYPE_ORDER)
+            parts = [f"{INDEX_HEADER}\n"]
+            for t in order:
+                block = self._blocks.get(t)
+                if block is None:
+                    block = self._blocks[t] = "\n".join(self._lines[t])
+                parts.append(f"\n## {t.capitalize()}\n{block}\n")
+            self._text = "".join(parts)
+        return self._text

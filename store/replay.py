@@ -1,0 +1,169 @@
+"""Views of memory roots, replayed while none of the files they were computed from changed.
+
+``memls index``, ``list`` and ``show`` run again and again (hooks, agents, CI)
+over roots in which nothing changed since the last run. Reading 10k entries
+from the parse cache and rendering them costs several times more than
+listing and ``stat``-ing the files, which is the least any correct answer
+costs: a cache is never trusted over the disk, so every file's identity is
+looked at on every run. So a view (the rendered index, the ``list`` text,
+the name of every entry) is remembered with a digest of the identity of every
+file of its roots, and replayed while the digest is the same.
+
+Why each rule exists:
+
+* **Every document of every root counts** (entries, reserved ``MEMORY*``
+  files, ``MEMORY.md``, ``.memory-index.json``, and names no reader can open),
+  by name and identity (:data:`memls.store.cache.Stamp`): a view may depend
+  on any of them, and a spurious miss only costs the computation.
+* **The digest is taken before the view is computed** (observed_ns too), so
+  a file that changes while it is computed makes the next run miss, never
+  replay a view of files that are no longer there.
+* **Racy clean**: a view is remembered only when every file has settled
+  (:func:`memls.store.cache.is_settled`), as parses are.
+* **Plain values only** (``marshal``): a view is text, names and numbers,
+  and loading it must cost less than what it saves. The cache header pins
+  the engine (a view is exact only for the code that computed it).
+* **Never an error**: a missing, foreign or broken file is a miss.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .cache import (
+    Stamp,
+    cache_dir,
+    cache_enabled,
+    is_settled,
+    load_marshalled,
+    now_ns,
+    resolved_path,
+    store_marshalled,
+)
+from .names import is_document_filename
+from .roots import MemoryRoot
+
+# Per root: (resolved path, scope, ((file name, stamp), ...) sorted by name).
+Fingerprint = tuple[tuple[str, str, tuple[tuple[str, Stamp], ...]], ...]
+
+T = TypeVar("T")
+
+
+def roots_fingerprint(roots: Sequence[MemoryRoot]) -> Fingerprint:
+    """The identity of every document of ``roots``, in layer order."""
+    return tuple(
+        (resolved_path(root.path), root.scope, _document_stamps(root.path)) for root in roots
+    )
+
+
+def fingerprint_digest(fingerprint: Fingerprint) -> bytes:
+    """A short digest of a fingerprint: what a cached view is keyed by."""
+    return hashlib.blake2b(marshal.dumps(fingerprint), digest_size=20).digest()
+
+
+def is_settled_fingerprint(fingerprint: Fingerprint, observed_ns: int) -> bool:
+    """Whether no file of the fingerprint changed within the racy window before ``observed_ns``."""
+    return all(
+        is_settled(stamp, observed_ns) for _, _, files in fingerprint for _, stamp in files
+    )
+
+
+def replayed(
+    kind: str,
+    roots: Sequence[MemoryRoot],
+    params: str,
+    compute: Callable[[], T],
+    *,
+    guard: Callable[[], AbstractContextManager[Any]] | None = None,
+) -> T:
+    """``compute()``, or its value from the last run over the same unchanged files.
+
+    ``kind`` and ``params`` name the view (the same roots give different
+    views for different arguments); the value must be made of plain values
+    (str, int, tuples, lists, dicts). With caching off it is always computed.
+
+    ``guard`` (the root lock) is held while the view is computed, and the
+    fingerprint is taken again inside it. A replay needs no lock: a view is
+    only stored from a computation inside the guard, so the fingerprint of a
+    state a writer is half-way through (one file renamed, the next not yet)
+    was never stored and cannot be matched.
+    """
+    if not cache_enabled():
+        with guard() if guard is not None else nullcontext():
+            return compute()
+    fingerprint = roots_fingerprint(roots)
+    digest = fingerprint_digest(fingerprint)
+    identity = _identity(kind, roots, params)
+    location = _location(identity)
+    if location is not None:
+        cached = load_marshalled(location, identity)
+        if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == digest:
+            return cached[1]
+    with guard() if guard is not None else nullcontext():
+        observed_ns = now_ns()
+        if guard is not None:
+            fingerprint = roots_fingerprint(roots)
+            digest = fingerprint_digest(fingerprint)
+        value = compute()
+    if location is not None and is_settled_fingerprint(fingerprint, observed_ns):
+        store_marshalled(location, identity, (digest, value))
+    return value
+
+
+def _document_stamps(root_dir: Path) -> tuple[tuple[str, Stamp], ...]:
+    """Every document's identity, sorted by name.
+
+    One tight loop (this is most of what a replayed command costs): stat
+    relative to the open directory, and nothing built but the stamps. A
+    name that cannot be stat-ed (a broken or looping symlink) counts with
+    the identity of the link itself and size -1, which no file has; so a
+    link that appears, disappears, is re-pointed or starts resolving
+    changes the fingerprint like any other file does.
+    """
+    try:
+        fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return ()
+    try:
+        names = sorted(name for name in os.listdir(fd) if is_document_filename(name))
+        stamps: list[tuple[str, Stamp]] = []
+        append, stat = stamps.append, os.stat
+        for name in names:
+            try:
+                st = stat(name, dir_fd=fd)
+            except OSError:
+                append((name, _link_stamp(name, fd)))
+                continue
+            append((name, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)))
+    except OSError:
+        return ()
+    finally:
+        os.close(fd)
+    return tuple(stamps)
+
+
+def _link_stamp(name: str, fd: int) -> Stamp:
+    try:
+        st = os.lstat(name, dir_fd=fd)
+    except OSError:
+        return (-1, 0, 0, 0, 0)  # gone between the listing and the stat
+    return (-1, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+
+def _identity(kind: str, roots: Sequence[MemoryRoot], params: str) -> str:
+    parts = [kind, *(f"{resolved_path(root.path)}\0{root.scope}" for root in roots), params]
+    return "\n".join(parts)
+
+
+def _location(identity: str) -> Path | None:
+    try:
+        digest = hashlib.sha256(os.fsencode(identity)).hexdigest()[:32]
+        return cache_dir() / f"{digest}.view"
+    except (OSError, RuntimeError):
+        return None
