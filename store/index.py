@@ -71,11 +71,7 @@ def is_generated_index(text: str, *entry_sets: Iterable[MemoryEntry]) -> bool:
     rendering is safe to render again. An index ending in an omission marker
     is compared with the rendering under that marker's budget.
     """
-    # Every rendering opens this way; checked first, since a render of a
-    # large root costs milliseconds and most curated indexes fail here.
-    if text != f"{INDEX_HEADER}\n" and not text.startswith(
-        (f"{INDEX_HEADER}\n\n## ", f"{INDEX_HEADER}\n\n- \u2026 ")
-    ):
+    if not opens_like_a_rendering(text):
         return False
     budget = omission_budget(text)
     for entries in entry_sets:
@@ -85,6 +81,17 @@ def is_generated_index(text: str, *entry_sets: Iterable[MemoryEntry]) -> bool:
         except ValueError:  # a marker budget too small to render: not ours
             continue
     return False
+
+
+def opens_like_a_rendering(text: str) -> bool:
+    """Whether ``text`` opens the way every rendering does (necessary, not sufficient, to be one).
+
+    Checked before any render: a render of a large root costs milliseconds,
+    and most curated indexes fail here.
+    """
+    return text == f"{INDEX_HEADER}\n" or text.startswith(
+        (f"{INDEX_HEADER}\n\n## ", f"{INDEX_HEADER}\n\n- \u2026 ")
+    )
 
 
 def generated_apart_from(text: str, rendering: str, filenames: Iterable[str]) -> bool:
@@ -207,10 +214,31 @@ def _grouped_lines(living: list[MemoryEntry]) -> list[tuple[str, list[str]]]:
     return [
         (
             f"## {t.capitalize()}",
-            [e.index_line() for e in sorted(by_type[t], key=lambda e: e.name)],
+            [e.index_line() for e in sorted(by_type[t], key=lambda e: index_order(e.name))],
         )
         for t in order
     ]
+
+
+def index_order(name: str) -> str:
+    """Where an entry's line sorts within its type group: by name, in Python string order.
+
+    gptme's order (case-sensitive: ``Zed`` before ``amy``), not the link text's:
+    a titled entry sorts by its name. The merge driver lays merged lines out
+    with this same key, so a merge of two renderings is a rendering.
+    """
+    return name
+
+
+def rendered_name(target: str) -> str:
+    """The entry name a rendered pointer to ``target`` stands for: the file's stem.
+
+    Saves write ``<name>.md`` (memls and gptme alike), so the stem is the name
+    for every entry they wrote; only a hand-written file whose frontmatter
+    name differs from its file name breaks this, and then a merged index may
+    need an ``index --write`` to be the rendering again.
+    """
+    return target[: -len(".md")] if target.endswith(".md") else target
 
 
 def _build(

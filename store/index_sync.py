@@ -27,11 +27,13 @@ from .index import (
     index_entries,
     is_generated_index,
     omission_budget,
+    opens_like_a_rendering,
     refresh_index_line,
     remove_index_line,
     render_index,
     render_policy_view,
 )
+from .index_view import renderings_around
 
 IndexOnSave = Literal["auto", "regenerate", "off"]
 
@@ -64,16 +66,46 @@ def index_after_save(
         text = render_policy_view(index_entries(after, managed=True), policy)
     elif mode == "regenerate" or current is None:
         text = render_index(index_entries(after, managed=False))
+    elif omission_budget(current) is None and opens_like_a_rendering(current):
+        # Unbudgeted, the usual case: one render, the changed files' lines moved for the after.
+        rendered_before, rendered_after = renderings_around(
+            ((e.filename, e) for e in before), _changed_files(before, after))
+        if current in (rendered_before, rendered_after):
+            text = rendered_after
+        else:
+            text = _curated_after_save(current, before, saved, removed_filename, earlier)
     elif is_generated_index(current, before, after):
         # Generated stays generated, cut to the budget it was rendered with.
         text = render_index(index_entries(after, managed=False), budget=omission_budget(current))
-    elif saved is not None and saved.is_living:
-        previous = next((e for e in before if e.filename == saved.filename), None)
-        text = refresh_index_line(current, previous, saved, earlier)
     else:
-        filename = saved.filename if saved is not None else removed_filename
-        text = remove_index_line(current, filename) if filename else current
+        text = _curated_after_save(current, before, saved, removed_filename, earlier)
     return None if text == current else text
+
+
+def _changed_files(
+    before: Sequence[MemoryEntry], after: Sequence[MemoryEntry]
+) -> dict[str, MemoryEntry | None]:
+    """Each file whose entry differs between the two sets, with its entry after (None: gone)."""
+    old = {e.filename: e for e in before}
+    new = {e.filename: e for e in after}
+    changed = {}
+    for filename in old.keys() | new.keys():
+        was, now = old.get(filename), new.get(filename)
+        if was is not now and was != now:
+            changed[filename] = now
+    return changed
+
+
+def _curated_after_save(
+    current: str, before: Sequence[MemoryEntry], saved: MemoryEntry | None, removed_filename: str | None,
+    earlier: Sequence[MemoryEntry] = (),
+) -> str:
+    """A curated index after a save: only the saved entry's line is added, updated or removed."""
+    if saved is not None and saved.is_living:
+        previous = next((e for e in before if e.filename == saved.filename), None)
+        return refresh_index_line(current, previous, saved, earlier)
+    filename = saved.filename if saved is not None else removed_filename
+    return remove_index_line(current, filename) if filename else current
 
 
 def index_after_commit(

@@ -23,7 +23,7 @@ looked (``take_changed``), so they re-judge those files' lines only.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from .entry import TYPE_ORDER, MemoryEntry
 from .index import INDEX_HEADER
@@ -166,3 +166,20 @@ class IndexView:
                 parts.append(f"\n## {t.capitalize()}\n{block}\n")
             self._text = "".join(parts)
         return self._text
+
+
+def renderings_around(
+    before: Iterable[tuple[str, MemoryEntry]], changes: Mapping[str, MemoryEntry | None]
+) -> tuple[str, str]:
+    """The unbudgeted legacy index of ``before`` (``(filename, index entry)``, file order), and after ``changes``.
+
+    ``changes`` maps each changed file to its index entry after (None: it
+    has none). A write asks whether ``MEMORY.md`` is generated -- the
+    rendering before or after it -- and then needs the one after: one render
+    and a move of the changed files' lines, not two or three renders.
+    """
+    view = IndexView.build(before)
+    rendered_before = view.rendering()
+    for filename, entry in changes.items():
+        view.update(filename, entry)
+    return rendered_before, view.rendering()

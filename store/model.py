@@ -36,11 +36,11 @@ from .index_view import IndexView
 from .names import DocumentKind, document_kind, is_document_filename, slugify
 from .parse import ParsedDocument, parse_document
 from .reader import (
-    MAX_DOCUMENT_BYTES,
     Listing,
     child_path_maker,
     decode_document,
     headline,
+    max_document_bytes,
     read_capped,
     stat_directory,
     unreadable_reason,
@@ -707,7 +707,7 @@ def _make_document(
     state: RootState, path: Path, kind: DocumentKind, *, text: str, version: int | None = None,
     read_error: str | None = None, too_large: bool = False,
 ) -> Document:
-    if len(text) > MAX_DOCUMENT_BYTES:
+    if len(text) > max_document_bytes(kind):
         text, too_large = "", True
     parsed = None
     if kind in ("entry", "reserved") and read_error is None and not too_large:
@@ -789,10 +789,10 @@ def _read_document(
                 return Document(path=path, root=state, kind=kind, text=cached.text,
                                 parsed=cached.place(path))
     try:
-        data = read_capped(path)
+        data = read_capped(path, max_document_bytes(kind))
     except OSError as exc:
         return _make_document(state, path, kind, text="", read_error=one_line(str(exc)))
-    if len(data) > MAX_DOCUMENT_BYTES:
+    if len(data) > max_document_bytes(kind):
         doc = _make_document(state, path, kind, text="", too_large=True)
         if kind == "entry":
             doc.headline = headline(path, data, state.scope)

@@ -39,6 +39,16 @@ ENTRY_SUFFIX = ".md"
 # stray 50 MB file (or a YAML alias bomb) cannot stall every read.
 MAX_DOCUMENT_BYTES = 1024 * 1024
 TOO_LARGE = f"larger than {MAX_DOCUMENT_BYTES} bytes; not read"
+# A generated MEMORY.md grows by about 110 bytes an entry, so a root of ten
+# thousand entries passes the entry cap; its checks (drift, what Claude Code
+# cannot see) matter most then. Only a file far beyond any real root's index
+# is left unread, and the index checks say so.
+MAX_INDEX_BYTES = 64 * 1024 * 1024
+
+
+def max_document_bytes(kind: str) -> int:
+    """The size past which a document of ``kind`` is reported, not read (``MEMORY.md``: larger)."""
+    return MAX_INDEX_BYTES if kind == "index" else MAX_DOCUMENT_BYTES
 
 
 def is_entry_filename(filename: str) -> bool:
@@ -324,10 +334,10 @@ def parse_bytes(
     return parse_document(text, path=path, scope=scope), None
 
 
-def read_capped(path: Path) -> bytes:
-    """A file's bytes, at most one more than :data:`MAX_DOCUMENT_BYTES` (then it is too large)."""
+def read_capped(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
+    """A file's bytes, at most one more than ``limit`` (then it is too large)."""
     with open(path, "rb") as f:
-        return f.read(MAX_DOCUMENT_BYTES + 1)
+        return f.read(limit + 1)
 
 
 def headline(path: Path, data: bytes, scope: str | None) -> MemoryEntry | None:

@@ -652,10 +652,9 @@ def _entry_before_save(tx: RootTransaction, name: str, slug: str) -> MemoryEntry
     A file at ``<slug>.md`` that holds another entry is that entry's: the
     save is refused with a way out rather than replacing its body.
     """
-    from .lookup import entry_to_save
     from .transaction import strict_entry
 
-    existing = entry_to_save(tx.entries(), name)
+    existing = tx.entry_to_save(name)
     if existing is not None:
         return tx.strict(existing)
     path = tx.root.path / f"{slug}.md"

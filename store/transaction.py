@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from .entry import MemoryEntry
+from .entry import MemoryEntry, entry_from_record
 from .errors import MemoryFrontmatterError, MemoryParseError, RoundTripError
 from .files import FileDelete, FileWrite, commit
 from .frontmatter import normalize_text, split_frontmatter
@@ -25,6 +25,7 @@ from .index import (
     index_entries,
     is_generated_index,
     omission_budget,
+    opens_like_a_rendering,
     parse_index_lines,
     refresh_index_line,
     remove_index_line,
@@ -32,8 +33,10 @@ from .index import (
     render_policy_view,
     upsert_index_line,
 )
-from .lookup import resolve_name
-from .reader import RootRead, parse_bytes, read_root
+from .index_view import renderings_around
+from .lookup import entry_to_save, resolve_name
+from .parse import NO_FRONTMATTER
+from .reader import RootRead, is_entry_filename, parse_bytes, read_root
 from .rewrite import rewritten_text
 from .roots import MemoryRoot
 from .text import one_line
@@ -61,6 +64,9 @@ def strict_entry(path: Path, data: bytes, scope: str | None) -> MemoryEntry:
     if doc is None:
         raise MemoryParseError(f"{path.name} cannot be read as an entry: {error}")
     if doc.entry is None:
+        if doc.not_entry is not None and doc.not_entry.startswith(NO_FRONTMATTER):
+            # gptme's words for this case, exactly: save and migrate scripts match on them.
+            raise MemoryParseError(doc.not_entry)
         raise MemoryParseError(
             f"{path.name} has no usable frontmatter ({doc.not_entry}); fix or move it first"
         )
@@ -150,6 +156,8 @@ class RootTransaction:
         self.index_path = root.path / INDEX_FILENAME
         self.policy_path = root.path / POLICY_FILENAME
         self._original_index = read_bytes(self.index_path)
+        # The legacy renderings before/after, for the staged entry files they were made with.
+        self._renderings: tuple[tuple, tuple[str, str]] | None = None
 
     # reads (through the staged overlay)
 
@@ -177,6 +185,18 @@ class RootTransaction:
             if e.name == name:
                 return e
         return None
+
+    def entry_to_save(self, name: str) -> MemoryEntry | None:
+        """The entry a save of ``name`` updates (:func:`memls.store.lookup.entry_to_save`).
+
+        Looked up by the files' names: only the entry found is built, not one
+        per file of the root.
+        """
+        read = self._read_staged()
+        found = entry_to_save(
+            (f for f in read.files if f.record is not None), name, name_of=lambda f: f.name
+        )
+        return read.entry_of(found) if found is not None else None
 
     def find(self, name: str) -> MemoryEntry:
         """The entry ``name`` means in this root (:func:`memls.store.lookup.resolve_name`)."""
@@ -286,6 +306,8 @@ class RootTransaction:
             self.staged.pop(self.index_path, None)
 
     def _render(self) -> str:
+        if self.policy is None and self._legacy_budget() is None:
+            return self._legacy_renderings()[1]
         entries = index_entries(
             self._read_staged().entries_for_index,
             managed=self.policy is not None,
@@ -309,10 +331,38 @@ class RootTransaction:
         """
         if self.policy is not None or self._original_index is None:
             return True
-        return is_generated_index(
-            self._original_index.decode("utf-8", errors="replace"),
-            self._read.entries_for_index, self._read_staged().entries_for_index,
-        )
+        text = self._original_index.decode("utf-8", errors="replace")
+        if omission_budget(text) is not None:
+            return is_generated_index(
+                text, self._read.entries_for_index, self._read_staged().entries_for_index,
+            )
+        return opens_like_a_rendering(text) and text in self._legacy_renderings()
+
+    def _legacy_renderings(self) -> tuple[str, str]:
+        """The root's unbudgeted legacy index before and after the staged files, from one render.
+
+        The rendering before is made once (an :class:`IndexView`); the one after
+        moves only the lines of the staged entry files, so a save at 10k
+        entries does not render the root twice.
+        """
+        changed = tuple(sorted(
+            (path.name, data) for path, data in self.staged.items()
+            if path.parent == self.root.path and is_entry_filename(path.name)
+        ))
+        if self._renderings is not None and self._renderings[0] == changed:
+            return self._renderings[1]
+        files = {f.filename: f for f in self._read_staged().files} if changed else {}
+        after: dict[str, MemoryEntry | None] = {}
+        for filename, _ in changed:
+            found = files.get(filename)
+            record = None if found is None else (found.record or found.headline)
+            after[filename] = None if record is None else entry_from_record(
+                record, self.root.path / filename, self.root.scope)
+        read = self._read  # the filenames beside the entries, in the order the read builds them
+        filenames = (f.filename for f in read.files if f.record is not None or f.headline is not None)
+        renderings = renderings_around(zip(filenames, read.entries_for_index, strict=True), after)
+        self._renderings = (changed, renderings)
+        return renderings
 
     def update_index_for_save(self, entry: MemoryEntry, previous: MemoryEntry | None = None) -> None:
         """A generated index is rendered again; a curated one has only this entry's line edited.

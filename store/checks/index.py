@@ -72,6 +72,7 @@ from ..index import (
 )
 from ..model import Document, RootState
 from ..names import is_index_filename
+from ..reader import MAX_INDEX_BYTES
 from ..spans import Span, split_lines
 from .anchors import anchor as _name_span
 from .anchors import line_span as _line_span
@@ -193,7 +194,10 @@ def check_absent(ctx: CheckContext, path: Path) -> list[Problem]:
 
 
 def _check_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
-    if doc.read_error is not None or doc.too_large:
+    if doc.too_large:
+        yield from _check_unread_index(ctx, doc)
+        return
+    if doc.read_error is not None:
         return
     text = doc.text
     state = doc.root
@@ -371,7 +375,7 @@ def _check_lines(
         else:
             assert entry is not None  # the entry without a line
             if place is None:
-                place = _MissingLinePlace(doc.text, rendering, [f.target for f in findings])
+                place = _missing_line_place(doc, rendering, [f.target for f in findings])
             related = []
             if entry_doc is not None:
                 related.append(Related(Location(entry_doc.path, _name_span(entry_doc)),
@@ -382,6 +386,21 @@ def _check_lines(
                 related=related,
                 data={**data, "entry": entry.name, "filename": entry.filename},
             )
+
+
+def _missing_line_place(doc: Document, rendering: str | None, targets: list[str]) -> _MissingLinePlace:
+    """The places of missing lines, kept per index text, rendering and problem set.
+
+    Placing compares the whole index with the whole rendering; every check
+    of the root (a keystroke in any entry's body, a hover) asks again with
+    the same three, so it is done once for them.
+    """
+    key = (doc.text, rendering, tuple(targets))
+    memo = doc.root.memo.get("missing-line-place")
+    if memo is None or memo[0] != key:
+        memo = (key, _MissingLinePlace(doc.text, rendering, targets))
+        doc.root.memo["missing-line-place"] = memo
+    return memo[1]
 
 
 class _MissingLinePlace:
@@ -443,6 +462,20 @@ def _check_claude_code_limit(ctx: CheckContext, doc: Document) -> Iterator[Probl
         f"{hidden} {'entry' if hidden == 1 else 'entries'} from line {first_hidden + 1} on "
         "are invisible to the agent; shorten it or regenerate it with a budget",
         data={"hidden": hidden},
+    )
+
+
+def _check_unread_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
+    """An index past :data:`MAX_INDEX_BYTES` is not read, and says so rather than pass in silence.
+
+    Claude Code loads a sliver of it either way, so it is reported as being
+    beyond that limit; no line of it is judged.
+    """
+    yield ctx.problem(
+        "index-beyond-claude-code-limit", doc, START,
+        f"{INDEX_FILENAME} is larger than {MAX_INDEX_BYTES // (1024 * 1024)} MiB, so memls does not "
+        "read or check it, and Claude Code loads only its first 200 lines or 25 KiB; "
+        "regenerate it with a budget",
     )
 
 
@@ -518,8 +551,8 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
             return []
         return [Fix(f"Create {INDEX_FILENAME}", (CreateFile(state.index_path, expected.text),), safe=True)]
     doc = ctx.workspace.document(problem.path)
-    if doc is None or doc.kind != "index":
-        return []
+    if doc is None or doc.kind != "index" or doc.too_large:
+        return []  # an unread index has no text an edit could replace
     if problem.code == "index-beyond-claude-code-limit":
         return _budgeted_regenerate(state, doc)
     if problem.code not in ("index-drift", "index-broken-link", "index-lists-non-living",

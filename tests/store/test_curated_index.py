@@ -126,3 +126,26 @@ def test_a_save_of_an_entry_without_a_line_appends_it_to_a_curated_index(mstore,
     curate(root)
     mstore.save("delta", "Delta thing.", type="project")
     assert index(root) == CURATED + "- [delta](delta.md) \u2014 Delta thing.\n"
+
+
+def test_a_generated_index_stays_the_full_rendering_through_every_kind_of_write(root):
+    # The writes render a generated index once and move the changed files' lines
+    # for the rendering after; each result must be what a full render writes.
+    s = MemoryStore([MemoryRoot("explicit", root)])
+    for name, kind in (("alpha", "project"), ("beta", "user"), ("gamma", "feedback")):
+        s.save(name, f"{name} notes", type=kind)
+    (root / "zz-shadow.md").write_text("---\nname: alpha\ndescription: hidden twin\n---\n")
+    s.write_index()
+    writes = [
+        lambda: s.save("beta", "beta moved to project", type="project"),
+        lambda: s.save("delta", "a new entry", title="Delta Title"),
+        lambda: s.set_status("gamma", "historical"),
+        lambda: s.set_status("gamma", "living"),
+        lambda: s.supersede("beta", "delta"),
+        lambda: s.rename("delta", "epsilon"),
+        lambda: s.delete("gamma"),
+        lambda: s.save("alpha", "alpha again"),
+    ]
+    for write in writes:
+        write()
+        assert index(root) == s.render_root_index()

@@ -10,6 +10,7 @@ from memls.store.checks import fixes_for
 from memls.store.diagnostics import CreateFile, Fix
 from memls.store.index import render_index, upsert_index_line
 from memls.store.parse import parse_document
+from memls.store.reader import MAX_DOCUMENT_BYTES, MAX_INDEX_BYTES
 from memls.store.spans import Span
 from memls.store.store import MemoryStore
 
@@ -501,3 +502,33 @@ def test_check_absent_ignores_paths_that_are_not_an_index(check_root):
     checked = check_root({"alpha.md": living("alpha")})
     assert check_absent(checked.ctx, root_of(checked) / "gone.md") == []
     assert check_absent(checked.ctx, Path("/elsewhere/MEMORY.md")) == []
+
+
+# -- an index larger than an entry may be ----------------------------------------------------------
+
+
+def test_an_index_over_the_entry_size_cap_is_still_read_and_checked(check_root):
+    # ~4 KiB a line: 300 entries make a MEMORY.md of more than 1 MiB, the cap an entry has.
+    files = {f"e{i:03d}.md": living(f"e{i:03d}", f"{i} " + "long description " * 240) for i in range(300)}
+    checked = check_root(files)
+    store_of(checked).write_index()
+    index = root_of(checked) / "MEMORY.md"
+    assert index.stat().st_size > MAX_DOCUMENT_BYTES
+    after = recheck(checked)
+    [problem] = after.problems("index-beyond-claude-code-limit")
+    assert "entries from line" in problem.message
+    assert INDEX_CODES & after.codes() == {"index-beyond-claude-code-limit"}
+    # A line whose file is gone is found in it like in any index.
+    (root_of(checked) / "e007.md").unlink()
+    [broken] = recheck(checked).problems("index-broken-link")
+    assert "e007.md" in broken.message
+
+
+def test_an_index_past_its_own_cap_is_reported_not_passed_in_silence(check_root):
+    checked = check_root({"alpha.md": living("alpha")})
+    with open(root_of(checked) / "MEMORY.md", "wb") as f:
+        f.truncate(MAX_INDEX_BYTES + 1)
+    after = recheck(checked)
+    [problem] = after.problems("index-beyond-claude-code-limit")
+    assert "does not read or check it" in problem.message
+    assert fixes_for(after.ctx, problem) == []
