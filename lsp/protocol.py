@@ -219,11 +219,14 @@ class MemlsProtocol(LanguageServerProtocol):
         yield from super().lsp_exit(*args)
 
 
-def _whole_number(value: Any, _type: Any) -> int:
-    """An LSP ``integer``/``uinteger``: a JSON number without a fraction (``1.0`` from a float-only client passes)."""
+def _whole_number(value: Any, type_: Any) -> int:
+    """An LSP ``integer``/``uinteger`` (or an integer enum): a JSON number without a fraction.
+
+    ``1.0`` from a client whose numbers are all floats passes.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
         raise ValueError(f"{value!r} is not an integer")
-    return int(value)
+    return type_(int(value))
 
 
 async def _settled(future) -> None:
