@@ -14,7 +14,7 @@ from pygls.exceptions import JsonRpcException
 from memls.store.roots import MemoryRoot
 from memls.store.store import MemoryStore
 
-from .conftest import Session, apply_text_edits, entry, open_session, run_command, wait_until_scanned
+from .conftest import Session, apply_text_edits, barrier, entry, open_session, run_command, wait_until_scanned
 
 on_shared_server = pytest.mark.asyncio(loop_scope="module")
 
@@ -178,6 +178,21 @@ async def test_new_memory_refuses_an_existing_file_or_name(shared):
         await run_command(shared.client, "memls.newMemory", "uv", "d", "project")
     with pytest.raises(JsonRpcException, match="entry named 'tabs-not-spaces' already exists: tabs.md"):
         await run_command(shared.client, "memls.newMemory", "tabs not spaces", "d", "project")
+
+
+async def test_new_memory_never_updates_an_entry_whose_buffer_renamed_it_unsaved(start):
+    # The stranger's data loss: notes.md still holds 'deploy' on disk while its
+    # buffer says 'deploy-old'; a *new* 'deploy' overwrote notes.md's body.
+    on_disk = entry("deploy", description="how we deploy", body="IMPORTANT BODY\n")
+    session = await start({"notes.md": on_disk})
+    await wait_until_scanned(session.client)
+    session.open("notes.md")
+    session.change("notes.md", on_disk.replace("name: deploy", "name: deploy-old"), 2)
+    await barrier(session)
+    with pytest.raises(JsonRpcException, match="entry named 'deploy' already exists: notes.md"):
+        await run_command(session.client, "memls.newMemory", "deploy", "brand new", "project", "")
+    assert (session.root / "notes.md").read_text(encoding="utf-8") == on_disk
+    assert not (session.root / "deploy.md").exists()
 
 
 @on_shared_server
