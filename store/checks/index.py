@@ -60,6 +60,7 @@ from ..index import (
     POLICY_MIN_BUDGET,
     IndexLink,
     IndexPolicy,
+    add_index_line,
     claude_code_visible_limit,
     generated_apart_from,
     index_entries,
@@ -68,7 +69,6 @@ from ..index import (
     remove_index_line,
     render_index,
     render_policy_view,
-    upsert_index_line,
 )
 from ..model import Document, RootState
 from ..names import is_index_filename
@@ -593,7 +593,7 @@ def _line_repair(doc: Document, findings: list[_LineFinding], rendering: str | N
     for finding in findings:
         if finding.code == "index-missing-entry":
             assert finding.entry is not None  # the entry without a line
-            new = upsert_index_line(new, finding.entry)
+            new = add_index_line(new, finding.entry)
     return minimal_edit(doc.path, text, new)
 
 
