@@ -95,6 +95,27 @@ async def test_supersede_links_both_entries_and_leaves_audit_clean(start):
     await session.diagnostics("old.md", lambda d: "asymmetric-supersession" not in session.codes(d))
 
 
+async def test_supersede_of_a_crlf_file_open_and_unchanged_is_not_refused_as_unsaved(start):
+    crlf = entry("old").replace("\n", "\r\n")
+    session = await start({"old.md": crlf, "new.md": entry("new")})
+    await wait_until_scanned(session.client)
+    session.open("old.md", crlf)  # the editor holds the file's own CRLF
+    await barrier(session)
+    await run_command(session.client, "memls.supersede", "old", "new", session.uri("old.md"))
+    assert store_of(session).get("old").status == "superseded"
+
+
+async def test_regenerate_index_writes_a_crlf_index_open_and_unchanged_on_disk(start):
+    stale = "# Persistent Memory\r\n"
+    session = await start({"a.md": entry("a")}, index=stale)
+    await wait_until_scanned(session.client)
+    session.open("MEMORY.md", stale)
+    await barrier(session)
+    result = await run_command(session.client, "memls.regenerateIndex")
+    assert result["buffer"] is False and result["changed"] is True
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == store_of(session).render_root_index("project")
+
+
 async def test_supersede_command_edits_only_the_keys_it_sets(start):
     commented = ("---\n# owner: alice\nname: old\ndescription: x  # short\n"
                  "supersedes: [a, b]  # b was wrong\nzz_custom: keep\n---\nBody\n")
