@@ -673,23 +673,71 @@ def match_command(
 @click.argument("path", required=False)
 @click.option("--marker-size", type=click.IntRange(min=1), default=7, show_default=True,
               help="Length of the conflict markers (git's %L).")
-def merge_index_command(base: str, ours: str, theirs: str, path: str | None, marker_size: int) -> None:
+@click.option("--base-label", default="base", show_default=True, help="Label of the base (git's %S).")
+@click.option("--ours-label", default="ours", show_default=True, help="Label of ours on conflict markers (git's %X).")
+@click.option("--theirs-label", default="theirs", show_default=True,
+              help="Label of theirs on conflict markers (git's %Y).")
+def merge_index_command(
+    base: str, ours: str, theirs: str, path: str | None, marker_size: int,
+    base_label: str, ours_label: str, theirs_label: str,
+) -> None:
     """Git merge driver for MEMORY.md: merge BASE, OURS and THEIRS by entry into OURS.
 
     Git's placeholders are %O %A %B %P (see `memls setup git`). Lines added or
     removed on either side are added or removed, curated text is kept; only
     one entry's line changed differently on both sides is a conflict, marked
-    as git marks one. Exit 0 when clean, 1 with conflicts.
+    as git marks one. Exit 0 when clean, 1 with conflicts. A version that is
+    not UTF-8 is merged line by line as git itself would (`git merge-file`).
     """
     from memls.store.files import atomic_write
     from memls.store.index_merge import merge_index
 
-    texts = [Path(p).read_bytes().decode("utf-8") for p in (base, ours, theirs)]
-    result = merge_index(*texts, marker_size=marker_size)
+    # A git older than 2.44 passes %S %X %Y through unexpanded.
+    labels = [
+        default if given.startswith("%") and len(given) == 2 else given
+        for given, default in ((base_label, "base"), (ours_label, "ours"), (theirs_label, "theirs"))
+    ]
+    data = [Path(p).read_bytes() for p in (base, ours, theirs)]
+    try:
+        texts = [d.decode("utf-8") for d in data]
+    except UnicodeDecodeError:
+        sys.exit(_merge_line_by_line(base, ours, theirs, path, marker_size, labels))
+    result = merge_index(*texts, marker_size=marker_size, labels=(labels[1], labels[2]))
     atomic_write(Path(ours), result.text.encode("utf-8"))
     if not result.clean:
         click.echo(f"memls merge-index: {path or ours}: {result.conflicts} conflict(s)", err=True)
         sys.exit(1)
+
+
+def _merge_line_by_line(
+    base: str, ours: str, theirs: str, path: str | None, marker_size: int, labels: list[str]
+) -> int:
+    """git's own line merge into OURS, for versions memls cannot read; git's exit status.
+
+    Not UTF-8 is not an index memls wrote, and guessing an encoding could
+    change the user's bytes; the merge git would have made without the driver
+    keeps both sides (with markers where they clash) and leaves ``memls
+    check`` to name the encoding.
+    """
+    import subprocess
+
+    from memls.store.files import atomic_write
+
+    where = path or ours
+    command = ["git", "merge-file", "-p", f"--marker-size={marker_size}",
+               "-L", labels[1], "-L", labels[0], "-L", labels[2], ours, base, theirs]
+    try:
+        done = subprocess.run(command, capture_output=True, check=False)
+    except FileNotFoundError:
+        click.echo(f"memls merge-index: {where}: not UTF-8, and git is not there to merge it", err=True)
+        return 1
+    if done.returncode < 0 or done.returncode > 127:
+        message = done.stderr.decode("utf-8", "replace").strip() or f"exit status {done.returncode}"
+        click.echo(f"memls merge-index: {where}: git merge-file failed: {message}", err=True)
+        return 1
+    atomic_write(Path(ours), done.stdout)
+    click.echo(f"memls merge-index: {where}: not UTF-8, merged line by line", err=True)
+    return 0 if done.returncode == 0 else 1
 
 
 @cli.command("graph")
@@ -874,7 +922,9 @@ def check_targets(
         if path.is_dir():
             roots.setdefault(path, MemoryRoot("explicit", path))
             files_only = False
-        elif path.is_file() or path.name == INDEX_FILENAME:
+        elif path.is_file() or path.is_symlink() or path.name == INDEX_FILENAME:
+            # A dangling or looping link is still a file of the root, and
+            # ``check`` of the root reports it (invalid-entry): so does this.
             parent = path.parent
             if document_kind(path.name) is None or not (
                 parent.resolve() in known or is_memory_root(parent)

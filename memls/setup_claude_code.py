@@ -14,10 +14,17 @@ The settings file belongs to the user and to Claude Code, so this module
 changes nothing it did not put there: every other key, event, matcher group
 and hook stays as it was and in its place; memls's hook is added once (a hook
 that already runs ``memls recall``/``memls match`` for the event counts, even
-under another matcher or with other flags, so running the set-up twice, or
-after editing the command, adds nothing); removal takes out only memls's hooks
-and the groups, event lists and ``hooks`` object that held nothing else (a
-file left with no settings at all is deleted).
+under another matcher, with other flags or as ``python -m memls``, so running
+the set-up twice, or after editing the command, adds nothing). Removal takes
+out only the hooks the set-up writes -- known by their exact command, since a
+hook the user wrote that runs memls is the user's -- and the groups, event
+lists and ``hooks`` object that held nothing else. The file itself is never
+deleted (emptied, it is ``{}``): the set-up cannot know whether it created
+it, and a symlinked file's target is someone else's.
+
+The file is edited, not rewritten: only the ``hooks`` member's text changes
+(added after the last member, or its value replaced, or taken out), so the
+layout, inline arrays and numbers of every other member stay byte for byte.
 
 Why a file that does not load is refused rather than repaired: Claude Code
 ignores such a file, so overwriting it with a repaired version would throw the
@@ -38,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memls.store.files import FileDelete, atomic_write, commit
+from memls.store.files import atomic_write
 
 SCOPES = ("project", "user")
 SETTINGS_DIR = ".claude"
@@ -100,7 +107,9 @@ def parse_settings(text: str, where: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        settings = json.loads(text, object_pairs_hook=unique_keys)
+        settings = json.loads(
+            text, object_pairs_hook=unique_keys, parse_float=_number, parse_int=_number
+        )
     except json.JSONDecodeError as exc:
         raise SettingsError(
             f"{where} is not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg}); "
@@ -111,16 +120,36 @@ def parse_settings(text: str, where: str) -> dict[str, Any]:
     return settings
 
 
+# A number is kept as the text it was written as (``1e5`` stays ``1e5``, not
+# ``100000.0``): parsed into this marked string and put back when written.
+_NUMBER_MARK = "\x00memls-number:"
+_NUMBER_WRITTEN = re.compile(r'"\\u0000memls-number:([^"\\]*)"')
+
+
+def _number(text: str) -> str:
+    return f"{_NUMBER_MARK}{text}"
+
+
+def _dumps(value: Any, indent: str | None) -> str:
+    separators = None if indent is not None else (", ", ": ")
+    text = json.dumps(value, indent=indent, ensure_ascii=False, separators=separators)
+    return _NUMBER_WRITTEN.sub(r"\1", text)
+
+
 def _event_groups(settings: dict[str, Any], event: str, where: str) -> list[Any] | None:
-    """The matcher groups of ``event``, checked for the shape Claude Code reads."""
-    hooks = settings.get("hooks")
-    if hooks is None:
+    """The matcher groups of ``event``, checked for the shape Claude Code reads.
+
+    A ``null`` is refused like any other wrong shape: replacing a value the
+    user wrote is not the set-up's to decide.
+    """
+    if "hooks" not in settings:
         return None
+    hooks = settings["hooks"]
     if not isinstance(hooks, dict):
         raise SettingsError(f"{where}: \"hooks\" is not an object; nothing was changed")
-    groups = hooks.get(event)
-    if groups is None:
+    if event not in hooks:
         return None
+    groups = hooks[event]
     if not isinstance(groups, list):
         raise SettingsError(f"{where}: \"hooks.{event}\" is not a list; nothing was changed")
     for group in groups:
@@ -133,11 +162,11 @@ def _event_groups(settings: dict[str, Any], event: str, where: str) -> list[Any]
 
 
 def is_memls_hook(hook: MemlsHook, handler: Any) -> bool:
-    """Whether ``handler`` runs memls's command for ``hook``'s event.
+    """Whether ``handler`` runs memls's command for ``hook``'s event (memls is installed).
 
-    Recognised by what it runs (``memls`` by any path, then the subcommand),
-    not by the exact text, so a command the user tuned (``-k 5``) is still
-    memls's and is neither doubled nor left behind.
+    Recognised by what it runs (``memls`` by any path, or ``python -m memls``,
+    then the subcommand), not by the exact text, so a command the user tuned
+    (``-k 5``) counts and the set-up does not add a second one.
     """
     if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
         return False
@@ -145,7 +174,21 @@ def is_memls_hook(hook: MemlsHook, handler: Any) -> bool:
         argv = shlex.split(handler["command"])
     except ValueError:
         return False
-    return len(argv) >= 2 and os.path.basename(argv[0]) == "memls" and argv[1] == hook.subcommand
+    program = os.path.basename(argv[0]) if argv else ""
+    if program.startswith("python") and argv[1:3] == ["-m", "memls"]:
+        argv = argv[2:]
+    elif program != "memls":
+        return False
+    return len(argv) >= 2 and argv[1] == hook.subcommand
+
+
+def is_setup_hook(hook: MemlsHook, handler: Any) -> bool:
+    """Whether ``handler`` is the one the set-up writes: its exact command.
+
+    Removal takes only these. A memls hook the user wrote (another path, other
+    flags, a timeout) is theirs, and ``--remove`` is not asked to undo their work.
+    """
+    return isinstance(handler, dict) and handler.get("command") == hook.command
 
 
 def _handlers(group: dict[str, Any]) -> Iterator[Any]:
@@ -184,7 +227,7 @@ def remove_memls_hooks(settings: dict[str, Any], where: str = "settings") -> dic
         removed = False
         for group in groups:
             handlers = list(_handlers(group))
-            kept = [h for h in handlers if not is_memls_hook(hook, h)]
+            kept = [h for h in handlers if not is_setup_hook(hook, h)]
             removed = removed or len(kept) < len(handlers)
             if len(kept) == len(handlers):
                 kept_groups.append(group)
@@ -228,10 +271,80 @@ def render_settings(settings: dict[str, Any], like: str | None) -> str:
     Non-ASCII text is written as itself, as Claude Code writes it.
     """
     indent = indent_of(like)
-    text = json.dumps(settings, indent=indent, ensure_ascii=False)
+    text = _dumps(settings, indent)
     if like is None or like.endswith("\n") or not like.strip():
         text += "\n"
     return text
+
+
+def edit_hooks(text: str, settings: dict[str, Any]) -> str:
+    """``text`` with only its top-level ``hooks`` member changed to ``settings["hooks"]``.
+
+    Added after the last member when missing, its value replaced when there,
+    taken out (with its comma) when ``settings`` has none; every other byte
+    stays. A file with no members is written whole, as there is nothing to keep.
+    """
+    members, close = _top_level_members(text)
+    found = next((m for m in members if m[0] == "hooks"), None)
+    indent = indent_of(text)
+    if "hooks" not in settings:
+        if found is None:
+            return text
+        at = members.index(found)
+        if len(members) == 1:
+            return _empty_object(text, found, close)
+        if at > 0:
+            return text[: members[at - 1][3]] + text[found[3] :]
+        return text[: found[1]] + text[members[1][1] :]
+    if found is None and not members:
+        return render_settings(settings, text)
+    line_start = text.rfind("\n", 0, (found or members[-1])[1]) + 1
+    margin = ""
+    if "\n" in text.strip():
+        margin = text[line_start : (found or members[-1])[1]]
+        margin = margin[: len(margin) - len(margin.lstrip(" \t"))]
+    value = _dumps(settings["hooks"], indent).replace("\n", "\n" + margin)
+    if found is not None:
+        return text[: found[2]] + value + text[found[3] :]
+    last_end = members[-1][3]
+    gap = ",\n" + margin if "\n" in text.strip() else ", "
+    return text[:last_end] + gap + '"hooks": ' + value + text[last_end:]
+
+
+def _empty_object(text: str, only: tuple[str, int, int, int], close: int) -> str:
+    """The text with its one member gone: ``{}`` where the object was."""
+    open_at = text.rfind("{", 0, only[1])
+    return text[:open_at] + "{}" + text[close + 1 :]
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _skip_space(text: str, at: int) -> int:
+    """The first index at or after ``at`` that is not JSON whitespace."""
+    while at < len(text) and text[at] in " \t\n\r":
+        at += 1
+    return at
+
+
+def _top_level_members(text: str) -> tuple[list[tuple[str, int, int, int]], int]:
+    """Each member of the top-level object: (key, key start, value start, value end); and where ``}`` is.
+
+    Only called on text :func:`parse_settings` accepted, so it is a JSON object.
+    """
+    at = _skip_space(text, 0)
+    assert text[at] == "{"
+    at = _skip_space(text, at + 1)
+    members = []
+    while text[at] != "}":
+        key, end = _DECODER.raw_decode(text, at)
+        value_start = _skip_space(text, _skip_space(text, end) + 1)
+        _, value_end = _DECODER.raw_decode(text, value_start)
+        members.append((key, at, value_start, value_end))
+        at = _skip_space(text, value_end)
+        if text[at] == ",":
+            at = _skip_space(text, at + 1)
+    return members, at
 
 
 # --------------------------------------------------------------------------
@@ -242,30 +355,28 @@ def render_settings(settings: dict[str, Any], like: str | None) -> str:
 class SettingsChange:
     """What the set-up would do to one settings file.
 
-    ``after`` None leaves the file as it is; ``delete`` removes a file that
-    held nothing but memls's hooks (an empty settings file means no settings).
+    ``after`` None leaves the file as it is.
     """
 
     path: Path
     before: str | None  # None: the file does not exist
     after: str | None
-    delete: bool = False
 
     @property
     def changed(self) -> bool:
-        return self.delete or (self.after is not None and self.after != self.before)
+        return self.after is not None and self.after != self.before
 
     def diff(self) -> str:
         """The change as a unified diff (empty when nothing changes)."""
         if not self.changed:
             return ""
         before = [] if self.before is None else self.before.splitlines(keepends=True)
-        after = [] if self.delete else (self.after or "").splitlines(keepends=True)
+        after = (self.after or "").splitlines(keepends=True)
         lines = difflib.unified_diff(
             before,
             after,
             fromfile="/dev/null" if self.before is None else str(self.path),
-            tofile="/dev/null" if self.delete else str(self.path),
+            tofile=str(self.path),
         )
         return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
@@ -274,9 +385,6 @@ class SettingsChange:
         if not self.changed:
             return
         target = self.path.resolve() if self.path.is_symlink() else self.path
-        if self.delete:
-            commit([FileDelete(target)])
-            return
         assert self.after is not None
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(target, self.after.encode("utf-8"))
@@ -305,6 +413,6 @@ def plan(path: Path, *, remove: bool = False) -> SettingsChange:
     changed = remove_memls_hooks(settings, str(path)) if remove else add_memls_hooks(settings, str(path))
     if changed == settings and before is not None:
         return SettingsChange(path, before, None)
-    if remove and not changed:
-        return SettingsChange(path, before, None, delete=True)
-    return SettingsChange(path, before, render_settings(changed, before))
+    if before is None or not before.strip():
+        return SettingsChange(path, before, render_settings(changed, before))
+    return SettingsChange(path, before, edit_hooks(before, changed))

@@ -21,10 +21,16 @@ kind of value there; after moving or reinstalling memls, run the set-up
 again (it updates the path). (Claude Code's hooks are different: they live
 in a committed settings file shared between machines, so they say ``memls``.)
 
-Every change is made once: the attribute line is added only when missing
-and every other line is kept; the config is written only when it differs.
-``--remove`` takes out exactly the attribute line and the ``merge.memls``
-section.
+A third, ``.gitignore``, gets ``.memory.lock``: every writer (memls, gptme,
+the pre-commit hooks) locks a memory root through that empty file, so it
+appears untracked in every clone; it is committed for the same reason as the
+attribute (one line serves the whole team). Its name is gptme's and stays.
+
+Every change is made once: each line is added only when missing and every
+other line is kept; the config is written only when it differs. ``--remove``
+takes out exactly the attribute line and the ``merge.memls`` section; the
+ignore line stays, since the lock file keeps appearing without the driver
+and the line may well be the user's own.
 """
 
 from __future__ import annotations
@@ -33,17 +39,25 @@ import difflib
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from memls.store.files import FileDelete, atomic_write, commit
+from memls.store.files import LOCK_FILENAME, FileDelete, atomic_write, commit
 
 DRIVER = "memls"
 ATTRIBUTES_FILE = ".gitattributes"
 ATTRIBUTE_LINE = f"MEMORY.md merge={DRIVER}"
+IGNORE_FILE = ".gitignore"
+# A pattern without a slash: the lock of a memory root in any directory.
+IGNORE_LINE = LOCK_FILENAME
 DRIVER_NAME = "memls: merge MEMORY.md by entry"
-# git's placeholders: base, ours (the result goes here), theirs, the path, the marker size.
-DRIVER_ARGUMENTS = "merge-index --marker-size %L %O %A %B %P"
+# git's placeholders: the marker size, the labels of base, ours and theirs (git 2.44
+# and later; an older git passes them unexpanded and the driver uses its own),
+# base, ours (the result goes here), theirs, the path.
+DRIVER_ARGUMENTS = (
+    "merge-index --marker-size %L --base-label %S --ours-label %X --theirs-label %Y %O %A %B %P"
+)
 
 
 class GitSetupError(ValueError):
@@ -91,12 +105,28 @@ def _is_memls_line(line: str) -> bool:
 
 def attributes_with_driver(text: str | None) -> str:
     """``.gitattributes`` with memls's line, added at the end only when missing."""
+    return _with_line(text, ATTRIBUTE_LINE, _is_memls_line)
+
+
+def _ignores_lock(line: str) -> bool:
+    pattern = line.strip()
+    return pattern in (LOCK_FILENAME, f"/{LOCK_FILENAME}", f"**/{LOCK_FILENAME}", "*.lock") or (
+        pattern.endswith(f"/{LOCK_FILENAME}")
+    )
+
+
+def ignore_with_lock(text: str | None) -> str:
+    """``.gitignore`` ignoring the roots' lock file; a line added at the end only when none does."""
+    return _with_line(text, IGNORE_LINE, _ignores_lock)
+
+
+def _with_line(text: str | None, line: str, present: Callable[[str], bool]) -> str:
     text = text or ""
-    if any(_is_memls_line(line) for line in text.splitlines()):
+    if any(present(existing) for existing in text.splitlines()):
         return text
     if text and not text.endswith("\n"):
         text += "\n"
-    return text + ATTRIBUTE_LINE + "\n"
+    return text + line + "\n"
 
 
 def attributes_without_driver(text: str | None) -> str | None:
@@ -120,25 +150,39 @@ class GitSetup:
     attributes_after: str | None  # None: the file is (or becomes) absent
     config_before: dict[str, str]
     config_after: dict[str, str]  # empty: the merge.memls section goes
+    ignore_before: str | None = None
+    ignore_after: str | None = None  # same as before: .gitignore is left alone
 
     @property
     def attributes_path(self) -> Path:
         return self.repo / ATTRIBUTES_FILE
 
     @property
+    def ignore_path(self) -> Path:
+        return self.repo / IGNORE_FILE
+
+    @property
     def changed(self) -> bool:
-        return self.attributes_before != self.attributes_after or self.config_before != self.config_after
+        return (
+            self.attributes_before != self.attributes_after
+            or self.config_before != self.config_after
+            or self.ignore_before != self.ignore_after
+        )
 
     def describe(self) -> str:
-        """The change as a diff of ``.gitattributes`` and the git config lines."""
+        """The change as a diff of ``.gitattributes`` and ``.gitignore``, and the git config lines."""
         out: list[str] = []
-        if self.attributes_before != self.attributes_after:
-            name = ATTRIBUTES_FILE
+        for name, before, after in (
+            (ATTRIBUTES_FILE, self.attributes_before, self.attributes_after),
+            (IGNORE_FILE, self.ignore_before, self.ignore_after),
+        ):
+            if before == after:
+                continue
             out += difflib.unified_diff(
-                (self.attributes_before or "").splitlines(keepends=True),
-                (self.attributes_after or "").splitlines(keepends=True),
-                f"a/{name}" if self.attributes_before is not None else "/dev/null",
-                f"b/{name}" if self.attributes_after is not None else "/dev/null",
+                (before or "").splitlines(keepends=True),
+                (after or "").splitlines(keepends=True),
+                f"a/{name}" if before is not None else "/dev/null",
+                f"b/{name}" if after is not None else "/dev/null",
             )
         if self.config_before and not self.config_after:
             return "".join([*out, f"git config --local --remove-section merge.{DRIVER}\n"])
@@ -151,7 +195,9 @@ class GitSetup:
         return "".join(out)
 
     def apply(self) -> None:
-        """Write the attribute file, then the config (each only if it changes)."""
+        """Write the attribute and ignore files, then the config (each only if it changes)."""
+        if self.ignore_after is not None and self.ignore_before != self.ignore_after:
+            atomic_write(self.ignore_path, self.ignore_after.encode("utf-8"))
         if self.attributes_before != self.attributes_after:
             if self.attributes_after is None:
                 commit([FileDelete(self.attributes_path)])
@@ -170,22 +216,29 @@ class GitSetup:
 def plan(cwd: Path, *, remove: bool = False, memls: str | None = None) -> GitSetup:
     """The set-up (or its removal) for the repository holding ``cwd``."""
     repo = repository_root(cwd)
-    path = repo / ATTRIBUTES_FILE
-    try:
-        before = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        before = None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GitSetupError(f"cannot read {path}: {exc}") from exc
+    before = _read_text(repo / ATTRIBUTES_FILE)
+    ignore = _read_text(repo / IGNORE_FILE)
     config = _driver_config(repo)
     if remove:
-        return GitSetup(repo, before, attributes_without_driver(before), config, {})
+        return GitSetup(repo, before, attributes_without_driver(before), config, {}, ignore, ignore)
     wanted = {
         f"merge.{DRIVER}.driver": driver_command(memls or memls_command()),
         f"merge.{DRIVER}.name": DRIVER_NAME,
     }
     # Keys of the section memls did not write (someone set ``recursive``) stay.
-    return GitSetup(repo, before, attributes_with_driver(before), config, {**config, **wanted})
+    return GitSetup(
+        repo, before, attributes_with_driver(before), config, {**config, **wanted},
+        ignore, ignore_with_lock(ignore),
+    )
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GitSetupError(f"cannot read {path}: {exc}") from exc
 
 
 def _driver_config(repo: Path) -> dict[str, str]:

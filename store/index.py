@@ -207,10 +207,31 @@ def _grouped_lines(living: list[MemoryEntry]) -> list[tuple[str, list[str]]]:
     return [
         (
             f"## {t.capitalize()}",
-            [e.index_line() for e in sorted(by_type[t], key=lambda e: e.name)],
+            [e.index_line() for e in sorted(by_type[t], key=lambda e: index_order(e.name))],
         )
         for t in order
     ]
+
+
+def index_order(name: str) -> str:
+    """Where an entry's line sorts within its type group: by name, in Python string order.
+
+    gptme's order (case-sensitive: ``Zed`` before ``amy``), not the link text's:
+    a titled entry sorts by its name. The merge driver lays merged lines out
+    with this same key, so a merge of two renderings is a rendering.
+    """
+    return name
+
+
+def rendered_name(target: str) -> str:
+    """The entry name a rendered pointer to ``target`` stands for: the file's stem.
+
+    Saves write ``<name>.md`` (memls and gptme alike), so the stem is the name
+    for every entry they wrote; only a hand-written file whose frontmatter
+    name differs from its file name breaks this, and then a merged index may
+    need an ``index --write`` to be the rendering again.
+    """
+    return target[: -len(".md")] if target.endswith(".md") else target
 
 
 def _build(

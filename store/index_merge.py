@@ -6,6 +6,9 @@ line merge reports a conflict on nearly every such merge although nothing
 conflicts: each branch added a different entry. Here a pointer line is
 identified by the entry file it links to, not by its text, so:
 
+- an entry's line moved on one side stands where that side moved it, saying
+  what the merge of its three versions says (the other side's update,
+  removal or rename applies to it);
 - a line added on one side is added; a line removed on one side is removed
   (also when the other side changed it: a removed line means the entry left
   the index, by supersession or deletion, and its file says why);
@@ -23,8 +26,9 @@ their fixed order, lines sorted by name. The merge sees only the three texts
 "generated" is read from the shape: all three versions have exactly the
 rendering's layout. Then the result is laid out the same way: an added
 section goes where its type belongs, an emptied one goes, and lines added on
-both sides interleave by their link text -- the entry's name unless it has a
-``title`` -- so the merge of two renderings is the rendering of the union.
+both sides interleave by the renderer's own key (the entry's name, read from
+the file it links to), so the merge of two renderings is the rendering of
+the union.
 Anything else is *curated*: added lines stay next to the lines they were
 added beside, and the person's text stays as they wrote it.
 
@@ -38,7 +42,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from .entry import TYPE_ORDER
-from .index import INDEX_HEADER, parse_index_lines
+from .index import INDEX_HEADER, index_order, parse_index_lines, rendered_name
 
 MARKER_SIZE = 7
 OURS_LABEL = "ours"
@@ -72,7 +76,7 @@ class _Line:
 
     key: tuple[str, str]
     text: str
-    # Where a generated index sorts the line: the link text (name or title).
+    # Where a generated index sorts the line: the renderer's key for its entry.
     order: str
 
     @property
@@ -83,18 +87,28 @@ class _Line:
 _Value = str | _Conflict | None
 
 
-def merge_index(base: str, ours: str, theirs: str, *, marker_size: int = MARKER_SIZE) -> IndexMergeResult:
+def merge_index(
+    base: str,
+    ours: str,
+    theirs: str,
+    *,
+    marker_size: int = MARKER_SIZE,
+    labels: tuple[str, str] = (OURS_LABEL, THEIRS_LABEL),
+) -> IndexMergeResult:
     """Merge three versions of a ``MEMORY.md`` by entry (see the module docstring).
 
-    Newlines are normalised to ``\\n`` (memls and gptme write nothing else).
-    When one side did not change the file, the other side's text is the
-    result, byte for byte.
+    Lines are compared without their line ends; the result ends its lines as
+    ours does (``\\r\\n`` if ours has one), and ends without a final newline
+    only when none of the three versions had one. When one side did not
+    change the file, the other side's text is the result, byte for byte.
+    ``labels`` name ours and theirs on the conflict markers.
     """
+    raw_ours, raw_theirs = ours, theirs
     base, ours, theirs = (_normalize(t) for t in (base, ours, theirs))
     if ours == base or ours == theirs:
-        return IndexMergeResult(theirs, 0)
+        return IndexMergeResult(raw_theirs, 0)
     if theirs == base:
-        return IndexMergeResult(ours, 0)
+        return IndexMergeResult(raw_ours, 0)
     shapes = [_rendering_sections(t) for t in (base, ours, theirs)]
     if all(shape is not None for shape in shapes):
         b, o, t = shapes
@@ -102,7 +116,13 @@ def merge_index(base: str, ours: str, theirs: str, *, marker_size: int = MARKER_
         merged = _merge_generated(b, o, t)
     else:
         merged = _merge_curated(_lines(base), _lines(ours), _lines(theirs))
-    return _render(merged, marker_size)
+    result = _render(merged, marker_size, labels)
+    text = result.text
+    if text and not any(t.endswith("\n") for t in (base, ours, theirs) if t):
+        text = text[:-1]
+    if "\r\n" in raw_ours:
+        text = text.replace("\n", "\r\n")
+    return IndexMergeResult(text, result.conflicts)
 
 
 # -- generated: type sections, lines sorted within each ------------------------
@@ -146,7 +166,7 @@ def _merge_generated(base: _Sections, ours: _Sections, theirs: _Sections) -> lis
     keys = dict.fromkeys(k for p in placed for k in p)
     resolved = {k: _resolve(*(p.get(k) for p in placed)) for k in keys}
     ours_sections, theirs_sections = dict(ours), dict(theirs)
-    headings = sorted({*ours_sections, *theirs_sections}, key=_heading_rank)
+    headings = _heading_order(list(ours_sections), list(theirs_sections))
     out: list[str | _Conflict] = [INDEX_HEADER]
     for heading in headings:
         order = _union(
@@ -178,6 +198,22 @@ def _line_of(value: str) -> str:
     return value.split("\n", 1)[1]
 
 
+def _heading_order(ours: list[str], theirs: list[str]) -> list[str]:
+    """Both sides' sections in one order: each side's own order kept (a rendering's order).
+
+    Only sections the two sides added at the same place are ordered by rank:
+    a heading shows its type capitalised, so the type's own sort position
+    (``Zeta`` before ``alpha``) cannot be read back from it.
+    """
+    out: list[str] = []
+    i = j = 0
+    for block in SequenceMatcher(None, ours, theirs, autojunk=False).get_matching_blocks():
+        gap = {*ours[i : block.a], *theirs[j : block.b]}
+        out += sorted(gap - set(out), key=_heading_rank) + ours[block.a : block.a + block.size]
+        i, j = block.a + block.size, block.b + block.size
+    return out
+
+
 def _heading_rank(heading: str) -> tuple[int, str]:
     """Claude Code's types first, in their order, then ``general``, then the rest by name."""
     if heading in _KNOWN_HEADINGS:
@@ -203,29 +239,76 @@ def _interleave_sorted(a: list[_Line], b: list[_Line]) -> list[_Line]:
 
 
 def _merge_curated(base: list[_Line], ours: list[_Line], theirs: list[_Line]) -> list[str | _Conflict]:
-    out: list[str | _Conflict] = []
+    """Where each line goes, from a line-wise merge; what an entry's line says, from the whole file.
+
+    An entry is one line wherever it stands, so its text is resolved across
+    the three whole versions, not in the stretch the line-wise merge compares:
+    otherwise a line moved on one side (to another section) reads there as
+    added, its old place as removed, and the mover's old text would win over
+    the other side's update or removal of that entry. The line-wise merge
+    decides only where the entry stands (the mover's place) and whether it
+    stands at all; the entry's resolved text goes there, once.
+    """
+    entries = _entry_values(base, ours, theirs)
+    placed: list[tuple[tuple[str, str] | None, _Value]] = []
     for stable, b, o, t in _diff3(base, ours, theirs):
         if stable:
-            for lb, lo, lt in zip(b, o, t):
-                value = _resolve(lb.text, lo.text, lt.text)
-                assert value is not None  # same key on all sides: never removed
-                out.append(value)
+            placed += [(lo.key, _resolve(lb.text, lo.text, lt.text)) for lb, lo, lt in zip(b, o, t)]
         else:
-            out += _merge_chunk(b, o, t)
+            placed += _merge_chunk(b, o, t)
+    out: list[str | _Conflict] = []
+    done: set[tuple[str, str]] = set()
+    for key, value in placed:
+        if value is None:
+            continue  # not here: removed, or moved away from here
+        if key is not None and key in entries:
+            if key in done:
+                continue  # moved by both sides: the first place holds it
+            done.add(key)
+            value = entries[key]
+            if value is None:
+                continue
+        out.append(value)
     return out
 
 
-def _merge_chunk(base: list[_Line], ours: list[_Line], theirs: list[_Line]) -> list[str | _Conflict]:
-    """A stretch that both sides changed: entries one by one, text kept unless truly contested."""
+def _entry_values(base: list[_Line], ours: list[_Line], theirs: list[_Line]) -> dict[tuple[str, str], _Value]:
+    """Each entry's line resolved across the three versions; entries listed twice on a side are left out.
+
+    An entry with two lines on one side is not one line moving, so its lines
+    are merged where they stand, as text.
+    """
+    sides = []
+    repeated: set[tuple[str, str]] = set()
+    for part in (base, ours, theirs):
+        values: dict[tuple[str, str], str] = {}
+        for line in part:
+            if line.is_pointer:
+                if line.key in values:
+                    repeated.add(line.key)
+                values[line.key] = line.text
+        sides.append(values)
+    keys = {k for side in sides for k in side} - repeated
+    return {k: _resolve(*(side.get(k) for side in sides)) for k in keys}
+
+
+def _merge_chunk(
+    base: list[_Line], ours: list[_Line], theirs: list[_Line]
+) -> list[tuple[tuple[str, str] | None, _Value]]:
+    """A stretch that both sides changed: entries one by one, text kept unless truly contested.
+
+    Each line comes with its key (None for a conflict block), so that the
+    caller can put an entry's resolved text in its place.
+    """
     texts = [[line.text for line in part] for part in (base, ours, theirs)]
     if texts[1] == texts[0] or texts[1] == texts[2]:
-        return list(texts[2])
+        return [(line.key, line.text) for line in theirs]
     if texts[2] == texts[0]:
-        return list(texts[1])
+        return [(line.key, line.text) for line in ours]
     prose = [[line.text for line in part if not line.is_pointer] for part in (base, ours, theirs)]
     if prose[0] and prose[1] != prose[0] and prose[2] != prose[0] and prose[1] != prose[2]:
         # Both sides rewrote the same text differently: only a person can choose.
-        return [_Conflict("\n".join(texts[1]), "\n".join(texts[2]))]
+        return [(None, _Conflict("\n".join(texts[1]), "\n".join(texts[2])))]
     values = [{line.key: line.text for line in part} for part in (base, ours, theirs)]
     base_keys = {line.key for line in base}
 
@@ -237,12 +320,10 @@ def _merge_chunk(base: list[_Line], ours: list[_Line], theirs: list[_Line]) -> l
             for n, line in enumerate(part)
         ]
 
-    out: list[str | _Conflict] = []
-    for line in _union(ours, theirs, _side_by_side, anchors(ours, "o"), anchors(theirs, "t")):
-        value = _resolve(*(v.get(line.key) for v in values))
-        if value is not None:
-            out.append(value)
-    return out
+    return [
+        (line.key, _resolve(*(v.get(line.key) for v in values)))
+        for line in _union(ours, theirs, _side_by_side, anchors(ours, "o"), anchors(theirs, "t"))
+    ]
 
 
 def _side_by_side(a: list[_Line], b: list[_Line]) -> list[_Line]:
@@ -277,10 +358,29 @@ def _diff3(
 
 
 def _matches(a: list[_Line], b: list[_Line]) -> dict[int, int]:
-    matcher = SequenceMatcher(None, [x.key for x in a], [x.key for x in b], autojunk=False)
-    return {
-        block.a + n: block.b + n for block in matcher.get_matching_blocks() for n in range(block.size)
-    }
+    """Which line of ``a`` is which line of ``b``: the text lines first, then pointers between them.
+
+    Headings and prose are the frame of a curated index and pointer lines
+    move within it, so the frame is matched first: matched all at once, a
+    pointer moved to the next section could be read as its heading moving
+    up instead, and the lines added under the old heading would follow it.
+    """
+    frame_a = [i for i, x in enumerate(a) if not x.is_pointer]
+    frame_b = [j for j, x in enumerate(b) if not x.is_pointer]
+    anchors = [
+        (frame_a[i], frame_b[j]) for i, j in _matching(
+            [a[i].key for i in frame_a], [b[j].key for j in frame_b])
+    ]
+    out = dict(anchors)
+    for (i0, j0), (i1, j1) in zip([(-1, -1), *anchors], [*anchors, (len(a), len(b))]):
+        for i, j in _matching([x.key for x in a[i0 + 1 : i1]], [x.key for x in b[j0 + 1 : j1]]):
+            out[i0 + 1 + i] = j0 + 1 + j
+    return out
+
+
+def _matching(a: Sequence[object], b: Sequence[object]) -> list[tuple[int, int]]:
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    return [(block.a + n, block.b + n) for block in matcher.get_matching_blocks() for n in range(block.size)]
 
 
 # -- shared ---------------------------------------------------------------------
@@ -333,7 +433,8 @@ def _resolve(base: _Value, ours: _Value, theirs: _Value) -> _Value:
 def _line(text: str) -> _Line:
     links = parse_index_lines(text)
     if links:
-        return _Line(("entry", links[0].target), text, links[0].title)
+        target = links[0].target
+        return _Line(("entry", target), text, index_order(rendered_name(target)))
     return _Line(("text", text), text, text)
 
 
@@ -344,18 +445,18 @@ def _lines(text: str) -> list[_Line]:
     return [_line(line) for line in body.split("\n")]
 
 
-def _render(merged: list[str | _Conflict], marker_size: int) -> IndexMergeResult:
+def _render(merged: list[str | _Conflict], marker_size: int, labels: tuple[str, str]) -> IndexMergeResult:
     out: list[str] = []
     conflicts = 0
     for item in merged:
         if isinstance(item, _Conflict):
             conflicts += 1
             out += [
-                f"{'<' * marker_size} {OURS_LABEL}",
+                f"{'<' * marker_size} {labels[0]}",
                 item.ours,
                 "=" * marker_size,
                 item.theirs,
-                f"{'>' * marker_size} {THEIRS_LABEL}",
+                f"{'>' * marker_size} {labels[1]}",
             ]
         else:
             out.append(item)

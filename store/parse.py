@@ -47,6 +47,9 @@ STATUS_EXPECTED = f"invalid status: expected one of {', '.join(STATUSES)}"
 # Records one strict violation: (field, what was expected).
 _Violation = Callable[[str, str], None]
 
+# gptme's message for a file without a frontmatter block, followed by its path.
+NO_FRONTMATTER = "no frontmatter: "
+
 
 @dataclass(frozen=True)
 class FieldProblem:
@@ -164,7 +167,7 @@ def parse_document(
     frontmatter = split_frontmatter(text)
     document = ParsedDocument(text, path, scope, frontmatter, None, None, [])
     if frontmatter is None:
-        document.not_entry = document.strict_not_entry = f"no frontmatter: {where}"
+        document.not_entry = document.strict_not_entry = f"{NO_FRONTMATTER}{where}"
         return document
 
     data = frontmatter.data

@@ -34,6 +34,7 @@ from .index import (
     replace_pointer,
 )
 from .lookup import resolve_name
+from .parse import NO_FRONTMATTER
 from .reader import RootRead, parse_bytes, read_root
 from .rewrite import rewritten_text
 from .roots import MemoryRoot
@@ -62,6 +63,9 @@ def strict_entry(path: Path, data: bytes, scope: str | None) -> MemoryEntry:
     if doc is None:
         raise MemoryParseError(f"{path.name} cannot be read as an entry: {error}")
     if doc.entry is None:
+        if doc.not_entry is not None and doc.not_entry.startswith(NO_FRONTMATTER):
+            # gptme's words for this case, exactly: save and migrate scripts match on them.
+            raise MemoryParseError(doc.not_entry)
         raise MemoryParseError(
             f"{path.name} has no usable frontmatter ({doc.not_entry}); fix or move it first"
         )

@@ -135,6 +135,15 @@ def test_missing_path_is_a_usage_error(examples):
     assert "Traceback" not in result.stderr
 
 
+def test_a_dangling_symlink_argument_in_a_root_is_reported_like_the_root_check_reports_it(clean_root):
+    (clean_root / "linked.md").symlink_to(clean_root / "gone.md")
+    result = memls_check("memory/linked.md")
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("memory/linked.md:1:1: error invalid-entry ")
+    assert lines[0] in memls_check("memory").stdout.splitlines()
+
+
 def test_summary_counts_the_missing_index_among_the_files_checked(tmp_path, monkeypatch):
     # One entry with a problem and no MEMORY.md: two files have problems, and
     # both were checked (the summary once read "in 2 of 1 memory file").

@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.cli_helpers import assert_one_line_error
-
 MEMLS = Path(sys.executable).parent / "memls"
 
 pytestmark = [
@@ -178,8 +176,22 @@ def test_setup_git_adds_the_attribute_once_keeps_other_lines_and_configures_the_
     assert "nothing to change" in again.stdout
     assert (repo.path / ".gitattributes").read_text() == "*.png binary\n*.md text\nMEMORY.md merge=memls\n"
     driver = repo.git("config", "--local", "merge.memls.driver").stdout.strip()
-    assert driver == f"{MEMLS} merge-index --marker-size %L %O %A %B %P"
+    assert driver == (
+        f"{MEMLS} merge-index --marker-size %L --base-label %S --ours-label %X --theirs-label %Y"
+        " %O %A %B %P"
+    )
     assert repo.git("check-attr", "merge", "memory/MEMORY.md").stdout.strip().endswith("merge: memls")
+
+
+def test_setup_git_ignores_the_roots_lock_file_once_and_remove_leaves_the_ignore_line(repo):
+    (repo.path / ".gitignore").write_text("*.pyc", encoding="utf-8")
+    repo.memls("setup", "git")
+    repo.memls("setup", "git")
+    assert (repo.path / ".gitignore").read_text() == "*.pyc\n.memory.lock\n"
+    # Every writer (memls, gptme, the pre-commit hooks) leaves memory/.memory.lock behind.
+    assert repo.git("check-ignore", "--no-index", "-q", "memory/.memory.lock", check=False).returncode == 0
+    repo.memls("setup", "git", "--remove")
+    assert (repo.path / ".gitignore").read_text() == "*.pyc\n.memory.lock\n"
 
 
 def test_setup_git_remove_takes_out_only_its_line_and_section(repo):
@@ -243,11 +255,78 @@ def test_merge_index_with_a_conflict_exits_1_and_names_the_path(run, tmp_path):
     assert ours.read_text().startswith("<<<<<<< ours\n- [a](a.md) \u2014 ours\n=======\n")
 
 
-def test_merge_index_refuses_a_version_that_is_not_utf8_and_leaves_ours_alone(run, tmp_path):
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_version_that_is_not_utf8_is_merged_line_by_line_as_git_would_keeping_both_sides(run, tmp_path):
     base, ours, theirs = (tmp_path / n for n in ("base", "ours", "theirs"))
-    base.write_bytes(b"- [a](a.md) \xe2\x80\x94 A\n")
-    ours.write_bytes(b"- [a](a.md) \xe2\x80\x94 ours\n")
-    theirs.write_bytes(b"\xff\xfe not text\n")
+    base.write_bytes(b"# P\n\n- [a](a.md) \xe9\n")
+    ours.write_bytes(b"# P\n\n- [a](a.md) \xe9\n- [b](b.md) B\n")
+    theirs.write_bytes(b"# P\n\n- [a](a.md) \xe9\n- [c](c.md) C\n")
     result = run("merge-index", str(base), str(ours), str(theirs), "memory/MEMORY.md")
-    assert_one_line_error(result, contains="utf-8")
-    assert ours.read_bytes() == b"- [a](a.md) \xe2\x80\x94 ours\n"
+    assert result.exit_code == 1
+    assert result.stderr == "memls merge-index: memory/MEMORY.md: not UTF-8, merged line by line\n"
+    assert ours.read_bytes() == (
+        b"# P\n\n- [a](a.md) \xe9\n<<<<<<< ours\n- [b](b.md) B\n=======\n- [c](c.md) C\n>>>>>>> theirs\n"
+    )
+
+
+def test_merge_index_keeps_crlf_and_labels_its_markers_as_git_asks(run, tmp_path):
+    base, ours, theirs = (tmp_path / n for n in ("base", "ours", "theirs"))
+    base.write_bytes("- [a](a.md) \u2014 A\r\n".encode())
+    ours.write_bytes("- [a](a.md) \u2014 ours\r\n- [b](b.md) \u2014 B\r\n".encode())
+    theirs.write_bytes("- [a](a.md) \u2014 theirs\r\n".encode())
+    result = run("merge-index", "--ours-label", "HEAD", "--theirs-label", "topic",
+                 str(base), str(ours), str(theirs))
+    assert result.exit_code == 1
+    assert ours.read_bytes().decode() == (
+        "<<<<<<< HEAD\r\n- [a](a.md) \u2014 ours\r\n=======\r\n- [a](a.md) \u2014 theirs\r\n"
+        ">>>>>>> topic\r\n- [b](b.md) \u2014 B\r\n"
+    )
+
+
+def test_labels_an_older_git_passes_unexpanded_fall_back_to_ours_and_theirs(run, tmp_path):
+    base, ours, theirs = (tmp_path / n for n in ("base", "ours", "theirs"))
+    base.write_text("- [a](a.md) \u2014 A\n", encoding="utf-8")
+    ours.write_text("- [a](a.md) \u2014 ours\n", encoding="utf-8")
+    theirs.write_text("- [a](a.md) \u2014 theirs\n", encoding="utf-8")
+    run("merge-index", "--ours-label", "%X", "--theirs-label", "%Y", str(base), str(ours), str(theirs))
+    assert ours.read_text().startswith("<<<<<<< ours\n") and ours.read_text().endswith(">>>>>>> theirs\n")
+
+
+def test_a_line_moved_on_one_branch_takes_the_update_saved_on_the_other(repo):
+    # issue 15: the mover's old description won silently.
+    repo.memls("setup", "git")
+    curated = (
+        "# Persistent Memory\n\n## Important\n- [delta](delta.md) \u2014 Delta rule.\n\n"
+        "## Later\n- [alpha](alpha.md) \u2014 Alpha rule.\n"
+    )
+    (repo.memory / "MEMORY.md").write_text(curated, encoding="utf-8")
+    repo.commit("curate")
+    repo.git("checkout", "-q", "-b", "left")
+    (repo.memory / "MEMORY.md").write_text(
+        "# Persistent Memory\n\n## Important\n- [alpha](alpha.md) \u2014 Alpha rule.\n"
+        "- [delta](delta.md) \u2014 Delta rule.\n\n## Later\n", encoding="utf-8")
+    repo.commit("move alpha up")
+    repo.git("checkout", "-q", "main")
+    repo.memls("save", "alpha", "Alpha rule, revised.")
+    repo.commit("revise alpha")
+    merged = repo.git("merge", "--no-edit", "left", check=False)
+    assert merged.returncode == 0, (merged.stdout, merged.stderr)
+    assert repo.index == (
+        "# Persistent Memory\n\n## Important\n- [alpha](alpha.md) \u2014 Alpha rule, revised.\n"
+        "- [delta](delta.md) \u2014 Delta rule.\n\n## Later\n"
+    )
+    assert repo.memls("check", check=False).returncode == 0
+
+
+def test_a_titled_save_on_each_branch_merges_into_the_rendering(repo):
+    repo.memls("setup", "git")
+    repo.commit("driver")
+    repo.git("checkout", "-q", "-b", "left")
+    repo.memls("save", "bob", "b", "--title", "Bob", "--type", "project")
+    repo.commit("left")
+    repo.git("checkout", "-q", "main")
+    repo.memls("save", "amy", "a", "--type", "project")
+    repo.commit("main")
+    merged = repo.git("merge", "--no-edit", "left", check=False)
+    assert merged.returncode == 0, (merged.stdout, merged.stderr)
+    assert repo.memls("index", "--check", check=False).returncode == 0, repo.index

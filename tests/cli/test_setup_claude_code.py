@@ -185,11 +185,13 @@ def test_remove_takes_out_only_memls_hooks_and_restores_the_other_settings(env, 
     assert path.read_text() == original
 
 
-def test_remove_drops_the_groups_and_file_only_memls_filled_and_keeps_a_users_empty_list(env, workspace):
+def test_remove_drops_the_groups_only_memls_filled_leaves_the_file_and_keeps_a_users_empty_list(
+    env, workspace
+):
     assert setup(env, workspace).returncode == 0
     path = workspace / ".claude" / "settings.json"
     assert setup(env, workspace, "--remove").returncode == 0
-    assert not path.exists(), "a file that held only memls's hooks is deleted"
+    assert path.read_text() == "{}\n", "the file is never deleted: the set-up cannot know it made it"
 
     path.write_text(json.dumps({"hooks": {"PreToolUse": [], "UserPromptSubmit": [
         {"hooks": [{"type": "command", "command": "date"}]}]}}))
@@ -238,6 +240,8 @@ def test_dry_run_prints_a_diff_and_touches_nothing(env, workspace):
         ('["not", "an", "object"]', "is not a JSON object"),
         ('{"hooks": {"PreToolUse": {"matcher": "*"}}}', '"hooks.PreToolUse" is not a list'),
         ('{"model": "opus", "model": "sonnet"}', "duplicate key 'model'"),
+        ('{"hooks": null}', '"hooks" is not an object'),
+        ('{"hooks": {"UserPromptSubmit": null}}', '"hooks.UserPromptSubmit" is not a list'),
     ],
 )
 def test_settings_memls_cannot_read_are_left_untouched_with_one_error_line(env, workspace, text, says):
@@ -272,3 +276,60 @@ def test_remove_without_a_settings_file_creates_nothing(env, workspace):
     assert result.returncode == 0
     assert "has no memls hooks" in result.stdout
     assert not (workspace / ".claude").exists()
+
+
+def test_remove_keeps_a_memls_hook_the_user_wrote_and_setup_counts_it_as_installed(env, workspace):
+    path = workspace / ".claude" / "settings.json"
+    path.parent.mkdir()
+    own = {"type": "command", "timeout": 10,
+           "command": "/opt/venv/bin/memls recall -k 3 --backend overlap --prompt - --format hook-json"}
+    path.write_text(json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [own]}]}}) + "\n")
+    assert setup(env, workspace).returncode == 0
+    assert commands(json.loads(path.read_text()), "UserPromptSubmit") == [own["command"]]
+    assert setup(env, workspace, "--remove").returncode == 0
+    assert json.loads(path.read_text()) == {"hooks": {"UserPromptSubmit": [{"hooks": [own]}]}}
+
+
+def test_python_dash_m_memls_counts_as_installed(env, workspace):
+    path = workspace / ".claude" / "settings.json"
+    path.parent.mkdir()
+    mine = {"hooks": {"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "command": "/usr/bin/python3 -m memls recall --prompt - --format hook-json"}]}]}}
+    path.write_text(json.dumps(mine))
+    assert setup(env, workspace).returncode == 0
+    settings = json.loads(path.read_text())
+    assert settings["hooks"]["UserPromptSubmit"] == mine["hooks"]["UserPromptSubmit"]
+    assert commands(settings, "PreToolUse") == [MATCH]
+
+
+def test_remove_through_a_symlink_keeps_the_link_and_its_target(env, workspace, tmp_path):
+    target = tmp_path / "dotfiles" / "settings.json"
+    target.parent.mkdir()
+    target.write_text("{}\n")
+    link = workspace / ".claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    assert setup(env, workspace).returncode == 0
+    assert setup(env, workspace, "--remove").returncode == 0
+    assert link.is_symlink() and target.read_text() == "{}\n"
+
+
+def test_only_the_hooks_member_changes_and_remove_gives_back_the_bytes(env, workspace):
+    path = workspace / ".claude" / "settings.json"
+    path.parent.mkdir()
+    original = '{\n  "env": {"D": 1e5, "N": 1.50},\n  "permissions": {"allow": ["Bash(ls:*)"]}\n}\n'
+    path.write_text(original)
+    assert setup(env, workspace).returncode == 0
+    written = path.read_text()
+    assert written.startswith('{\n  "env": {"D": 1e5, "N": 1.50},\n  "permissions": {"allow": ["Bash(ls:*)"]},\n')
+    assert commands(json.loads(written), "UserPromptSubmit") == [RECALL]
+    assert setup(env, workspace, "--remove").returncode == 0
+    assert path.read_text() == original
+
+
+def test_numbers_inside_hooks_keep_their_text(env, workspace):
+    path = workspace / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text('{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 1e1}]}]}}')
+    assert setup(env, workspace).returncode == 0
+    assert '"timeout": 1e1' in path.read_text()

@@ -175,3 +175,18 @@ def test_an_unknown_scope_is_an_error_per_record_as_in_gptme_without_the_keyerro
     assert actual.stderr == expected.stderr.replace(': "', ": ").replace('"\n', "\n")
     assert "  error ('flaky-test-in-ci-test-login-times-out'): no memory root for scope 'nowhere'" in actual.stderr
     assert memls.files() == gptme.files() == {}
+
+
+def test_an_existing_file_without_frontmatter_is_the_same_error_as_gptmes(sides, tmp_path):
+    source = write_jsonl(tmp_path / "entries.jsonl", [RECORDS[5]], junk=[])
+    for side in sides:
+        side.root.mkdir(parents=True)
+        (side.root / "staging-uses-port-8443.md").write_text("garbage, no frontmatter\n")
+    gptme, memls = sides
+    expected = gptme.run(str(source), "--no-skip-existing")
+    actual = memls.run(str(source), "--no-skip-existing")
+    assert actual.exit_code == expected.exit_code == 1
+    assert actual.stderr == expected.stderr.replace(str(gptme.root), str(memls.root))
+    assert actual.stderr == (
+        f"  error ('staging-uses-port-8443'): no frontmatter: {memls.root / 'staging-uses-port-8443.md'}\n")
+    assert memls.files() == gptme.files()

@@ -12,6 +12,8 @@ from memls.store.index_merge import merge_index
 NAMES = ("alpha", "beta", "Gamma", "delta", "eps-2", "zeta", "\u00e9clair", "omega")
 TYPES = ("user", "project", "reference", "general", "zz-custom")
 DESCRIPTIONS = ("one", "two", "a longer description", "\u00fcber")
+# Titles that sort elsewhere than their names do: uppercase sorts before lowercase.
+TITLES = {"alpha": "Zulu alpha", "zeta": "Alpha zeta", "delta": "delta", "omega": "OMEGA"}
 
 # name -> (type, description); a name not in the dict has no living entry.
 State = dict[str, tuple[str, str]]
@@ -19,6 +21,12 @@ State = dict[str, tuple[str, str]]
 
 def render(state: State) -> str:
     return render_index([MemoryEntry(n, d, type=t) for n, (t, d) in state.items()])
+
+
+def render_titled(state: State) -> str:
+    return render_index(
+        [MemoryEntry(n, d, type=t, title=TITLES.get(n)) for n, (t, d) in state.items()]
+    )
 
 
 def pointer(name: str, description: str) -> str:
@@ -54,6 +62,32 @@ def test_two_generated_indexes_merge_into_the_index_of_the_union(case):
     result = merge_index(render(base), render(ours), render(theirs))
     assert result.clean
     assert result.text == render(union)
+
+
+@settings(max_examples=300, deadline=None)
+@given(branches())
+def test_generated_indexes_with_titles_merge_into_the_rendering_of_the_union(case):
+    # The renderer sorts by name; a titled line's link text sorts elsewhere.
+    base, ours, theirs, union = case
+    result = merge_index(render_titled(base), render_titled(ours), render_titled(theirs))
+    assert result.clean
+    assert result.text == render_titled(union)
+
+
+def test_a_titled_entry_merged_into_a_generated_index_sorts_by_its_name():
+    # issue 15: "[Bob](bob.md)" went before "[amy](amy.md)" and index --check failed.
+    zed = MemoryEntry("zed", "z")
+    amy, bob = MemoryEntry("amy", "a"), MemoryEntry("bob", "b", title="Bob")
+    result = merge_index(render_index([zed]), render_index([zed, amy]), render_index([zed, bob]))
+    assert result.text == render_index([zed, amy, bob])
+
+
+def test_sections_of_custom_types_keep_the_renderers_order_which_their_headings_do_not_show():
+    # Types sort as strings ("Zeta" before "alpha"); their headings read "## Zeta", "## Alpha".
+    z, a, b = (MemoryEntry(n, "d", type=t) for n, t in (("z", "Zeta"), ("a", "alpha"), ("b", "beta")))
+    base = render_index([z, a])
+    result = merge_index(base, render_index([z, a, MemoryEntry("y", "d", type="Zeta")]), render_index([z, a, b]))
+    assert result.text == render_index([z, a, b, MemoryEntry("y", "d", type="Zeta")])
 
 
 @settings(max_examples=300, deadline=None)
@@ -162,12 +196,24 @@ def test_the_same_prose_rewritten_differently_on_both_sides_is_a_conflict():
     assert "<<<<<<< ours\nRead me twice.\n=======\nRead me last.\n>>>>>>> theirs\n" in result.text
 
 
-def test_crlf_versions_merge_as_their_lf_text():
+def test_crlf_versions_merge_by_their_lines_and_keep_the_line_ends_of_ours():
     base = render({"a": ("user", "one")})
     ours = render({"a": ("user", "one"), "b": ("user", "two")}).replace("\n", "\r\n")
     theirs = render({"a": ("user", "one"), "c": ("user", "three")})
-    result = merge_index(base, ours, theirs)
-    assert result.text == render({"a": ("user", "one"), "b": ("user", "two"), "c": ("user", "three")})
+    union = render({"a": ("user", "one"), "b": ("user", "two"), "c": ("user", "three")})
+    assert merge_index(base, ours, theirs).text == union.replace("\n", "\r\n")
+    assert merge_index(base, theirs, ours).text == union
+
+
+def test_no_final_newline_is_added_when_no_version_had_one():
+    base = "# P\n\n- [a](a.md) \u2014 A"
+    result = merge_index(base, base + "\n- [b](b.md) \u2014 B", base + "\n- [c](c.md) \u2014 C")
+    assert result.text == base + "\n- [b](b.md) \u2014 B\n- [c](c.md) \u2014 C"
+
+
+def test_conflict_markers_carry_the_labels_given():
+    result = merge_index("", "- [a](a.md) \u2014 x\n", "- [a](a.md) \u2014 y\n", labels=("HEAD", "topic"))
+    assert result.text.startswith("<<<<<<< HEAD\n") and result.text.endswith(">>>>>>> topic\n")
 
 
 def test_the_marker_size_git_asks_for_is_used():
@@ -193,3 +239,112 @@ def test_any_three_texts_merge_the_same_whichever_side_is_ours(base, ours, their
     assert there.conflicts == back.conflicts
     if there.clean:
         assert there.text == back.text
+
+
+# -- a line moved on one side, its entry changed on the other (issue 15) ---------
+
+SECTIONS = ("## Top", "## Tools", "## Later")
+# name -> (section, description)
+Curated = dict[str, tuple[str, str]]
+
+
+def curated_sections(state: Curated) -> str:
+    """A hand-kept index in sections; within a section, lines in name order."""
+    lines = ["# Team memory", "", "Read these first."]
+    for section in SECTIONS:
+        lines += ["", section, *(pointer(n, d) for n, (s, d) in sorted(state.items()) if s == section)]
+    return "\n".join(lines) + "\n"
+
+
+@st.composite
+def moves(draw) -> tuple[Curated, Curated, Curated, Curated, set[str]]:
+    """Base, ours, theirs, the expected result, and the entries both sides edited differently.
+
+    Each base entry may be moved by one side, reworded by either or both,
+    removed by either (a deletion, a supersession, or the old half of a
+    rename); new entries are added by one side.
+    """
+    base: Curated = {}
+    ours: Curated = {}
+    theirs: Curated = {}
+    union: Curated = {}
+    contested: set[str] = set()
+    for name in NAMES:
+        if not draw(st.booleans()):
+            who = draw(st.sampled_from(("nobody", "ours", "theirs")))
+            if who != "nobody":
+                value = (draw(st.sampled_from(SECTIONS)), draw(st.sampled_from(DESCRIPTIONS)))
+                (ours if who == "ours" else theirs)[name] = value
+                union[name] = value
+            continue
+        section, desc = draw(st.sampled_from(SECTIONS)), draw(st.sampled_from(DESCRIPTIONS))
+        base[name] = (section, desc)
+        mover = draw(st.sampled_from(("nobody", "ours", "theirs")))
+        moved_to = draw(st.sampled_from(SECTIONS))
+        editor = draw(st.sampled_from(("nobody", "ours", "theirs", "both-same", "both-differ")))
+        remover = draw(st.sampled_from(("nobody", "ours", "theirs")))
+        side_desc = {"ours": desc + " (ours)", "theirs": desc + " (theirs)"}
+        if editor == "both-same":
+            side_desc = {"ours": desc + " (both)", "theirs": desc + " (both)"}
+        for side, state in (("ours", ours), ("theirs", theirs)):
+            if remover == side:
+                continue
+            state[name] = (
+                moved_to if mover == side else section,
+                side_desc[side] if editor in (side, "both-same", "both-differ") else desc,
+            )
+        if remover != "nobody":
+            continue
+        if editor == "both-differ":
+            contested.add(name)
+        final = {"nobody": desc, "ours": side_desc["ours"], "theirs": side_desc["theirs"]}
+        final_desc = final.get(editor, side_desc["ours"])
+        union[name] = (moved_to if mover != "nobody" else section, final_desc)
+    return base, ours, theirs, union, contested
+
+
+def sections_of(text: str) -> dict[str, list[str]]:
+    """Pointer lines (conflict blocks as their text) under each section heading."""
+    out: dict[str, list[str]] = {}
+    heading = ""
+    for line in text.split("\n"):
+        if line.startswith("## "):
+            heading = line
+        elif parse_index_lines(line):
+            out.setdefault(heading, []).append(line)
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(moves())
+def test_an_entry_moved_on_one_side_takes_the_other_sides_change_in_its_new_place(case):
+    base, ours, theirs, union, contested = case
+    result = merge_index(curated_sections(base), curated_sections(ours), curated_sections(theirs))
+    assert result.conflicts == len(contested)
+    assert result.text.startswith("# Team memory\n\nRead these first.\n")
+    found = sections_of(result.text)
+    for name in contested:
+        section = union[name][0]
+        assert pointer(name, ours[name][1]) in found.get(section, [])
+        assert pointer(name, theirs[name][1]) in found.get(section, [])
+    expected = {
+        section: sorted(pointer(n, d) for n, (s, d) in union.items() if s == section and n not in contested)
+        for section in SECTIONS
+    }
+    got = {
+        section: sorted(
+            line for line in found.get(section, [])
+            if parse_index_lines(line)[0].target[:-3] not in contested
+        )
+        for section in SECTIONS
+    }
+    assert got == expected
+
+
+def test_a_moved_line_whose_entry_was_renamed_on_the_other_side_gives_way_to_the_new_name():
+    base = "# P\n\n## Top\n- [a](a.md) \u2014 A\n\n## Rest\n- [x](x.md) \u2014 X\n"
+    ours = "# P\n\n## Top\n- [a](a.md) \u2014 A\n- [x](x.md) \u2014 X\n\n## Rest\n"
+    theirs = "# P\n\n## Top\n- [a](a.md) \u2014 A\n\n## Rest\n- [y](y.md) \u2014 X\n"
+    result = merge_index(base, ours, theirs)
+    assert result.clean
+    assert result.text == "# P\n\n## Top\n- [a](a.md) \u2014 A\n\n## Rest\n- [y](y.md) \u2014 X\n"
