@@ -42,6 +42,7 @@ import yaml
 from lsprotocol import types
 
 from memls.store.entry import MemoryEntry
+from memls.store.frontmatter import normalize_text
 from memls.store.index import INDEX_FILENAME
 from memls.store.model import RootState
 from memls.store.names import check_name
@@ -125,9 +126,22 @@ def root_for_target(state: ServerState, target: str | None) -> RootState:
 # -- writing through the store, keeping buffers right -----------------------------------
 
 
+def _unsaved(state: ServerState, path: Path, saved: str | None) -> bool:
+    """Whether ``path`` is open with a text other than ``saved`` (None: no file).
+
+    Compared as the parsers read both: a buffer holds the file's CRLF line
+    endings (or BOM) as the editor has them, the disk text is normalised,
+    and a file just opened and unchanged is saved.
+    """
+    buffer = state.buffers.get(path)
+    if buffer is None:
+        return False
+    return saved is None or normalize_text(buffer.text) != normalize_text(saved)
+
+
 def _refuse_dirty(state: ServerState, paths: list[Path]) -> None:
     dirty = [p.name for p in paths
-             if (b := state.buffers.get(p)) is not None and b.text != b.saved_text]
+             if (b := state.buffers.get(p)) is not None and _unsaved(state, p, b.saved_text)]
     if dirty:
         raise RequestFailed(f"save {', '.join(sorted(set(dirty)))} first: it has unsaved changes")
 
@@ -163,7 +177,7 @@ def _regenerate_index(state: ServerState, target: str | None) -> tuple[dict, Ind
     index_path = root.index_path
     result = {"uri": path_to_uri(index_path), "path": str(index_path)}
     before = disk_text(index_path)
-    if state.has_unsaved_changes(index_path, before):
+    if _unsaved(state, index_path, before if before is not None else ""):
         text = store.render_root_index(root.scope)
         changed = text != state.text(index_path)
         return {**result, "changed": changed, "buffer": True}, (
@@ -203,12 +217,13 @@ def _new_memory(state: ServerState, name: str, description: str, type_: str,
     if path.exists() or path in state.buffers:
         raise RequestFailed(f"{path.name} already exists in {root.path}")
     taken = root.by_slug.get(slug)
-    if taken:  # the name, or one sharing its file, is taken: a new memory never updates it
+    if taken:  # an open buffer (or the model) holds the name: a new memory never updates it
         raise RequestFailed(f"an entry named '{root.documents[taken[0]].name}' already exists: {taken[0].name}")
     touched = [path, root.index_path, root.policy_path]
     store = MemoryStore([root.root])
+    # new=True: the disk may still hold the name a buffer renamed away, unsaved.
     written, affected = write_through_store(
-        state, touched, lambda: store.save(name, description, body, type=type_, scope=root.scope))
+        state, touched, lambda: store.save(name, description, body, type=type_, scope=root.scope, new=True))
     return {"name": slug, "uri": path_to_uri(written), "path": str(written)}, affected
 
 

@@ -60,6 +60,7 @@ from ..index import (
     POLICY_MIN_BUDGET,
     IndexLink,
     IndexPolicy,
+    add_index_line,
     claude_code_visible_limit,
     generated_apart_from,
     index_entries,
@@ -68,7 +69,6 @@ from ..index import (
     remove_index_line,
     render_index,
     render_policy_view,
-    upsert_index_line,
 )
 from ..model import Document, RootState
 from ..names import is_index_filename
@@ -252,6 +252,30 @@ class _LineFinding:
     entry_doc: Document | None = None
 
 
+def _broken_link_message(state: RootState, target: str) -> str:
+    """Why a pointer's target is broken; a link only Markdown readers resolve says so.
+
+    gptme finds an entry's line by its bare filename, and so does memls: a
+    line written ``<a.md>`` or percent-encoded is a line gptme's save does not
+    update (it appends another), whatever a Markdown viewer opens.
+    """
+    meant = _markdown_destination(target)
+    doc = state.documents.get(state.path / meant) if meant != target and "/" not in meant else None
+    if doc is None or doc.kind != "entry" or doc.index_entry is None:
+        return f"'{target}' is not a memory entry of this root; fix the link or remove the line"
+    return (f"'{target}' opens {meant} in a Markdown viewer, but gptme and memls find an entry's "
+            f"line by its bare filename; write it as '{meant}'")
+
+
+def _markdown_destination(target: str) -> str:
+    """The file a Markdown reader opens for a link destination: ``<...>`` unwrapped, %-escapes decoded."""
+    from urllib.parse import unquote
+
+    if target.startswith("<") and target.endswith(">"):
+        target = target[1:-1]
+    return unquote(target)
+
+
 def _line_findings(doc: Document, expected: _Expected, budget: int | None) -> list[_LineFinding]:
     """Every line problem of a legacy index, in line order, then missing entries in file order."""
     state = doc.root
@@ -358,7 +382,7 @@ def _check_lines(
             yield ctx.problem(
                 "index-broken-link", doc,
                 Span(link.line, link.target_span[0], link.line, link.target_span[1]),
-                f"'{target}' is not a memory entry of this root; fix the link or remove the line",
+                _broken_link_message(doc.root, target),
                 data={**data, "line": link.line, "target": target},
             )
         elif finding.code == "index-lists-non-living":
@@ -626,7 +650,7 @@ def _line_repair(doc: Document, findings: list[_LineFinding], rendering: str | N
     for finding in findings:
         if finding.code == "index-missing-entry":
             assert finding.entry is not None  # the entry without a line
-            new = upsert_index_line(new, finding.entry)
+            new = add_index_line(new, finding.entry)
     return minimal_edit(doc.path, text, new)
 
 
