@@ -104,10 +104,11 @@ def generated_apart_from(text: str, rendering: str, filenames: Iterable[str]) ->
     with nothing under it goes with its last line (the renderer writes none).
     """
     doomed = set(filenames)
-    return _without_lines(text, doomed) == _without_lines(rendering, doomed)
+    return without_lines(text, doomed) == without_lines(rendering, doomed)
 
 
-def _without_lines(text: str, filenames: set[str]) -> list[str]:
+def without_lines(text: str, filenames: set[str]) -> list[str]:
+    """``text``'s lines without those pointing at ``filenames`` (and sections they emptied)."""
     lines = _normalize_newlines(text).split("\n")
     doomed = {link.line for link in parse_index_lines("\n".join(lines)) if link.target in filenames}
     out: list[str] = []

@@ -69,6 +69,7 @@ from ..index import (
     remove_index_line,
     render_index,
     render_policy_view,
+    without_lines,
 )
 from ..model import Document, RootState
 from ..names import is_index_filename
@@ -417,14 +418,35 @@ def _missing_line_place(doc: Document, rendering: str | None, targets: list[str]
 
     Placing compares the whole index with the whole rendering; every check
     of the root (a keystroke in any entry's body, a hover) asks again with
-    the same three, so it is done once for them.
+    the same three, so it is done once for them. A keystroke that changes
+    an entry's rendered line changes only the rendering: the index's side
+    of the comparison is kept per index text and problem set.
     """
     key = (doc.text, rendering, tuple(targets))
     memo = doc.root.memo.get("missing-line-place")
     if memo is None or memo[0] != key:
-        memo = (key, _MissingLinePlace(doc.text, rendering, targets))
+        index_key = (doc.text, tuple(targets))
+        kept = doc.root.memo.get("index-without-problem-lines")
+        if kept is None or kept[0] != index_key:
+            kept = (index_key, without_lines(doc.text, set(targets)))
+            doc.root.memo["index-without-problem-lines"] = kept
+        memo = (key, _MissingLinePlace(doc.text, rendering, targets, kept[1]))
         doc.root.memo["missing-line-place"] = memo
     return memo[1]
+
+
+def _rendering_apart_from(rendering: str, problem_targets: list[str], index_without: list[str]) -> bool:
+    """Whether the index, without its problem lines, is the rendering without them.
+
+    A line of the index that the rendering does not have at all answers "no"
+    without parsing the rendering (a set lookup per line); an index with
+    hand-written or stale lines, the usual reason entries are missing from
+    it, is told apart in a few milliseconds on every keystroke.
+    """
+    rendered = set(rendering.split("\n"))
+    if any(line not in rendered for line in index_without):
+        return False
+    return index_without == without_lines(rendering, set(problem_targets))
 
 
 class _MissingLinePlace:
@@ -444,13 +466,13 @@ class _MissingLinePlace:
     thousands of missing entries costs no more than one.
     """
 
-    def __init__(self, text: str, rendering: str | None, problem_targets: list[str]):
-        self.text = text
-        lines = split_lines(text)
+    def __init__(self, text: str, rendering: str | None, problem_targets: list[str],
+                 index_without_problems: list[str]):
+        self.lines = lines = split_lines(text)
         self.last = next((n for n in range(len(lines) - 1, -1, -1) if lines[n].strip()), 0)
         # For each rendered pointer's filename: the index line it belongs after.
         self.after: dict[str, int] = {}
-        if rendering is None or not generated_apart_from(text, rendering, problem_targets):
+        if rendering is None or not _rendering_apart_from(rendering, problem_targets, index_without_problems):
             return
         line_of: dict[str, int] = {}
         for number, line in enumerate(lines):
@@ -465,7 +487,9 @@ class _MissingLinePlace:
                 above = line_of[line]
 
     def span(self, filename: str) -> Span:
-        return _line_span(self.text, self.after.get(filename, self.last))
+        # From the lines split once: a root missing many entries places each.
+        line = self.after.get(filename, self.last)
+        return Span(line, 0, line, len(self.lines[line]))
 
 
 def _check_claude_code_limit(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
