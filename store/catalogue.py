@@ -62,7 +62,7 @@ CATALOGUE: tuple[CheckSpec, ...] = (
               "no `name` key: the entry is named after its file, which breaks if the file is renamed",
               "add `name:` with the file's stem"),
     CheckSpec("missing-description", "frontmatter", "warning",
-              "`description` is missing, empty, or still the placeholder a created entry starts with (Claude Code shows it in `MEMORY.md` to decide when to read the entry)"),
+              "`description` is missing, empty, or the placeholder created entries used to start with (Claude Code shows it in `MEMORY.md` to decide when to read the entry)"),
     CheckSpec("unknown-key", "frontmatter", "hint",
               "a top-level key memls does not know (it is kept on every rewrite)"),
     CheckSpec("name-filename-mismatch", "frontmatter", "warning",

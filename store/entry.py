@@ -18,11 +18,16 @@ from .text import fold_line_breaks, has_line_break
 
 DEFAULT_TYPE = "general"
 DEFAULT_STATUS = "living"
-# The description a file memls creates for the user to finish ("Create entry"
-# for a dangling link) carries until they do: a visible prompt, which the
-# editor selects so typing replaces it. It is not a description: the check
-# reports it as missing, and an automatic save keeps it out of MEMORY.md.
+# The description files memls created for the user to finish used to carry:
+# a prompt, not a description. The check still reports it as missing and an
+# automatic save keeps it out of MEMORY.md.
 PLACEHOLDER_DESCRIPTION = "TODO: one line saying when this memory is worth reading"
+# What a file memls creates ("Create entry" for a dangling link) carries
+# instead: an empty description with this YAML comment after it, and the editor
+# puts the cursor between the quotes. The prompt is visible, but no reader
+# takes a comment for a description, so a manual save cannot publish it to
+# MEMORY.md (and gptme renders the entry exactly as memls does).
+DESCRIPTION_PROMPT = "# one line: when is this memory worth reading?"
 
 
 def lacks_description(description: str) -> bool:

@@ -104,10 +104,11 @@ def generated_apart_from(text: str, rendering: str, filenames: Iterable[str]) ->
     with nothing under it goes with its last line (the renderer writes none).
     """
     doomed = set(filenames)
-    return _without_lines(text, doomed) == _without_lines(rendering, doomed)
+    return without_lines(text, doomed) == without_lines(rendering, doomed)
 
 
-def _without_lines(text: str, filenames: set[str]) -> list[str]:
+def without_lines(text: str, filenames: set[str]) -> list[str]:
+    """``text``'s lines without those pointing at ``filenames`` (and sections they emptied)."""
     lines = _normalize_newlines(text).split("\n")
     doomed = {link.line for link in parse_index_lines("\n".join(lines)) if link.target in filenames}
     out: list[str] = []
@@ -395,44 +396,53 @@ def render_policy_view(
 
 
 def upsert_index_line(index_text: str, entry: MemoryEntry) -> str:
+    """gptme's upsert of ``entry``'s pointer, byte for byte (the interop reference).
+
+    gptme rewrites the file through Python's universal newlines, so every
+    line ending comes out as ``\\n``. memls's own writes use
+    :func:`add_index_line`, which keeps the file's line endings.
+    """
+    return add_index_line(_normalize_newlines(index_text), entry)
+
+
+def add_index_line(index_text: str, entry: MemoryEntry) -> str:
     """A legacy root's ``MEMORY.md`` after saving ``entry``: its pointer added or updated.
 
     The filename is the key, so a changed title or description rewrites the
-    same line, and every other line (hand-written prose included) is kept.
-    Line endings come out as ``\\n``, since gptme rewrites the file through
-    Python's universal newlines and the two tools must agree byte for byte.
+    same line, and every other line (hand-written prose included) is kept
+    byte for byte, line endings too: a rewritten line keeps its own ending,
+    an appended one takes the file's (its first line break; ``\\n`` in a
+    file without one). On ``\\n`` text this is exactly gptme's upsert.
 
     gptme's matching rule is kept exactly for interoperability, including its
     quirk: a pointer whose link text contains ``]`` is never recognised, so
     upserting such an entry appends a duplicate line each time (the check
     catalogue flags such titles).
     """
-    text = _normalize_newlines(index_text)
     line = entry.index_line()
-    if not text:
+    if not index_text:
         return f"{INDEX_HEADER}\n\n{line}\n"
-    pattern = re.compile(
-        rf"^- \[[^\]]*\]\({re.escape(entry.filename)}\).*$", re.MULTILINE
-    )
-    if pattern.search(text):
-        return pattern.sub(lambda _match: line, text)
-    if not text.endswith("\n"):
-        text += "\n"
-    return text + line + "\n"
+    pattern = re.compile(rf"- \[[^\]]*\]\({re.escape(entry.filename)}\).*")
+    lines, breaks = _lines_and_breaks(index_text)
+    matched = [i for i, content in enumerate(lines) if pattern.fullmatch(content)]
+    if matched:
+        return _joined([line if i in matched else c for i, c in enumerate(lines)], breaks)
+    eol = next((b for b in breaks if b), "\n")
+    text = index_text if not lines[-1] else index_text + eol
+    return text + line + eol
 
 
 def remove_index_line(index_text: str, filename: str) -> str:
     """``MEMORY.md`` without any pointer line to ``filename`` (delete, rename).
 
     Unlike the upsert this recognises pointers whose link text contains ``]``,
-    so a removal leaves no dangling pointer behind.
+    so a removal leaves no dangling pointer behind. Every other line keeps
+    its bytes and its own line ending.
     """
-    text = _normalize_newlines(index_text)
-    doomed = {link.line for link in parse_index_lines(text) if link.target == filename}
+    doomed = {link.line for link in parse_index_lines(index_text) if link.target == filename}
     if not doomed:
-        return text
-    lines = text.split("\n")
-    return "\n".join(line for i, line in enumerate(lines) if i not in doomed)
+        return index_text
+    return _without_lines_numbered(*_lines_and_breaks(index_text), doomed)
 
 
 def refresh_index_line(
@@ -447,23 +457,22 @@ def refresh_index_line(
     link target follows the file. So a body-only save changes nothing, a
     rename of a curated line changes only its target, and a stock line
     becomes the new stock line. An entry without a line gets one appended,
-    as gptme's upsert does (newlines normalised, as gptme's writes do).
+    as gptme's upsert does. Line endings stay the file's.
 
     ``earlier`` are other versions of the entry the line may have been
     written for (an editor's buffer that took another tool's write, or a
     save the server saw late): a part that is memls's text for any of them
     follows the entry too.
     """
-    text = _normalize_newlines(index_text)
     links = [] if before is None else [
-        link for link in parse_index_lines(text) if link.target == before.filename]
+        link for link in parse_index_lines(index_text) if link.target == before.filename]
     if not links:
-        return upsert_index_line(text, after)
+        return add_index_line(index_text, after)
     assert before is not None
     versions = [before, *earlier]
     old_titles = {t for v in versions for t in (v.index_title, v.name)}
     old_descriptions = {v.description for v in versions}
-    lines = text.split("\n")
+    lines, breaks = _lines_and_breaks(index_text)
     for link in links:
         line = lines[link.line]
         title = after.index_title if link.title in old_titles else link.title
@@ -472,7 +481,44 @@ def refresh_index_line(
         if link.description is not None and link.description in old_descriptions:
             tail = tail[: len(tail) - len(link.description)] + after.description
         lines[link.line] = line[:t0] + title + line[t1:f0] + after.filename + tail
-    return "\n".join(lines)
+    return _joined(lines, breaks)
+
+
+def replace_pointer(index_text: str, filename: str, line: str) -> str:
+    """``line`` in place of the first pointer to ``filename``, any further ones dropped.
+
+    Pointers are found by the index parser, which also recognises a title
+    containing ``]``, so no pointer to a renamed or retired file survives.
+    The line taken keeps its ending; every other line keeps its bytes.
+    """
+    doomed = [link.line for link in parse_index_lines(index_text) if link.target == filename]
+    if not doomed:
+        return index_text
+    lines, breaks = _lines_and_breaks(index_text)
+    lines[doomed[0]] = line
+    return _without_lines_numbered(lines, breaks, set(doomed[1:]))
+
+
+def _without_lines_numbered(lines: list[str], breaks: list[str], doomed: set[int]) -> str:
+    """The text without the ``doomed`` lines; a removed last line takes the break before it along."""
+    kept = [i for i in range(len(lines)) if i not in doomed]
+    return "".join(lines[i] + (breaks[i] if n < len(kept) - 1 else "") for n, i in enumerate(kept))
+
+
+_LINE_BREAKS = re.compile(r"(\r\n|\r|\n)")
+
+
+def _lines_and_breaks(text: str) -> tuple[list[str], list[str]]:
+    """``text``'s lines as :func:`memls.store.spans.split_lines` counts them, and each one's ending.
+
+    The last line's ending is ``""`` (the text after the final break).
+    """
+    parts = _LINE_BREAKS.split(text)
+    return parts[0::2], parts[1::2] + [""]
+
+
+def _joined(lines: list[str], breaks: list[str]) -> str:
+    return "".join(line + eol for line, eol in zip(lines, breaks))
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .entry import DEFAULT_STATUS, DEFAULT_TYPE, KNOWN_KEYS, PLACEHOLDER_DESCRIPTION, STATUSES, MemoryEntry
+from .entry import (
+    DEFAULT_STATUS,
+    DEFAULT_TYPE,
+    DESCRIPTION_PROMPT,
+    KNOWN_KEYS,
+    PLACEHOLDER_DESCRIPTION,
+    STATUSES,
+    MemoryEntry,
+)
 from .errors import MemoryFrontmatterError, MemoryParseError
 from .frontmatter import Frontmatter, load_yaml, normalize_text, read_document_text, split_frontmatter
 from .spans import Span, YamlProblem
@@ -395,22 +403,30 @@ def _name_before(frontmatter: Frontmatter, problem: YamlProblem) -> str | None:
     return name if isinstance(name, str) and name.strip() else None
 
 
-def placeholder_span(text: str) -> Span | None:
-    """Where the placeholder description stands in ``text`` (inside its quotes), or None.
+def with_description_prompt(text: str) -> str:
+    """A new entry's serialization (empty description) with the prompt commented after it."""
+    return text.replace('\ndescription: ""\n', f'\ndescription: ""  {DESCRIPTION_PROMPT}\n', 1)
 
-    An editor selects it after creating the file, so the first keystroke
-    replaces the prompt with the real description.
+
+def placeholder_span(text: str) -> Span | None:
+    """Where the description to write stands in ``text`` (inside its quotes), or None.
+
+    That is an empty description followed by the prompt comment, or the old
+    placeholder value. An editor puts the cursor there (selecting the old
+    placeholder) after creating the file, so the first keystroke writes it.
     """
     text = normalize_text(text)
     fm = split_frontmatter(text)
     spans = fm.keys.get("description") if fm is not None and isinstance(fm.data, dict) else None
-    if fm is None or spans is None or fm.data.get("description") != PLACEHOLDER_DESCRIPTION:
+    if fm is None or spans is None or fm.data.get("description") not in ("", PLACEHOLDER_DESCRIPTION):
         return None
     value = spans.value
     if value.start_line != value.end_line:
         return None
     line = text.split("\n")[value.start_line]
     start, end = value.start_col, value.end_col
+    if fm.data["description"] == "" and line[end:].strip() != DESCRIPTION_PROMPT:
+        return None
     if end - start >= 2 and line[start] in "\"'" and line[end - 1] == line[start]:
         start, end = start + 1, end - 1
     return Span(value.start_line, start, value.end_line, end)

@@ -282,6 +282,7 @@ class MemoryStore:
         title: str | None = None,
         metadata: dict[str, Any] | None = None,
         keywords: list[str] | None = None,
+        new: bool = False,
     ) -> Path:
         """Write an entry, preserving existing lifecycle and omitted metadata.
 
@@ -305,6 +306,11 @@ class MemoryStore:
         name a new entry gets), updated in place wherever its file is; a new
         entry goes to ``<slug>.md``, and when that file holds another entry the
         save is refused instead of overwriting it (gptme overwrites it).
+
+        ``new`` makes the save create-only: it is refused when any file of the
+        root holds the name (or its slug) or ``<slug>.md`` exists, and the file
+        is created, never replaced. An editor asking for a *new* memory must
+        not update one it could not see (its buffer renamed it, unsaved).
         """
         from .files import root_lock
         from .transaction import RootTransaction
@@ -340,7 +346,7 @@ class MemoryStore:
         check_index_fields(_read_back(fresh, create=True))
         with root_lock(root.path, create_root=True):
             tx = RootTransaction(root)
-            previous = _entry_before_save(tx, name, slug)
+            previous = (_entry_before_create if new else _entry_before_save)(tx, name, slug)
             entry = replace(
                 previous,
                 description=description,
@@ -350,7 +356,7 @@ class MemoryStore:
                 metadata={**previous.metadata, **(metadata or {})},
                 keywords=list(keywords) if keywords is not None else previous.keywords,
             )
-            entry = tx.write_entry(entry)
+            entry = tx.write_entry(entry, create_only=new)
             check_index_fields(entry)
             tx.update_index_for_save(entry, previous)
             tx.commit(expect_visible=[entry])
@@ -666,6 +672,20 @@ def _entry_before_save(tx: RootTransaction, name: str, slug: str) -> MemoryEntry
         f"{path.name} holds another entry, {other.name!r}: to update it, save under "
         f"that exact name; to add a new entry, choose a name that is not {name!r}"
     )
+
+
+def _entry_before_create(tx: RootTransaction, name: str, slug: str) -> MemoryEntry:
+    """A blank entry at ``<slug>.md``; ``FileExistsError`` when the name or the file is taken."""
+    from .lookup import entry_to_save
+
+    existing = entry_to_save(tx.entries(), name)
+    if existing is not None:
+        where = f": {existing.path.name}" if existing.path is not None else ""
+        raise FileExistsError(f"an entry named '{existing.name}' already exists{where}")
+    path = tx.root.path / f"{slug}.md"
+    if tx.bytes_of(path) is not None:
+        raise FileExistsError(f"{path.name} already exists in {tx.root.path}")
+    return MemoryEntry(name=slug, path=path, scope=tx.root.scope)
 
 
 def _require_root(root: MemoryRoot, name: str) -> None:

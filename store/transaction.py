@@ -22,6 +22,7 @@ from .index import (
     INDEX_FILENAME,
     POLICY_FILENAME,
     IndexPolicy,
+    add_index_line,
     index_entries,
     is_generated_index,
     omission_budget,
@@ -31,7 +32,7 @@ from .index import (
     remove_index_line,
     render_index,
     render_policy_view,
-    upsert_index_line,
+    replace_pointer,
 )
 from .index_view import renderings_around
 from .lookup import entry_to_save, resolve_name
@@ -397,7 +398,7 @@ class RootTransaction:
             if deleted or not entry.is_living:
                 text = remove_index_line(text, entry.filename)
             elif not _has_pointer(text, entry.filename):
-                text = upsert_index_line(text, entry)
+                text = add_index_line(text, entry)
         self._stage_index(text)
 
     def update_index_for_supersede(self, old: MemoryEntry, new: MemoryEntry) -> None:
@@ -415,7 +416,7 @@ class RootTransaction:
         if _has_pointer(text, new.filename):
             text = remove_index_line(text, old.filename)
         else:
-            text = _replace_pointer(text, old.filename, new.index_line())
+            text = replace_pointer(text, old.filename, new.index_line())
         self._stage_index(text)
 
     def update_index_for_rename(self, old: MemoryEntry, renamed: MemoryEntry) -> None:
@@ -480,20 +481,3 @@ class RootTransaction:
 
 def _has_pointer(text: str, filename: str) -> bool:
     return any(link.target == filename for link in parse_index_lines(text))
-
-
-def _replace_pointer(text: str, filename: str, line: str) -> str:
-    """``line`` in place of the first pointer to ``filename``, any further ones dropped.
-
-    Pointers are found by the index parser, which also recognises a title
-    containing ``]``, so no pointer to a renamed or retired file survives.
-    Text without such a pointer comes back with only its newlines normalised.
-    """
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    doomed = [link.line for link in parse_index_lines(text) if link.target == filename]
-    if not doomed:
-        return text
-    lines = text.split("\n")
-    kept = [line if i == doomed[0] else old for i, old in enumerate(lines)
-            if i == doomed[0] or i not in doomed]
-    return "\n".join(kept)

@@ -127,7 +127,7 @@ def root_for_target(state: ServerState, target: str | None) -> RootState:
 
 def _refuse_dirty(state: ServerState, paths: list[Path]) -> None:
     dirty = [p.name for p in paths
-             if (b := state.buffers.get(p)) is not None and b.modified]
+             if (b := state.buffers.get(p)) is not None and (b.saved_text is None or b.modified)]
     if dirty:
         raise RequestFailed(f"save {', '.join(sorted(set(dirty)))} first: it has unsaved changes")
 
@@ -203,12 +203,13 @@ def _new_memory(state: ServerState, name: str, description: str, type_: str,
     if path.exists() or path in state.buffers:
         raise RequestFailed(f"{path.name} already exists in {root.path}")
     taken = root.by_slug.get(slug)
-    if taken:  # the name, or one sharing its file, is taken: a new memory never updates it
+    if taken:  # an open buffer (or the model) holds the name: a new memory never updates it
         raise RequestFailed(f"an entry named '{root.documents[taken[0]].name}' already exists: {taken[0].name}")
     touched = [path, root.index_path, root.policy_path]
     store = MemoryStore([root.root])
+    # new=True: the disk may still hold the name a buffer renamed away, unsaved.
     written, affected = write_through_store(
-        state, touched, lambda: store.save(name, description, body, type=type_, scope=root.scope))
+        state, touched, lambda: store.save(name, description, body, type=type_, scope=root.scope, new=True))
     return {"name": slug, "uri": path_to_uri(written), "path": str(written)}, affected
 
 

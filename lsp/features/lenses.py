@@ -31,7 +31,7 @@ from lsprotocol import types
 
 from memls.store.lenses import entry_lenses, index_links
 
-from ..convert import path_to_uri
+from ..convert import path_to_uri, uri_to_path
 from ..document_request import document_request
 from ..errors import RequestFailed
 from .commands import _command
@@ -95,14 +95,20 @@ def _locations(args: tuple) -> list[dict]:
                 and isinstance(item.get("label"), str) and _position(item.get("range"), "start")
                 and _position(item.get("range"), "end")):
             raise RequestFailed("each location needs a label, a uri and a range")
+        path = uri_to_path(item["uri"])
+        if path is None or not path.is_file():
+            raise RequestFailed(f"memls.showLocations: not a file: URI of an existing file: {item['uri'][:200]}")
     return items
 
 
 def _position(rng: Any, end: str) -> bool:
     point = rng.get(end) if isinstance(rng, dict) else None
     return (isinstance(point, dict) and all(
-        isinstance(point.get(k), int) and not isinstance(point.get(k), bool) and point[k] >= 0
+        isinstance(point.get(k), int) and not isinstance(point.get(k), bool) and 0 <= point[k] <= _UINTEGER_MAX
         for k in ("line", "character")))
+
+
+_UINTEGER_MAX = 2**31 - 1  # the protocol's uinteger
 
 
 def _to_range(rng: dict) -> types.Range:

@@ -60,6 +60,7 @@ from ..index import (
     POLICY_MIN_BUDGET,
     IndexLink,
     IndexPolicy,
+    add_index_line,
     claude_code_visible_limit,
     generated_apart_from,
     index_entries,
@@ -68,7 +69,7 @@ from ..index import (
     remove_index_line,
     render_index,
     render_policy_view,
-    upsert_index_line,
+    without_lines,
 )
 from ..model import Document, RootState
 from ..names import is_index_filename
@@ -252,6 +253,30 @@ class _LineFinding:
     entry_doc: Document | None = None
 
 
+def _broken_link_message(state: RootState, target: str) -> str:
+    """Why a pointer's target is broken; a link only Markdown readers resolve says so.
+
+    gptme finds an entry's line by its bare filename, and so does memls: a
+    line written ``<a.md>`` or percent-encoded is a line gptme's save does not
+    update (it appends another), whatever a Markdown viewer opens.
+    """
+    meant = _markdown_destination(target)
+    doc = state.documents.get(state.path / meant) if meant != target and "/" not in meant else None
+    if doc is None or doc.kind != "entry" or doc.index_entry is None:
+        return f"'{target}' is not a memory entry of this root; fix the link or remove the line"
+    return (f"'{target}' opens {meant} in a Markdown viewer, but gptme and memls find an entry's "
+            f"line by its bare filename; write it as '{meant}'")
+
+
+def _markdown_destination(target: str) -> str:
+    """The file a Markdown reader opens for a link destination: ``<...>`` unwrapped, %-escapes decoded."""
+    from urllib.parse import unquote
+
+    if target.startswith("<") and target.endswith(">"):
+        target = target[1:-1]
+    return unquote(target)
+
+
 def _line_findings(doc: Document, expected: _Expected, budget: int | None) -> list[_LineFinding]:
     """Every line problem of a legacy index, in line order, then missing entries in file order."""
     state = doc.root
@@ -358,7 +383,7 @@ def _check_lines(
             yield ctx.problem(
                 "index-broken-link", doc,
                 Span(link.line, link.target_span[0], link.line, link.target_span[1]),
-                f"'{target}' is not a memory entry of this root; fix the link or remove the line",
+                _broken_link_message(doc.root, target),
                 data={**data, "line": link.line, "target": target},
             )
         elif finding.code == "index-lists-non-living":
@@ -393,14 +418,35 @@ def _missing_line_place(doc: Document, rendering: str | None, targets: list[str]
 
     Placing compares the whole index with the whole rendering; every check
     of the root (a keystroke in any entry's body, a hover) asks again with
-    the same three, so it is done once for them.
+    the same three, so it is done once for them. A keystroke that changes
+    an entry's rendered line changes only the rendering: the index's side
+    of the comparison is kept per index text and problem set.
     """
     key = (doc.text, rendering, tuple(targets))
     memo = doc.root.memo.get("missing-line-place")
     if memo is None or memo[0] != key:
-        memo = (key, _MissingLinePlace(doc.text, rendering, targets))
+        index_key = (doc.text, tuple(targets))
+        kept = doc.root.memo.get("index-without-problem-lines")
+        if kept is None or kept[0] != index_key:
+            kept = (index_key, without_lines(doc.text, set(targets)))
+            doc.root.memo["index-without-problem-lines"] = kept
+        memo = (key, _MissingLinePlace(doc.text, rendering, targets, kept[1]))
         doc.root.memo["missing-line-place"] = memo
     return memo[1]
+
+
+def _rendering_apart_from(rendering: str, problem_targets: list[str], index_without: list[str]) -> bool:
+    """Whether the index, without its problem lines, is the rendering without them.
+
+    A line of the index that the rendering does not have at all answers "no"
+    without parsing the rendering (a set lookup per line); an index with
+    hand-written or stale lines, the usual reason entries are missing from
+    it, is told apart in a few milliseconds on every keystroke.
+    """
+    rendered = set(rendering.split("\n"))
+    if any(line not in rendered for line in index_without):
+        return False
+    return index_without == without_lines(rendering, set(problem_targets))
 
 
 class _MissingLinePlace:
@@ -420,13 +466,13 @@ class _MissingLinePlace:
     thousands of missing entries costs no more than one.
     """
 
-    def __init__(self, text: str, rendering: str | None, problem_targets: list[str]):
-        self.text = text
-        lines = split_lines(text)
+    def __init__(self, text: str, rendering: str | None, problem_targets: list[str],
+                 index_without_problems: list[str]):
+        self.lines = lines = split_lines(text)
         self.last = next((n for n in range(len(lines) - 1, -1, -1) if lines[n].strip()), 0)
         # For each rendered pointer's filename: the index line it belongs after.
         self.after: dict[str, int] = {}
-        if rendering is None or not generated_apart_from(text, rendering, problem_targets):
+        if rendering is None or not _rendering_apart_from(rendering, problem_targets, index_without_problems):
             return
         line_of: dict[str, int] = {}
         for number, line in enumerate(lines):
@@ -441,7 +487,9 @@ class _MissingLinePlace:
                 above = line_of[line]
 
     def span(self, filename: str) -> Span:
-        return _line_span(self.text, self.after.get(filename, self.last))
+        # From the lines split once: a root missing many entries places each.
+        line = self.after.get(filename, self.last)
+        return Span(line, 0, line, len(self.lines[line]))
 
 
 def _check_claude_code_limit(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
@@ -626,7 +674,7 @@ def _line_repair(doc: Document, findings: list[_LineFinding], rendering: str | N
     for finding in findings:
         if finding.code == "index-missing-entry":
             assert finding.entry is not None  # the entry without a line
-            new = upsert_index_line(new, finding.entry)
+            new = add_index_line(new, finding.entry)
     return minimal_edit(doc.path, text, new)
 
 

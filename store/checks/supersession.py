@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..diagnostics import CreateFile, Fix, Location, Problem, Related, TextEdit
 from ..edits import add_list_item, insert_keys, remove_key, remove_list_item, set_scalar, yaml_scalar
-from ..entry import PLACEHOLDER_DESCRIPTION, STATUSES, MemoryEntry
+from ..entry import STATUSES, MemoryEntry
 from ..errors import ReservedNameError
 from ..model import Document, RootState
 from ..names import check_name
-from ..parse import ParsedDocument, parse_document
+from ..parse import ParsedDocument, parse_document, with_description_prompt
 from ..spans import Span
 from .anchors import anchor as _anchor
 from .anchors import key_span as _key_span
@@ -499,13 +499,13 @@ def _create_fix(ctx: CheckContext, doc: Document, problem: Problem) -> Fix | Non
         return None
     entry = _entry(doc)
     name = entry.name
-    description = PLACEHOLDER_DESCRIPTION
+    # No description yet: a comment prompts for it (never published as one).
     if key == SUPERSEDED_BY:
-        new = MemoryEntry(name=target, description=description, type=entry.type, supersedes=[name])
+        new = MemoryEntry(name=target, description="", type=entry.type, supersedes=[name])
     else:
-        new = MemoryEntry(name=target, description=description, type=entry.type,
+        new = MemoryEntry(name=target, description="", type=entry.type,
                           status="superseded", superseded_by=name)
-    text = new.to_markdown()
+    text = with_description_prompt(new.to_markdown())
     reread = parse_document(text, path=path)
     if reread.entry is None or reread.entry.name != target or reread.strict_error is not None:
         return None

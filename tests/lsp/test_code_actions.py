@@ -23,7 +23,7 @@ from pygls.exceptions import JsonRpcException
 
 from memls.store import MemoryStore
 from memls.store.checks import CheckContext, check_workspace
-from memls.store.entry import PLACEHOLDER_DESCRIPTION
+from memls.store.entry import DESCRIPTION_PROMPT
 from memls.store.model import Workspace
 from memls.store.roots import MemoryRoot
 
@@ -156,7 +156,7 @@ async def test_create_missing_entry_fix_creates_the_entry_in_every_profile(start
 
 
 @pytest.mark.timeout(30)
-async def test_create_entry_shows_the_new_file_with_its_placeholder_description_selected(start):
+async def test_create_entry_shows_the_new_file_with_the_cursor_in_its_empty_description(start):
     session = await start({"new.md": entry("new", extra="supersedes:\n- gone\n")})
     await scan_done(session)
     session.open("new.md")
@@ -175,11 +175,12 @@ async def test_create_entry_shows_the_new_file_with_its_placeholder_description_
     [shown] = session.client.shown_documents
     assert shown.uri == session.uri("gone.md") and shown.take_focus
     line = (session.root / "gone.md").read_text().split("\n")[shown.selection.start.line]
-    assert line[shown.selection.start.character:shown.selection.end.character] == PLACEHOLDER_DESCRIPTION
-    # A prompt, not a description: the check says so.
+    # The cursor between the empty description's quotes, the prompt a comment after them.
+    assert shown.selection.start == shown.selection.end
+    at = shown.selection.start.character
+    assert (line[:at], line[at:]) == ('description: "', f'"  {DESCRIPTION_PROMPT}')
     session.open("gone.md")
-    diags = await session.diagnostics("gone.md", lambda d: "missing-description" in session.codes(d))
-    assert "placeholder" in next(d for d in diags if d.code == "missing-description").message
+    await session.diagnostics("gone.md", lambda d: "missing-description" in session.codes(d))
 
 
 @pytest.mark.timeout(30)

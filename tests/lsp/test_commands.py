@@ -14,7 +14,7 @@ from pygls.exceptions import JsonRpcException
 from memls.store.roots import MemoryRoot
 from memls.store.store import MemoryStore
 
-from .conftest import Session, apply_text_edits, entry, open_session, run_command, wait_until_scanned
+from .conftest import Session, apply_text_edits, barrier, entry, open_session, run_command, wait_until_scanned
 
 on_shared_server = pytest.mark.asyncio(loop_scope="module")
 
@@ -93,6 +93,27 @@ async def test_supersede_links_both_entries_and_leaves_audit_clean(start):
     # The open, unmodified buffer is reloaded by the editor: no edit would leave it modified.
     assert session.client.applied_edits == []
     await session.diagnostics("old.md", lambda d: "asymmetric-supersession" not in session.codes(d))
+
+
+async def test_supersede_of_a_crlf_file_open_and_unchanged_is_not_refused_as_unsaved(start):
+    crlf = entry("old").replace("\n", "\r\n")
+    session = await start({"old.md": crlf, "new.md": entry("new")})
+    await wait_until_scanned(session.client)
+    session.open("old.md", crlf)  # the editor holds the file's own CRLF
+    await barrier(session)
+    await run_command(session.client, "memls.supersede", "old", "new", session.uri("old.md"))
+    assert store_of(session).get("old").status == "superseded"
+
+
+async def test_regenerate_index_writes_a_crlf_index_open_and_unchanged_on_disk(start):
+    stale = "# Persistent Memory\r\n"
+    session = await start({"a.md": entry("a")}, index=stale)
+    await wait_until_scanned(session.client)
+    session.open("MEMORY.md", stale)
+    await barrier(session)
+    result = await run_command(session.client, "memls.regenerateIndex")
+    assert result["buffer"] is False and result["changed"] is True
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == store_of(session).render_root_index("project")
 
 
 async def test_supersede_command_edits_only_the_keys_it_sets(start):
@@ -178,6 +199,21 @@ async def test_new_memory_refuses_an_existing_file_or_name(shared):
         await run_command(shared.client, "memls.newMemory", "uv", "d", "project")
     with pytest.raises(JsonRpcException, match="entry named 'tabs-not-spaces' already exists: tabs.md"):
         await run_command(shared.client, "memls.newMemory", "tabs not spaces", "d", "project")
+
+
+async def test_new_memory_never_updates_an_entry_whose_buffer_renamed_it_unsaved(start):
+    # The stranger's data loss: notes.md still holds 'deploy' on disk while its
+    # buffer says 'deploy-old'; a *new* 'deploy' overwrote notes.md's body.
+    on_disk = entry("deploy", description="how we deploy", body="IMPORTANT BODY\n")
+    session = await start({"notes.md": on_disk})
+    await wait_until_scanned(session.client)
+    session.open("notes.md")
+    session.change("notes.md", on_disk.replace("name: deploy", "name: deploy-old"), 2)
+    await barrier(session)
+    with pytest.raises(JsonRpcException, match="entry named 'deploy' already exists: notes.md"):
+        await run_command(session.client, "memls.newMemory", "deploy", "brand new", "project", "")
+    assert (session.root / "notes.md").read_text(encoding="utf-8") == on_disk
+    assert not (session.root / "deploy.md").exists()
 
 
 @on_shared_server

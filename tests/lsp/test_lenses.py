@@ -12,6 +12,8 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types
 
+from memls.lsp.convert import path_to_uri
+
 from .conftest import (
     Session,
     entry,
@@ -182,6 +184,22 @@ async def test_the_lens_command_refuses_bad_arguments_in_one_line(client, tmp_pa
         with pytest.raises(JsonRpcException) as caught:
             await run_command(client, "memls.showLocations", *bad)
         assert "\n" not in str(caught.value)
+
+
+async def test_the_lens_command_shows_only_existing_files_and_protocol_positions(client, tmp_path):
+    from pygls.exceptions import JsonRpcException
+
+    folder = tmp_path / "workspace"
+    root = write_root(folder, {"new.md": NEW})
+    await initialize_in(client, folder, _caps(client))
+    at = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+    for uri in ("not a uri", "http://example.com/a", "file://", path_to_uri(folder / "gone.md")):
+        with pytest.raises(JsonRpcException, match="not a file: URI of an existing file"):
+            await run_command(client, "memls.showLocations", [{"label": "x", "uri": uri, "range": at}])
+    huge = {"start": {"line": 2**31, "character": 0}, "end": {"line": 0, "character": 0}}
+    with pytest.raises(JsonRpcException, match="each location needs a label, a uri and a range"):
+        await run_command(client, "memls.showLocations",
+                          [{"label": "x", "uri": path_to_uri(root / "new.md"), "range": huge}])
 
 
 def _caps(client) -> types.ClientCapabilities:

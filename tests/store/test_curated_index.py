@@ -7,9 +7,12 @@ edits only the lines of the entries it touches.
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memls.store.index import is_generated_index, render_index
 from memls.store.roots import MemoryRoot
@@ -149,3 +152,43 @@ def test_a_generated_index_stays_the_full_rendering_through_every_kind_of_write(
     for write in writes:
         write()
         assert index(root) == s.render_root_index()
+
+
+# -- line endings: a curated CRLF index keeps them (the stranger's supersede made it LF) --
+
+TOUCHED = ("alpha", "beta", "delta")
+prose_lines = st.lists(
+    st.text(alphabet="abc #-[]()<>!\u2014\u00e9\t", max_size=12).filter(
+        lambda line: not any(name in line for name in TOUCHED)),
+    max_size=4,
+)
+WRITES = {
+    "save": lambda s: s.save("alpha", "Alpha changed."),
+    "save-new": lambda s: s.save("delta", "Delta thing."),
+    "delete": lambda s: s.delete("alpha"),
+    "supersede": lambda s: s.supersede("alpha", "beta"),
+    "rename": lambda s: s.rename("alpha", "delta"),
+    "historical": lambda s: s.set_status("alpha", "historical"),
+}
+
+
+@settings(max_examples=30, deadline=None)
+@given(head=prose_lines, tail=prose_lines, write=st.sampled_from(sorted(WRITES)))
+def test_a_write_to_a_curated_crlf_index_keeps_its_line_endings_and_untouched_lines(head, tail, write):
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "memory"
+        s = MemoryStore([MemoryRoot("explicit", root)])
+        for name in ("alpha", "beta", "gamma"):
+            s.save(name, f"{name} thing.", type="project")
+        lines = ["<!-- mine -->", *head, "- [Alpha notes](alpha.md) \u2014 my hook",
+                 "- [beta](beta.md) \u2014 beta thing.", "- [gamma](gamma.md) \u2014 mine", *tail]
+        before = "".join(line + "\r\n" for line in lines).encode("utf-8")
+        (root / "MEMORY.md").write_bytes(before)
+        WRITES[write](s)
+        after = (root / "MEMORY.md").read_bytes()
+    assert after.count(b"\n") == after.count(b"\r\n") and after.endswith(b"\r\n")
+
+    def untouched(data: bytes) -> list[bytes]:
+        return [line for line in data.split(b"\r\n") if not any(n.encode() in line for n in TOUCHED)]
+
+    assert untouched(after) == untouched(before)

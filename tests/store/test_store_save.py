@@ -40,6 +40,29 @@ def test_resave_under_another_spelling_updates_the_same_line(mstore, root):
     assert lines == ["- [my-fact](my-fact.md) — Updated."]
 
 
+def test_a_new_save_refuses_a_name_held_by_another_file_and_changes_nothing(mstore, root):
+    mstore.save("deploy", "how we deploy", "Body.")
+    (root / "deploy.md").rename(root / "notes.md")
+    before = snapshot(root)
+    with pytest.raises(FileExistsError, match="entry named 'deploy' already exists: notes.md"):
+        mstore.save("deploy", "brand new", new=True)
+    assert snapshot(root) == before
+
+
+def test_a_new_save_refuses_an_existing_file_holding_another_name(mstore, root):
+    mstore.save("other", "d")
+    (root / "other.md").rename(root / "fresh.md")
+    before = snapshot(root)
+    with pytest.raises(FileExistsError, match="fresh.md already exists"):
+        mstore.save("fresh", "d", new=True)
+    assert snapshot(root) == before
+
+
+def test_a_new_save_creates_the_file_and_its_index_line(mstore, root):
+    assert mstore.save("Fresh Fact", "d", new=True) == root / "fresh-fact.md"
+    assert "- [fresh-fact](fresh-fact.md) — d" in index_text(root)
+
+
 def test_save_to_a_named_scope_lands_in_that_root(tmp_path):
     project, user = tmp_path / "p", tmp_path / "u"
     s = MemoryStore([MemoryRoot("project", project), MemoryRoot("user", user)])

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from memls.store.apply import apply_fixes
 from memls.store.checks import fixes_for
 from memls.store.diagnostics import CreateFile, Fix
@@ -207,6 +209,16 @@ def test_broken_link_span_is_the_link_target(check_root):
     assert problem.severity == "error"
     assert problem.span == Span(4, 10, 4, 18)
     assert "'ghost.md' is not a memory entry of this root" in problem.message
+
+
+@pytest.mark.parametrize("target", ["<caf\u00e9.md>", "caf%C3%A9.md"])
+def test_a_link_only_markdown_resolves_is_broken_and_says_to_write_the_bare_filename(check_root, target):
+    # gptme finds a line by its bare filename: its save would append another line.
+    text = f"{HEADER}\n\n- [caf\u00e9]({target}) \u2014 c\n"
+    checked = check_root({"caf\u00e9.md": living("caf\u00e9", "c"), "MEMORY.md": text})
+    [problem] = checked.problems("index-broken-link")
+    assert f"'{target}' opens caf\u00e9.md in a Markdown viewer" in problem.message
+    assert "write it as 'caf\u00e9.md'" in problem.message
 
 
 def test_broken_link_to_unparsable_file_is_reported(check_root):

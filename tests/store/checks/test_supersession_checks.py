@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from memls.store.apply import apply_fixes
 from memls.store.catalogue import spec
 from memls.store.checks import audit_code_of, fixes_for, supersession
-from memls.store.entry import PLACEHOLDER_DESCRIPTION
+from memls.store.entry import DESCRIPTION_PROMPT
 from memls.store.roots import MemoryRoot
 from memls.store.settings import Settings
 from memls.store.spans import Span
@@ -73,7 +73,7 @@ def assert_fixed(before: Checked, problem, fix, roots: list[MemoryRoot], *,
     """Apply ``fix``: the problem goes, no non-hint problem appears, the audit is clean.
 
     ``prompts`` are (code, file) problems the fix leaves on purpose: a created
-    entry's placeholder description is reported until the user writes one.
+    entry's missing description is reported until the user writes one.
     """
     after = apply_and_recheck(before, fix, roots)
     fixed = (problem.code, problem.path.name, problem.message)
@@ -84,7 +84,7 @@ def assert_fixed(before: Checked, problem, fix, roots: list[MemoryRoot], *,
     return after
 
 
-# A created entry starts with the placeholder description, reported until replaced.
+# A created entry starts without a description, reported until the user writes one.
 PLACEHOLDER_PROMPT = frozenset({("missing-description", "ghost.md")})
 
 
@@ -209,7 +209,9 @@ def test_creating_a_missing_successor_links_it_back_and_never_overwrites(root_di
     assert fix.paths == {root_dir / "ghost.md"}
     assert_fixed(checked, problem, fix, roots, prompts=PLACEHOLDER_PROMPT)
     ghost = MemoryStore(roots).get("ghost")
-    assert ghost.supersedes == ["a"] and ghost.description == PLACEHOLDER_DESCRIPTION
+    # No description to publish, only a prompt in a comment (issue 16 item 6).
+    assert ghost.supersedes == ["a"] and ghost.description == ""
+    assert f'description: ""  {DESCRIPTION_PROMPT}\n' in (root_dir / "ghost.md").read_text(encoding="utf-8")
 
 
 def test_no_create_fix_when_the_target_file_exists_under_another_name(root_dir):
