@@ -60,10 +60,13 @@ def test_wheel_installs_only_the_memls_package(wheel: Path) -> None:
 
 
 def test_wheel_carries_every_source_module_of_the_repository(wheel: Path) -> None:
-    """A subpackage missing from pyproject's package list would be silently left out."""
+    """A subpackage or data folder missing from pyproject would be silently left out."""
     expected = {f"memls/{folder}/{p.relative_to(REPO / folder).as_posix()}"
                 for folder in ("store", "lsp") for p in (REPO / folder).rglob("*.py")}
     expected |= {f"memls/{p.name}" for p in (REPO / "memls").glob("*.py")}
+    # The code pages that diagnostics link to (codeDescription) and `memls explain` prints.
+    expected |= {f"memls/store/codes/{p.name}" for p in (REPO / "store" / "codes").glob("*.md")}
+    assert any(name.startswith("memls/store/codes/") for name in expected)
     with zipfile.ZipFile(wheel) as z:
         assert expected - set(z.namelist()) == set()
 
