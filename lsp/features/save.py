@@ -138,10 +138,11 @@ def _saved_entries(state: ServerState, root) -> list:
                 out.append(kept)
             continue
         buffer = state.buffers.get(doc.path)
-        if buffer is not None and buffer.saved_text is None:
+        saved_text = buffer.saved_text if buffer is not None else None
+        if buffer is not None and saved_text is None:
             continue
-        if buffer is not None and buffer.modified:
-            saved = parse_document(buffer.saved_text, path=doc.path, scope=root.scope).entry
+        if buffer is not None and saved_text is not None and buffer.modified:
+            saved = parse_document(saved_text, path=doc.path, scope=root.scope).entry
             if saved is not None:
                 out.append(saved)
             continue
