@@ -316,18 +316,26 @@ def edit_variants(base: str, probe: str, chain: list[str]) -> list[str]:
     return variants
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
+def fresh_root(args: argparse.Namespace, corpus_name: str, prefix: str,
+               defects: float) -> tuple[dict[str, Any], Path, Path, Path]:
+    """A fresh copy of a generated corpus as ``<prefix>-N/memory``, and an empty home for the server."""
     n = args.entries
-    source = args.work / "corpus" / f"legacy-{n}-s{args.seed}"
-    manifest = corpus.ensure(source, n, args.seed, defects=args.defects)
-    folder = args.work / f"server-{n}"
+    source = args.work / "corpus" / corpus_name
+    manifest = corpus.ensure(source, n, args.seed, defects=defects)
+    folder = args.work / f"{prefix}-{n}"
     root = folder / "memory"
-    home = args.work / f"server-home-{n}"
+    home = args.work / f"{prefix}-home-{n}"
     for d in (folder, home):
         if d.exists():
             shutil.rmtree(d)
     home.mkdir(parents=True)
     shutil.copytree(source, root)
+    return manifest, folder, root, home
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    n = args.entries
+    manifest, folder, root, home = fresh_root(args, f"legacy-{n}-s{args.seed}", "server", args.defects)
     probe = root / f"{manifest['probe_name']}.md"
     probe_uri = uri_of(probe)
     index = root / "MEMORY.md"
@@ -508,16 +516,7 @@ async def _keystrokes(client: Client, uri: str, texts: list[str], version: int,
 async def run_fields(args: argparse.Namespace) -> dict[str, Any]:
     """Per-field keystrokes, a burst, hover while typing, and a warm start: generated and curated index."""
     n = args.entries
-    source = args.work / "corpus" / f"legacy-{n}-s{args.seed}-clean"
-    manifest = corpus.ensure(source, n, args.seed, defects=0.0)
-    folder = args.work / f"server-fields-{n}"
-    root = folder / "memory"
-    home = args.work / f"server-fields-home-{n}"
-    for d in (folder, home):
-        if d.exists():
-            shutil.rmtree(d)
-    home.mkdir(parents=True)
-    shutil.copytree(source, root)
+    manifest, folder, root, home = fresh_root(args, f"legacy-{n}-s{args.seed}-clean", "server-fields", 0.0)
     probe = root / f"{manifest['probe_name']}.md"
     uri = uri_of(probe)
     index = root / "MEMORY.md"
