@@ -168,6 +168,25 @@ class IndexView:
         return self._text
 
 
+    def rendering_with(self, changes: Mapping[str, MemoryEntry | None]) -> str:
+        """The rendering with ``changes`` (filename -> index entry, None: none) laid over the view.
+
+        The view itself is left showing what it showed: a write asks what
+        its staged files would make of the index before it knows whether it
+        will commit them.
+        """
+        text, blocks, changed = self.rendering(), dict(self._blocks), set(self._changed)
+        undo = {filename: self.entries.get(filename) for filename in changes}
+        try:
+            for filename, entry in changes.items():
+                self.update(filename, entry)
+            return self.rendering()
+        finally:
+            for filename, entry in undo.items():
+                self.update(filename, entry)
+            self._text, self._blocks, self._changed = text, blocks, changed
+
+
 def renderings_around(
     before: Iterable[tuple[str, MemoryEntry]], changes: Mapping[str, MemoryEntry | None]
 ) -> tuple[str, str]:

@@ -74,11 +74,22 @@ def entry_to_save(
     counts: a file whose stem is the slug but which holds another entry is
     that other entry's, and a save must not overwrite it.
     """
-    visible = list(_visible(candidates, name_of))
+    visible: dict[str, T] = {}
+    for candidate in _visible(candidates, name_of):
+        visible[name_of(candidate)] = candidate  # type: ignore[index]  # _visible skips None
+    return save_target(name, visible.get)
+
+
+def save_target(name: str, visible: Callable[[str], T | None]) -> T | None:
+    """:func:`entry_to_save`, asked of a reader that knows which file shows each name.
+
+    ``visible(n)`` is what readers show under the name ``n`` (None: nothing),
+    so a write looks up two names instead of walking every file.
+    """
     for wanted in (name, slugify(name)):
-        for candidate in visible:
-            if name_of(candidate) == wanted:
-                return candidate
+        found = visible(wanted)
+        if found is not None:
+            return found
     return None
 
 

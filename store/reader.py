@@ -17,15 +17,17 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from .cache import ParseCache, now_ns, paused_gc
+from .cache import ParseCache, Stamp, now_ns, paused_gc
 from .entry import EntryRecord, MemoryEntry, entry_from_record, entry_record
-from .names import is_index_filename
+from .names import RESERVED_PREFIX
 from .text import one_line
 
 if TYPE_CHECKING:
@@ -53,11 +55,21 @@ def max_document_bytes(kind: str) -> int:
 
 def is_entry_filename(filename: str) -> bool:
     """True for a file name the readers treat as a memory entry."""
-    return (
-        filename.endswith(ENTRY_SUFFIX)
-        and not filename.startswith(".")
-        and not is_index_filename(filename)
-    )
+    return bool(entry_filenames((filename,)))
+
+
+def entry_filenames(names: Iterable[str]) -> list[str]:
+    """The names the readers treat as memory entries: ``*.md``, not dot-files, not indexes.
+
+    One comprehension with the rule written out (:func:`memls.store.names.is_index_filename`
+    for the index part), because a write filters every name of a 10k root
+    and a function call per name was a tenth of its listing.
+    """
+    return [
+        name for name in names
+        if name.endswith(ENTRY_SUFFIX) and not name.startswith(".")
+        and not name.upper().startswith(RESERVED_PREFIX)
+    ]
 
 
 class Listing(NamedTuple):
@@ -99,12 +111,12 @@ def stat_directory(root_dir: Path, accept: Callable[[str], bool]) -> Listing:
             try:
                 st = os.stat(name, dir_fd=fd)
             except OSError as exc:
-                unreadable.append((name, _unreadable(root_dir / name, exc)))
+                unreadable.append((name, unreadable_why(root_dir / name, exc)))
                 continue
             if stat.S_ISREG(st.st_mode):
                 out.append((name, st))
             else:
-                unreadable.append((name, _unreadable(root_dir / name, st)))
+                unreadable.append((name, unreadable_why(root_dir / name, st)))
     finally:
         os.close(fd)
     out.sort(key=lambda item: item[0])
@@ -117,12 +129,17 @@ def unreadable_reason(path: Path) -> str | None:
     try:
         st = os.stat(path)
     except OSError as exc:
-        return _unreadable(path, exc)
-    return None if stat.S_ISREG(st.st_mode) else _unreadable(path, st)
+        return unreadable_why(path, exc)
+    return None if stat.S_ISREG(st.st_mode) else unreadable_why(path, st)
 
 
-def _unreadable(path: Path, found: os.stat_result | OSError) -> str:
-    """The error a reader gets opening ``path``, worded as Python words it (gptme's detail)."""
+def unread_file(filename: str, exc: OSError) -> FileRead:
+    """The read of a file whose bytes could not be read (not a function of its bytes: never kept)."""
+    return FileRead(filename, None, _error_line(exc), from_disk_error=True)
+
+
+def unreadable_why(path: Path, found: os.stat_result | OSError) -> str:
+    """The error a reader gets opening ``path`` (its stat, or the stat's error), worded as Python words it (gptme's detail)."""
     if isinstance(found, OSError):
         error = found if found.errno is None else OSError(found.errno, found.strerror, str(path))
     elif stat.S_ISDIR(found.st_mode):
@@ -189,6 +206,9 @@ class RootRead:
     root_dir: Path
     scope: str | None
     files: list[FileRead] = field(default_factory=list)
+    # Entry name -> the files holding it, in file order (see :meth:`names`): built
+    # when first asked, or handed over by a read that already knows it.
+    by_name: dict[str, list[str]] | None = field(default=None, repr=False, compare=False)
 
     @cached_property
     def entries(self) -> list[MemoryEntry]:
@@ -224,11 +244,34 @@ class RootRead:
 
     def visible_files(self) -> dict[str, str]:
         """Entry name -> the file the readers take it from (the first of that name)."""
-        visible: dict[str, str] = {}
-        for f in self.files:
-            if f.record is not None:
-                visible.setdefault(f.record[0], f.filename)
-        return visible
+        return {name: files[0] for name, files in self.names().items()}
+
+    def names(self) -> dict[str, list[str]]:
+        """Entry name -> every file holding it, in file order: the first is the one readers see.
+
+        Kept so that a write asks "who holds this name?" of the names it
+        touches, not of every file. The lists are never changed in place (a
+        change replaces the list), so an overlay shares all but the names it moves.
+        """
+        if self.by_name is None:
+            by_name: dict[str, list[str]] = {}
+            for f in self.files:
+                if f.record is not None:
+                    by_name.setdefault(f.record[0], []).append(f.filename)
+            self.by_name = by_name
+        return self.by_name
+
+    def visible_file(self, name: str) -> str | None:
+        """The file readers take ``name`` from, None when no file holds it."""
+        files = self.names().get(name)
+        return files[0] if files else None
+
+    def file(self, filename: str) -> FileRead | None:
+        """The read of ``filename`` (files are in file-name order), None when it is not one."""
+        at = bisect_left(self.files, filename, key=_filename_of)
+        if at < len(self.files) and self.files[at].filename == filename:
+            return self.files[at]
+        return None
 
     def overlaid(self, overlay: Mapping[Path, bytes | None]) -> RootRead:
         """This read with staged bytes laid over it (``None`` = deleted).
@@ -242,12 +285,54 @@ class RootRead:
         }
         if not staged:
             return self
-        files = [f for f in self.files if f.filename not in staged]
-        for filename, data in staged.items():
-            if data is not None:
-                files.append(_file_read(filename, *parse_bytes(self.root_dir / filename, data, self.scope)))
-        files.sort(key=lambda f: f.filename)
-        return RootRead(self.root_dir, self.scope, files)
+        changes = {
+            filename: (self.file(filename), None if data is None else _file_read(
+                filename, *parse_bytes(self.root_dir / filename, data, self.scope)))
+            for filename, data in staged.items()
+        }
+        return self.changed(changes)
+
+    def changed(self, changes: Mapping[str, tuple[FileRead | None, FileRead | None]]) -> RootRead:
+        """This read with files changed: filename -> (its read here, its read now; None: no file)."""
+        files = list(self.files)
+        for filename, (_, now) in changes.items():
+            at = bisect_left(files, filename, key=_filename_of)
+            present = at < len(files) and files[at].filename == filename
+            if now is None:
+                if present:
+                    del files[at]
+            elif present:
+                files[at] = now
+            else:
+                files.insert(at, now)
+        return RootRead(self.root_dir, self.scope, files, moved_names(self.names(), changes))
+
+
+_filename_of = attrgetter("filename")
+
+
+def moved_names(
+    by_name: dict[str, list[str]], changes: Mapping[str, tuple[FileRead | None, FileRead | None]]
+) -> dict[str, list[str]]:
+    """``by_name`` (see :meth:`RootRead.names`) after files changed: filename -> (read before, after).
+
+    A copy: only the lists of the names the changed files held or hold are
+    replaced, each kept in file order.
+    """
+    out = dict(by_name)
+    for filename, (before, after) in changes.items():
+        if before is not None and before.record is not None:
+            name = before.record[0]
+            kept = [f for f in out.get(name, ()) if f != filename]
+            if kept:
+                out[name] = kept
+            else:
+                out.pop(name, None)
+        if after is not None and after.record is not None:
+            files = list(out.get(after.record[0], ()))
+            insort(files, filename)
+            out[after.record[0]] = files
+    return out
 
 
 def read_root(root_dir: Path, scope: str | None, *, cache: bool = True) -> RootRead:
@@ -259,10 +344,24 @@ def read_root(root_dir: Path, scope: str | None, *, cache: bool = True) -> RootR
     parsing it. ``cache=False`` (or ``MEMLS_NO_CACHE=1``) parses every file.
     """
     with paused_gc():
-        return _read_root(root_dir, scope, cache)
+        return _read_root(root_dir, scope, cache, None)
 
 
-def _read_root(root_dir: Path, scope: str | None, cache: bool) -> RootRead:
+def read_root_stamped(root_dir: Path, scope: str | None) -> tuple[RootRead, dict[str, Stamp], int]:
+    """:func:`read_root`, with the identity of each file it read and when it looked.
+
+    For a reader that keeps the read and later asks which files changed
+    (:mod:`memls.store.warm_root`); a file that could not be read has no stamp.
+    """
+    stamps: dict[str, Stamp] = {}
+    observed_ns = now_ns()
+    with paused_gc():
+        return _read_root(root_dir, scope, True, stamps), stamps, observed_ns
+
+
+def _read_root(
+    root_dir: Path, scope: str | None, cache: bool, stamps: dict[str, Stamp] | None
+) -> RootRead:
     observed_ns = now_ns()
     parse_cache = (
         ParseCache.open(root_dir, "entries") if cache else ParseCache.disabled(root_dir)
@@ -271,11 +370,15 @@ def _read_root(root_dir: Path, scope: str | None, cache: bool) -> RootRead:
     result = RootRead(root_dir, scope)
     listing = entry_stats(root_dir)
     for filename, stamp, cached in parse_cache.lookup_listing(listing.files, prefix, scope):
+        if stamps is not None:
+            stamps[filename] = stamp
         if cached is not None:
             result.files.append(FileRead(filename, *cached))
             continue
         read = read_file(root_dir, filename, scope)
         if read.from_disk_error:
+            if stamps is not None:
+                del stamps[filename]
             result.files.append(read)
             continue
         # Every outcome is a function of the bytes (and the size, for the
@@ -298,7 +401,13 @@ def read_file(root_dir: Path, filename: str, scope: str | None) -> FileRead:
     try:
         data = read_capped(path)
     except OSError as exc:
-        return FileRead(filename, None, _error_line(exc), from_disk_error=True)
+        return unread_file(filename, exc)
+    return file_read_of(root_dir, filename, data, scope)
+
+
+def file_read_of(root_dir: Path, filename: str, data: bytes, scope: str | None) -> FileRead:
+    """What the readers find in a file holding ``data`` (read as :func:`read_capped` reads it)."""
+    path = root_dir / filename
     read = _file_read(filename, *parse_bytes(path, data, scope))
     if len(data) > MAX_DOCUMENT_BYTES:
         found = headline(path, data, scope)

@@ -69,6 +69,7 @@ from .text import fold_line_breaks, index_line_hazards
 
 if TYPE_CHECKING:
     from .transaction import RootTransaction
+    from .warm_root import WarmRoot
 
 # The write machinery (transaction, commit, locks for writing, YAML) is imported
 # by the methods that write: a read command never loads it.
@@ -80,6 +81,8 @@ class MemoryStore:
     def __init__(self, roots: Iterable[MemoryRoot]):
         self.roots = list(roots)
         self.errors: list[tuple[Path, str]] = []
+        # Each written root's last read, so the next write re-reads only what changed.
+        self._warm: dict[tuple[Path, str], WarmRoot] = {}
 
     @classmethod
     def from_workspace(
@@ -271,6 +274,26 @@ class MemoryStore:
 
     # -- writes ------------------------------------------------------------
 
+    def _transaction(self, root: MemoryRoot) -> RootTransaction:
+        """A transaction on ``root`` (taken under its lock), from the root's last read when kept.
+
+        A store that writes again and again (an agent's session) keeps each
+        root's read between writes (:mod:`memls.store.warm_root`); with the
+        caches off (``MEMLS_NO_CACHE``) every write reads the root afresh.
+        """
+        from .cache import cache_enabled
+        from .transaction import RootTransaction
+        from .warm_root import WarmRoot
+
+        if not cache_enabled():
+            self._warm.clear()
+            return RootTransaction(root)
+        key = (root.path, root.scope)
+        warm = self._warm.get(key)
+        if warm is None:
+            warm = self._warm[key] = WarmRoot(root.path, root.scope)
+        return RootTransaction(root, warm)
+
     def save(
         self,
         name: str,
@@ -313,7 +336,6 @@ class MemoryStore:
         not update one it could not see (its buffer renamed it, unsaved).
         """
         from .files import root_lock
-        from .transaction import RootTransaction
 
         slug = check_name(name)
         description = single_line(description, "description")
@@ -345,7 +367,7 @@ class MemoryStore:
         )
         check_index_fields(_read_back(fresh, create=True))
         with root_lock(root.path, create_root=True):
-            tx = RootTransaction(root)
+            tx = self._transaction(root)
             previous = (_entry_before_create if new else _entry_before_save)(tx, name, slug)
             entry = replace(
                 previous,
@@ -375,12 +397,11 @@ class MemoryStore:
         serialise: the second sees it is no longer living.
         """
         from .files import root_lock
-        from .transaction import RootTransaction
 
         root = self.root(scope)
         _require_root(root, old_name)
         with root_lock(root.path, create_root=False):
-            tx = RootTransaction(root)
+            tx = self._transaction(root)
             old = tx.find(old_name)
             new = tx.find(new_name)
             if old.path == new.path:
@@ -411,13 +432,12 @@ class MemoryStore:
         that no longer exists. The new file is created, never overwritten.
         """
         from .files import root_lock
-        from .transaction import RootTransaction
 
         new_slug = check_name(new_name)
         root = self.root(scope)
         _require_root(root, old_name)
         with root_lock(root.path, create_root=False):
-            tx = RootTransaction(root)
+            tx = self._transaction(root)
             old = tx.strict(tx.find(old_name))
             assert old.path is not None  # read from its file
             new_path = root.path / f"{new_slug}.md"
@@ -463,12 +483,11 @@ class MemoryStore:
         user can say whether it should become living again or historical.
         """
         from .files import root_lock
-        from .transaction import RootTransaction
 
         root = self.root(scope)
         _require_root(root, name)
         with root_lock(root.path, create_root=False):
-            tx = RootTransaction(root)
+            tx = self._transaction(root)
             target = tx.find(name)
             dependants = [
                 e.name for e in tx.entries()
@@ -499,14 +518,13 @@ class MemoryStore:
         successor's ``supersedes``, so the links stay symmetric (audit clean).
         """
         from .files import root_lock
-        from .transaction import RootTransaction
 
         if status not in STATUSES:
             raise ValueError(f"invalid status '{status}': expected one of {', '.join(STATUSES)}")
         root = self.root(scope)
         _require_root(root, name)
         with root_lock(root.path, create_root=False):
-            tx = RootTransaction(root)
+            tx = self._transaction(root)
             entry = tx.strict(tx.find(name))
             if status == "superseded" and not entry.superseded_by:
                 raise ValueError(
@@ -676,9 +694,7 @@ def _entry_before_save(tx: RootTransaction, name: str, slug: str) -> MemoryEntry
 
 def _entry_before_create(tx: RootTransaction, name: str, slug: str) -> MemoryEntry:
     """A blank entry at ``<slug>.md``; ``FileExistsError`` when the name or the file is taken."""
-    from .lookup import entry_to_save
-
-    existing = entry_to_save(tx.entries(), name)
+    existing = tx.entry_to_save(name)
     if existing is not None:
         where = f": {existing.path.name}" if existing.path is not None else ""
         raise FileExistsError(f"an entry named '{existing.name}' already exists{where}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
@@ -35,12 +36,15 @@ from .index import (
     replace_pointer,
 )
 from .index_view import renderings_around
-from .lookup import entry_to_save, resolve_name
+from .lookup import resolve_name, save_target
 from .parse import NO_FRONTMATTER
 from .reader import RootRead, is_entry_filename, parse_bytes, read_root
 from .rewrite import rewritten_text
 from .roots import MemoryRoot
 from .text import one_line
+
+if TYPE_CHECKING:
+    from .warm_root import WarmRoot
 
 
 def serialize(entry: MemoryEntry) -> bytes:
@@ -147,16 +151,27 @@ def read_bytes(path: Path) -> bytes | None:
 class RootTransaction:
     """The files one write changes in one root, staged in memory until commit."""
 
-    def __init__(self, root: MemoryRoot):
+    def __init__(self, root: MemoryRoot, warm: WarmRoot | None = None):
+        """``warm``: the root's last read, kept by the store (see :mod:`memls.store.warm_root`).
+
+        Either way the root is read as it is now; ``warm`` only spares
+        re-reading and re-indexing the files that did not change.
+        """
         self.root = root
         self.policy = IndexPolicy.read(root.path)
-        self._read = read_root(root.path, root.scope)
+        self._warm = warm
+        self._read = warm.refresh() if warm is not None else read_root(root.path, root.scope)
+        self._overlay: tuple[tuple, RootRead] | None = None  # the staged files it was made from
         self.staged: dict[Path, bytes | None] = {}
         self.create_only: set[Path] = set()
         self.modes: dict[Path, int] = {}  # new files that inherit a renamed file's mode
         self.index_path = root.path / INDEX_FILENAME
         self.policy_path = root.path / POLICY_FILENAME
         self._original_index = read_bytes(self.index_path)
+        self._original_text = (
+            None if self._original_index is None
+            else self._original_index.decode("utf-8", errors="replace")
+        )
         # The legacy renderings before/after, for the staged entry files they were made with.
         self._renderings: tuple[tuple, tuple[str, str]] | None = None
 
@@ -179,7 +194,10 @@ class RootTransaction:
         commit; a hand edit made meanwhile could race a second listing just
         as well, so none is taken.
         """
-        return self._read.overlaid(self.staged)
+        staged = tuple(self.staged.items())
+        if self._overlay is None or self._overlay[0] != staged:
+            self._overlay = (staged, self._read.overlaid(self.staged))
+        return self._overlay[1]
 
     def by_name(self, name: str) -> MemoryEntry | None:
         for e in self.entries():
@@ -194,10 +212,9 @@ class RootTransaction:
         per file of the root.
         """
         read = self._read_staged()
-        found = entry_to_save(
-            (f for f in read.files if f.record is not None), name, name_of=lambda f: f.name
-        )
-        return read.entry_of(found) if found is not None else None
+        found = save_target(name, read.visible_file)
+        file = read.file(found) if found is not None else None
+        return read.entry_of(file) if file is not None else None
 
     def find(self, name: str) -> MemoryEntry:
         """The entry ``name`` means in this root (:func:`memls.store.lookup.resolve_name`)."""
@@ -301,27 +318,40 @@ class RootTransaction:
             ) from None
 
     def _stage_index(self, text: str) -> None:
-        if text.encode("utf-8") != self._original_index:
-            self.staged[self.index_path] = text.encode("utf-8")
+        data = text.encode("utf-8")
+        if data != self._original_index:
+            self.staged[self.index_path] = data
         else:
             self.staged.pop(self.index_path, None)
 
     def _render(self) -> str:
         if self.policy is None and self._legacy_budget() is None:
             return self._legacy_renderings()[1]
-        entries = index_entries(
-            self._read_staged().entries_for_index,
-            managed=self.policy is not None,
-        )
-        if self.policy is None:
-            return render_index(entries, budget=self._legacy_budget())
-        return render_policy_view(entries, self.policy)
+        if self.policy is not None:
+            return render_policy_view(self._selected_entries(self.policy), self.policy)
+        entries = index_entries(self._read_staged().entries_for_index, managed=False)
+        return render_index(entries, budget=self._legacy_budget())
+
+    def _selected_entries(self, policy: IndexPolicy) -> list[MemoryEntry]:
+        """The index entries of the files ``policy`` selects (all a managed view shows), staged overlay.
+
+        Only those are built: the view renders the selected files, so the
+        rest of a 10k root is never looked at.
+        """
+        read = self._read_staged()
+        out = []
+        for filename in policy.selected:
+            file = read.file(filename)
+            record = None if file is None else file.record or file.headline
+            if record is not None:
+                out.append(entry_from_record(record, self.root.path / filename, self.root.scope))
+        return out
 
     def _legacy_budget(self) -> int | None:
         """The budget a generated legacy index was rendered with (its omission marker), kept."""
-        if self._original_index is None:
+        if self._original_text is None:
             return None
-        return omission_budget(self._original_index.decode("utf-8", errors="replace"))
+        return omission_budget(self._original_text)
 
     def _regenerate(self) -> bool:
         """Whether the index may be rewritten whole: managed, absent, or generated.
@@ -330,9 +360,9 @@ class RootTransaction:
         of the root before or after this change (:func:`is_generated_index`);
         every other one is curated and gets line edits only.
         """
-        if self.policy is not None or self._original_index is None:
+        if self.policy is not None or self._original_text is None:
             return True
-        text = self._original_index.decode("utf-8", errors="replace")
+        text = self._original_text
         if omission_budget(text) is not None:
             return is_generated_index(
                 text, self._read.entries_for_index, self._read_staged().entries_for_index,
@@ -352,16 +382,19 @@ class RootTransaction:
         ))
         if self._renderings is not None and self._renderings[0] == changed:
             return self._renderings[1]
-        files = {f.filename: f for f in self._read_staged().files} if changed else {}
+        staged = self._read_staged()
         after: dict[str, MemoryEntry | None] = {}
         for filename, _ in changed:
-            found = files.get(filename)
+            found = staged.file(filename)
             record = None if found is None else (found.record or found.headline)
             after[filename] = None if record is None else entry_from_record(
                 record, self.root.path / filename, self.root.scope)
-        read = self._read  # the filenames beside the entries, in the order the read builds them
-        filenames = (f.filename for f in read.files if f.record is not None or f.headline is not None)
-        renderings = renderings_around(zip(filenames, read.entries_for_index, strict=True), after)
+        read = self._read
+        if self._warm is not None:
+            renderings = self._warm.renderings(read, after)
+        else:  # the filenames beside the entries, in the order the read builds them
+            filenames = (f.filename for f in read.files if f.record is not None or f.headline is not None)
+            renderings = renderings_around(zip(filenames, read.entries_for_index, strict=True), after)
         self._renderings = (changed, renderings)
         return renderings
 
@@ -447,10 +480,10 @@ class RootTransaction:
         """
         if not self.staged:
             return
-        visible = self._read_staged().visible_files()
+        after = self._read_staged()
         for entry in expect_visible:
             assert entry.path is not None
-            other = visible.get(entry.name)
+            other = after.visible_file(entry.name)
             if other != entry.path.name or entry.path.parent != self.root.path:
                 why = (
                     f"{other} already holds that name" if other is not None
@@ -459,17 +492,7 @@ class RootTransaction:
                 raise RoundTripError(
                     f"refusing to write '{entry.name}' to {entry.path}: {why}"
                 )
-        still_visible = set(visible.values())
-        deleted = {path.name for path, data in self.staged.items() if data is None}
-        for name, filename in self._read.visible_files().items():
-            if filename in deleted or filename in still_visible:
-                continue
-            hidden_by = visible.get(name)
-            why = (
-                f"{hidden_by} would take its name '{name}'"
-                if hidden_by is not None else "it would no longer be read"
-            )
-            raise RoundTripError(f"refusing this change: {filename} would be hidden ({why})")
+        self._refuse_hiding(after)
         changes = [
             FileDelete(path) if data is None
             else FileWrite(path, data, create_only=path in self.create_only,
@@ -477,6 +500,49 @@ class RootTransaction:
             for path, data in self.staged.items()
         ]
         commit(changes, root=self.root.path)
+        if self._warm is not None:
+            self._warm.committed({
+                filename: (data, read) for filename, data in self._staged_entry_files().items()
+                if data is not None and (read := after.file(filename)) is not None
+            })
+
+    def _refuse_hiding(self, after: RootRead) -> None:
+        """Refuse the change if a file the readers saw before is no longer seen, unless deleted.
+
+        Which file shows a name can change only for the names the staged
+        files held before or hold after, so only those are looked at; in file
+        order, so the file named is the one a check of every name meets first.
+        """
+        before = self._read
+        deleted = {path.name for path, data in self.staged.items() if data is None}
+        touched = set()
+        for filename in self._staged_entry_files():
+            for read in (before.file(filename), after.file(filename)):
+                if read is not None and read.name is not None:
+                    touched.add(read.name)
+        shown = sorted(
+            (filename, name) for name in touched
+            if (filename := before.visible_file(name)) is not None
+        )
+        for filename, name in shown:
+            now = after.file(filename)
+            if filename in deleted or (
+                now is not None and now.name is not None and after.visible_file(now.name) == filename
+            ):
+                continue
+            hidden_by = after.visible_file(name)
+            why = (
+                f"{hidden_by} would take its name '{name}'"
+                if hidden_by is not None else "it would no longer be read"
+            )
+            raise RoundTripError(f"refusing this change: {filename} would be hidden ({why})")
+
+    def _staged_entry_files(self) -> dict[str, bytes | None]:
+        """The staged entry files of this root by file name (None: deleted)."""
+        return {
+            path.name: data for path, data in self.staged.items()
+            if path.parent == self.root.path and is_entry_filename(path.name)
+        }
 
 
 def _has_pointer(text: str, filename: str) -> bool:
