@@ -515,7 +515,7 @@ class RootTransaction:
         """
         before = self._read
         deleted = {path.name for path, data in self.staged.items() if data is None}
-        touched = set()
+        touched: set[str] = set()
         for filename in self._staged_entry_files():
             for read in (before.file(filename), after.file(filename)):
                 if read is not None and read.name is not None:
