@@ -424,7 +424,8 @@ def add_index_line(index_text: str, entry: MemoryEntry) -> str:
         return f"{INDEX_HEADER}\n\n{line}\n"
     pattern = re.compile(rf"- \[[^\]]*\]\({re.escape(entry.filename)}\).*")
     lines, breaks = _lines_and_breaks(index_text)
-    matched = [i for i, content in enumerate(lines) if pattern.fullmatch(content)]
+    needle = _link_to(entry.filename)  # in every line the pattern matches: the rest are not tried
+    matched = [i for i, content in enumerate(lines) if needle in content and pattern.fullmatch(content)]
     if matched:
         return _joined([line if i in matched else c for i, c in enumerate(lines)], breaks)
     eol = next((b for b in breaks if b), "\n")
@@ -439,7 +440,7 @@ def remove_index_line(index_text: str, filename: str) -> str:
     so a removal leaves no dangling pointer behind. Every other line keeps
     its bytes and its own line ending.
     """
-    doomed = {link.line for link in parse_index_lines(index_text) if link.target == filename}
+    doomed = {link.line for link in index_links_to(index_text, filename)}
     if not doomed:
         return index_text
     return _without_lines_numbered(*_lines_and_breaks(index_text), doomed)
@@ -464,8 +465,7 @@ def refresh_index_line(
     save the server saw late): a part that is memls's text for any of them
     follows the entry too.
     """
-    links = [] if before is None else [
-        link for link in parse_index_lines(index_text) if link.target == before.filename]
+    links = [] if before is None else index_links_to(index_text, before.filename)
     if not links:
         return add_index_line(index_text, after)
     assert before is not None
@@ -491,7 +491,7 @@ def replace_pointer(index_text: str, filename: str, line: str) -> str:
     containing ``]``, so no pointer to a renamed or retired file survives.
     The line taken keeps its ending; every other line keeps its bytes.
     """
-    doomed = [link.line for link in parse_index_lines(index_text) if link.target == filename]
+    doomed = [link.line for link in index_links_to(index_text, filename)]
     if not doomed:
         return index_text
     lines, breaks = _lines_and_breaks(index_text)
@@ -549,8 +549,33 @@ def parse_index_lines(index_text: str) -> list[IndexLink]:
     indices on the line. A pointer without the ``" — description"`` tail is
     still a pointer, with ``description`` None.
     """
+    return _parse_lines(index_text, None)
+
+
+def index_links_to(index_text: str, filename: str) -> list[IndexLink]:
+    """The pointer lines of :func:`parse_index_lines` whose target is ``filename``.
+
+    Only lines holding ``](filename)`` are parsed (a pointer's target is
+    written so): a write edits one entry's line of a 10k-line index, and
+    parsing every line cost more than the rest of the write.
+    """
+    needle = _link_to(filename)
+    if needle not in index_text:
+        return []
+    return [link for link in _parse_lines(index_text, needle) if link.target == filename]
+
+
+def _link_to(filename: str) -> str:
+    """The text every pointer line to ``filename`` contains."""
+    return f"]({filename})"
+
+
+def _parse_lines(index_text: str, needle: str | None) -> list[IndexLink]:
+    """:func:`parse_index_lines`, skipping the lines without ``needle`` when one is given."""
     links = []
     for number, text in enumerate(split_lines(index_text)):
+        if needle is not None and needle not in text:
+            continue
         match = _POINTER_FULL.fullmatch(text) or _POINTER_HEAD.match(text)
         if match is None:
             continue

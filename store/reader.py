@@ -290,9 +290,9 @@ class RootRead:
                 filename, *parse_bytes(self.root_dir / filename, data, self.scope)))
             for filename, data in staged.items()
         }
-        return self.changed(changes)
+        return self.with_changes(changes)
 
-    def changed(self, changes: Mapping[str, tuple[FileRead | None, FileRead | None]]) -> RootRead:
+    def with_changes(self, changes: Mapping[str, tuple[FileRead | None, FileRead | None]]) -> RootRead:
         """This read with files changed: filename -> (its read here, its read now; None: no file)."""
         files = list(self.files)
         for filename, (_, now) in changes.items():
@@ -305,13 +305,13 @@ class RootRead:
                 files[at] = now
             else:
                 files.insert(at, now)
-        return RootRead(self.root_dir, self.scope, files, moved_names(self.names(), changes))
+        return RootRead(self.root_dir, self.scope, files, _moved_names(self.names(), changes))
 
 
 _filename_of = attrgetter("filename")
 
 
-def moved_names(
+def _moved_names(
     by_name: dict[str, list[str]], changes: Mapping[str, tuple[FileRead | None, FileRead | None]]
 ) -> dict[str, list[str]]:
     """``by_name`` (see :meth:`RootRead.names`) after files changed: filename -> (read before, after).

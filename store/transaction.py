@@ -25,10 +25,10 @@ from .index import (
     IndexPolicy,
     add_index_line,
     index_entries,
+    index_links_to,
     is_generated_index,
     omission_budget,
     opens_like_a_rendering,
-    parse_index_lines,
     refresh_index_line,
     remove_index_line,
     render_index,
@@ -521,8 +521,8 @@ class RootTransaction:
                 if read is not None and read.name is not None:
                     touched.add(read.name)
         shown = sorted(
-            (filename, name) for name in touched
-            if (filename := before.visible_file(name)) is not None
+            (shown_file, name) for name in touched
+            if (shown_file := before.visible_file(name)) is not None
         )
         for filename, name in shown:
             now = after.file(filename)
@@ -546,4 +546,4 @@ class RootTransaction:
 
 
 def _has_pointer(text: str, filename: str) -> bool:
-    return any(link.target == filename for link in parse_index_lines(text))
+    return bool(index_links_to(text, filename))

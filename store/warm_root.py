@@ -104,7 +104,7 @@ class WarmRoot:
                 del before[filename]
             else:
                 before[filename] = now
-        read = previous.changed(changes)
+        read = previous.with_changes(changes)
         if self._view is not None:
             self._move_lines(self._view, changes)
         self._read = read
