@@ -376,10 +376,7 @@ class RootTransaction:
         moves only the lines of the staged entry files, so a save at 10k
         entries does not render the root twice.
         """
-        changed = tuple(sorted(
-            (path.name, data) for path, data in self.staged.items()
-            if path.parent == self.root.path and is_entry_filename(path.name)
-        ))
+        changed = tuple(sorted(self._staged_entry_files().items()))
         if self._renderings is not None and self._renderings[0] == changed:
             return self._renderings[1]
         staged = self._read_staged()
