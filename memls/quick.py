@@ -19,8 +19,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from memls import reads
-
 if TYPE_CHECKING:
     from memls.store.store import MemoryStore
 
@@ -60,34 +58,84 @@ def _plain_read(args: list[str]) -> Callable[[], tuple[str, str, int]] | None:
     if any(arg.startswith("-") for arg in args):
         return None
     if args == ["index"]:
-        return lambda: (reads.index_text(_store(), None, None), "", 0)
+        return lambda: _replayed("index", "", _index)
     if args == ["list"]:
-        return _list
+        return lambda: _replayed("list", "", _list)
     if args == ["audit"]:
-        return _audit
+        from datetime import date
+
+        # ``recheck`` dates come due without any file changing.
+        return lambda: _replayed("audit", date.today().isoformat(), _audit)
     if len(args) == 2 and args[0] == "show":
-        return lambda: _show(args[1])
+        return lambda: _replayed("show", "", lambda store: _show(store, args[1]), key=args[1])
     return None
 
 
-def _store() -> MemoryStore:
-    from memls.store.store import MemoryStore
+def _replayed(
+    kind: str, params: str, answer: Callable[[MemoryStore], tuple[str, str, int]],
+    *, key: str | None = None,
+) -> tuple[str, str, int]:
+    """The command's answer (stdout, stderr, exit status), replayed while no file changed.
 
-    return MemoryStore.from_workspace()
+    The whole answer is the view (:mod:`memls.store.replay`): a replay then
+    costs the interpreter, the proof that no file of the roots changed, and
+    one write, with no engine module loaded. The roots are resolved once,
+    for the key and the computation alike. The view is keyed by this
+    module's and :mod:`memls.reads`'s sources too (they format the answer;
+    the engine's are in every cache header). A failure is never a view: it
+    leaves by an exception, and the next run computes again.
+    """
+    from memls.store.replay import replayed, replayed_member
+    from memls.store.roots import resolve_roots
+
+    roots = resolve_roots()
+
+    def compute() -> tuple[str, str, int]:
+        from memls.store.store import MemoryStore
+
+        return answer(MemoryStore(roots))
+
+    params = f"{params}\0{_sources_digest()}"
+    if key is None:
+        return replayed(f"cli-{kind}", roots, params, compute)
+    return replayed_member(f"cli-{kind}", roots, params, key, compute)
 
 
-def _list() -> tuple[str, str, int]:
-    text, skipped = reads.list_text(_store(), None, None, None)
+def _sources_digest() -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    here = os.path.dirname(os.path.abspath(__file__))
+    for source in ("quick.py", "reads.py"):
+        with open(os.path.join(here, source), "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()
+
+
+def _index(store: MemoryStore) -> tuple[str, str, int]:
+    from memls import reads
+
+    return reads.index_text(store, None, None), "", 0
+
+
+def _list(store: MemoryStore) -> tuple[str, str, int]:
+    from memls import reads
+
+    text, skipped = reads.list_text(store, None, None, None)
     return text, reads.skipped_note(skipped), 0
 
 
-def _audit() -> tuple[str, str, int]:
-    text, status = reads.audit_text(_store(), None, False)
+def _audit(store: MemoryStore) -> tuple[str, str, int]:
+    from memls import reads
+
+    text, status = reads.audit_text(store, None, False)
     return text, "", status
 
 
-def _show(name: str) -> tuple[str, str, int]:
-    text = reads.show_text(_store(), name)
+def _show(store: MemoryStore, name: str) -> tuple[str, str, int]:
+    from memls import reads
+
+    text = reads.show_text(store, name)
     if text is None:
         from memls.cli import fail
 

@@ -49,8 +49,8 @@ from .cache import (
 from .names import is_document_filename
 from .roots import MemoryRoot
 
-# Per root: (resolved path, scope, ((file name, stamp), ...) sorted by name).
-Fingerprint = tuple[tuple[str, str, tuple[tuple[str, Stamp], ...]], ...]
+# Per root: (resolved path, scope, ((file name, stamp), ...) or the errno of its listing).
+Fingerprint = tuple[tuple[str, str, tuple[tuple[str, Stamp], ...] | int], ...]
 
 T = TypeVar("T")
 
@@ -70,7 +70,9 @@ def fingerprint_digest(fingerprint: Fingerprint) -> bytes:
 def is_settled_fingerprint(fingerprint: Fingerprint, observed_ns: int) -> bool:
     """Whether no file of the fingerprint changed within the racy window before ``observed_ns``."""
     return all(
-        is_settled(stamp, observed_ns) for _, _, files in fingerprint for _, stamp in files
+        is_settled(stamp, observed_ns)
+        for _, _, files in fingerprint if not isinstance(files, int)
+        for _, stamp in files
     )
 
 
@@ -116,33 +118,70 @@ def replayed(
     return value
 
 
-def _document_stamps(root_dir: Path) -> tuple[tuple[str, Stamp], ...]:
-    """Every document's identity, sorted by name.
+def replayed_member(
+    kind: str, roots: Sequence[MemoryRoot], params: str, key: str, compute: Callable[[], T]
+) -> T:
+    """``compute()`` for ``key`` of a view that maps many keys to values, as :func:`replayed`.
+
+    For views asked one key at a time (``memls show NAME``, for any NAME):
+    the values of every key asked since the files last changed are kept in
+    one file, and the first key asked after a change starts it afresh. One
+    file per key would leave a file in the cache for every name ever shown.
+    """
+    if not cache_enabled():
+        return compute()
+    fingerprint = roots_fingerprint(roots)
+    digest = fingerprint_digest(fingerprint)
+    identity = _identity(kind, roots, params)
+    location = _location(identity)
+    members: dict[str, Any] = {}
+    if location is not None:
+        cached = load_marshalled(location, identity)
+        if (isinstance(cached, tuple) and len(cached) == 2 and cached[0] == digest
+                and isinstance(cached[1], dict)):
+            members = cached[1]
+            if key in members:
+                return members[key]
+    observed_ns = now_ns()
+    value = compute()
+    if location is not None and is_settled_fingerprint(fingerprint, observed_ns):
+        members[key] = value
+        store_marshalled(location, identity, (digest, members))
+    return value
+
+
+def _document_stamps(root_dir: Path) -> tuple[tuple[str, Stamp], ...] | int:
+    """Every document's identity, in the directory's own order; an errno when it cannot be read.
 
     One tight loop (this is most of what a replayed command costs): stat
-    relative to the open directory, and nothing built but the stamps. A
-    name that cannot be stat-ed (a broken or looping symlink) counts with
-    the identity of the link itself and size -1, which no file has; so a
-    link that appears, disappears, is re-pointed or starts resolving
-    changes the fingerprint like any other file does.
+    relative to the open directory, and nothing built but the stamps. Not
+    sorted: the same files listed in another order only make a different
+    fingerprint (a miss), never the same one for different files. A
+    directory that cannot be opened counts by why (missing, not a directory,
+    not readable), so a root that turns from missing into a file or an empty
+    directory is a change too. A name that cannot be stat-ed (a broken or
+    looping symlink) counts with the identity of the link itself and size
+    -1, which no file has; so a link that appears, disappears, is re-pointed
+    or starts resolving changes the fingerprint like any other file does.
     """
     try:
         fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return ()
+    except OSError as exc:
+        return exc.errno or -1
     try:
-        names = sorted(name for name in os.listdir(fd) if is_document_filename(name))
         stamps: list[tuple[str, Stamp]] = []
-        append, stat = stamps.append, os.stat
-        for name in names:
+        append, stat, is_document = stamps.append, os.stat, is_document_filename
+        for name in os.listdir(fd):
+            if not is_document(name):
+                continue
             try:
                 st = stat(name, dir_fd=fd)
             except OSError:
                 append((name, _link_stamp(name, fd)))
                 continue
             append((name, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)))
-    except OSError:
-        return ()
+    except OSError as exc:
+        return exc.errno or -1
     finally:
         os.close(fd)
     return tuple(stamps)
