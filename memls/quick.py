@@ -102,14 +102,10 @@ def _replayed(
 
 
 def _sources_digest() -> str:
-    import hashlib
+    from memls.store.cache import sources_identity
 
-    digest = hashlib.sha256()
     here = os.path.dirname(os.path.abspath(__file__))
-    for source in ("quick.py", "reads.py"):
-        with open(os.path.join(here, source), "rb") as f:
-            digest.update(f.read())
-    return digest.hexdigest()
+    return sources_identity([os.path.join(here, "quick.py"), os.path.join(here, "reads.py")])
 
 
 def _index(store: MemoryStore) -> tuple[str, str, int]:

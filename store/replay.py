@@ -28,7 +28,6 @@ Why each rule exists:
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 from collections.abc import Callable, Sequence
@@ -38,6 +37,7 @@ from typing import Any, TypeVar
 
 from .cache import (
     Stamp,
+    blake2b,
     cache_dir,
     cache_enabled,
     is_settled,
@@ -64,7 +64,7 @@ def roots_fingerprint(roots: Sequence[MemoryRoot]) -> Fingerprint:
 
 def fingerprint_digest(fingerprint: Fingerprint) -> bytes:
     """A short digest of a fingerprint: what a cached view is keyed by."""
-    return hashlib.blake2b(marshal.dumps(fingerprint), digest_size=20).digest()
+    return blake2b(marshal.dumps(fingerprint), digest_size=20).digest()
 
 
 def is_settled_fingerprint(fingerprint: Fingerprint, observed_ns: int) -> bool:
@@ -202,7 +202,7 @@ def _identity(kind: str, roots: Sequence[MemoryRoot], params: str) -> str:
 
 def _location(identity: str) -> Path | None:
     try:
-        digest = hashlib.sha256(os.fsencode(identity)).hexdigest()[:32]
+        digest = blake2b(os.fsencode(identity), digest_size=16).hexdigest()
         return cache_dir() / f"{digest}.view"
     except (OSError, RuntimeError):
         return None

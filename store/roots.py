@@ -32,8 +32,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 SCOPES = ("explicit", "project", "cc", "agent", "user")
 ENV_MEMLS_DIRS = "MEMLS_MEMORY_DIRS"
@@ -51,12 +51,41 @@ GIT_TIMEOUT_SECONDS = 5.0
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
-@dataclass(frozen=True)
 class MemoryRoot:
-    """One layer: a directory and the scope it was resolved under."""
+    """One layer: a directory and the scope it was resolved under (an immutable value).
 
+    Spelled out rather than a frozen dataclass: every command resolves its
+    roots, and ``dataclasses`` (with the ``inspect`` it loads) would cost a
+    tenth of a replayed command.
+    """
+
+    __slots__ = ("scope", "path")
     scope: str
     path: Path
+
+    def __init__(self, scope: str, path: Path) -> None:
+        object.__setattr__(self, "scope", scope)
+        object.__setattr__(self, "path", path)
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MemoryRoot) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.scope, self.path) == (other.scope, other.path)
+
+    def __hash__(self) -> int:
+        return hash((self.scope, self.path))
+
+    def __repr__(self) -> str:
+        return f"MemoryRoot(scope={self.scope!r}, path={self.path!r})"
+
+    def __reduce__(self) -> tuple[type[MemoryRoot], tuple[str, Path]]:
+        return (MemoryRoot, (self.scope, self.path))
 
     @property
     def exists(self) -> bool:
