@@ -34,8 +34,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     try:
         out, err, status = answer()
-        sys.stdout.write(out)
-        sys.stdout.flush()
+        _write_out(out)
         if err:
             sys.stderr.write(err)
     except KeyboardInterrupt:
@@ -53,7 +52,32 @@ def main(argv: Sequence[str] | None = None) -> None:
     sys.exit(status)
 
 
-def _plain_read(args: list[str]) -> Callable[[], tuple[str, str, int]] | None:
+def _write_out(out: str | bytes) -> None:
+    """Print the answer; given as UTF-8, straight into the stream's buffer when that is what
+    the text layer would write (no decoding and encoding again a megabyte of index)."""
+    if isinstance(out, bytes):
+        buffer = getattr(sys.stdout, "buffer", None)
+        encoding = getattr(sys.stdout, "encoding", None) or ""
+        if buffer is not None and os.linesep == "\n" and _is_utf8(encoding):
+            sys.stdout.flush()
+            buffer.write(out)
+            buffer.flush()
+            return
+        out = out.decode("utf-8")
+    sys.stdout.write(out)
+    sys.stdout.flush()
+
+
+def _is_utf8(encoding: str) -> bool:
+    import codecs
+
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
+
+
+def _plain_read(args: list[str]) -> Callable[[], tuple[str | bytes, str, int]] | None:
     """The answer to a plain read command line, or None when click must parse it."""
     if any(arg.startswith("-") for arg in args):
         return None
@@ -74,7 +98,7 @@ def _plain_read(args: list[str]) -> Callable[[], tuple[str, str, int]] | None:
 def _replayed(
     kind: str, params: str, answer: Callable[[MemoryStore], tuple[str, str, int]],
     *, key: str | None = None,
-) -> tuple[str, str, int]:
+) -> tuple[str | bytes, str, int]:
     """The command's answer (stdout, stderr, exit status), replayed while no file changed.
 
     The whole answer is the view (:mod:`memls.store.replay`): a replay then
@@ -90,10 +114,14 @@ def _replayed(
 
     roots = resolve_roots()
 
-    def compute() -> tuple[str, str, int]:
+    def compute() -> tuple[str | bytes, str, int]:
         from memls.store.store import MemoryStore
 
-        return answer(MemoryStore(roots))
+        out, err, status = answer(MemoryStore(roots))
+        try:
+            return out.encode("utf-8"), err, status
+        except UnicodeEncodeError:  # printed as text, to fail as printing it always did
+            return out, err, status
 
     params = f"{params}\0{_sources_digest()}"
     if key is None:
