@@ -104,20 +104,26 @@ def _replayed(
     The whole answer is the view (:mod:`memls.store.replay`): a replay then
     costs the interpreter, the proof that no file of the roots changed, and
     one write, with no engine module loaded. The roots are resolved once,
-    for the key and the computation alike. The view is keyed by this
+    for the key and the computation alike (as
+    (scope, directory) pairs: the public ``MemoryRoot`` is a dataclass, and
+    ``dataclasses`` alone would cost a tenth of a replay). The view is keyed by this
     module's and :mod:`memls.reads`'s sources too (they format the answer;
     the engine's are in every cache header). A failure is never a view: it
-    leaves by an exception, and the next run computes again.
+    leaves by an exception, and the next run computes again. No lock is
+    taken for the key: it is the files' identity before computing, so an
+    answer computed while a writer was half-way through is stored under a
+    state that has already changed, and is never matched again.
     """
     from memls.store.replay import replayed, replayed_member
-    from memls.store.roots import resolve_roots
+    from memls.store.roots import resolve_layers
 
-    roots = resolve_roots()
+    roots = resolve_layers()
 
     def compute() -> tuple[str | bytes, str, int]:
+        from memls.store.root import MemoryRoot
         from memls.store.store import MemoryStore
 
-        out, err, status = answer(MemoryStore(roots))
+        out, err, status = answer(MemoryStore(MemoryRoot(*root) for root in roots))
         try:
             return out.encode("utf-8"), err, status
         except UnicodeEncodeError:  # printed as text, to fail as printing it always did

@@ -6,7 +6,8 @@ from the parse cache and rendering them costs several times more than
 listing and ``stat``-ing the files, which is the least any correct answer
 costs: a cache is never trusted over the disk, so every file's identity is
 looked at on every run. So a view (the rendered index, the ``list`` text,
-the name of every entry) is remembered with a digest of the identity of every
+the name of every entry, the whole answer of a plain read command in
+:mod:`memls.quick`) is remembered with a digest of the identity of every
 file of its roots, and replayed while the digest is the same.
 
 Why each rule exists:
@@ -33,7 +34,7 @@ import os
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .cache import (
     Stamp,
@@ -47,7 +48,13 @@ from .cache import (
     store_marshalled,
 )
 from .names import is_document_filename
-from .roots import MemoryRoot
+
+if TYPE_CHECKING:
+    from .root import MemoryRoot
+    from .roots import Layer
+
+    # A root as the store holds it, or as a replayed command resolves it.
+    Root = MemoryRoot | Layer
 
 # Per root: (resolved path, scope, ((file name, stamp), ...) or the errno of its listing).
 Fingerprint = tuple[tuple[str, str, tuple[tuple[str, Stamp], ...] | int], ...]
@@ -55,7 +62,7 @@ Fingerprint = tuple[tuple[str, str, tuple[tuple[str, Stamp], ...] | int], ...]
 T = TypeVar("T")
 
 
-def roots_fingerprint(roots: Sequence[MemoryRoot]) -> Fingerprint:
+def roots_fingerprint(roots: Sequence[Root]) -> Fingerprint:
     """The identity of every document of ``roots``, in layer order."""
     return tuple(
         (resolved_path(root.path), root.scope, _document_stamps(root.path)) for root in roots
@@ -78,7 +85,7 @@ def is_settled_fingerprint(fingerprint: Fingerprint, observed_ns: int) -> bool:
 
 def replayed(
     kind: str,
-    roots: Sequence[MemoryRoot],
+    roots: Sequence[Root],
     params: str,
     compute: Callable[[], T],
     *,
@@ -119,7 +126,7 @@ def replayed(
 
 
 def replayed_member(
-    kind: str, roots: Sequence[MemoryRoot], params: str, key: str, compute: Callable[[], T]
+    kind: str, roots: Sequence[Root], params: str, key: str, compute: Callable[[], T]
 ) -> T:
     """``compute()`` for ``key`` of a view that maps many keys to values, as :func:`replayed`.
 
@@ -195,7 +202,7 @@ def _link_stamp(name: str, fd: int) -> Stamp:
     return (-1, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
 
 
-def _identity(kind: str, roots: Sequence[MemoryRoot], params: str) -> str:
+def _identity(kind: str, roots: Sequence[Root], params: str) -> str:
     parts = [kind, *(f"{resolved_path(root.path)}\0{root.scope}" for root in roots), params]
     return "\n".join(parts)
 

@@ -33,7 +33,10 @@ import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+
+if TYPE_CHECKING:
+    from .root import MemoryRoot
 
 SCOPES = ("explicit", "project", "cc", "agent", "user")
 ENV_MEMLS_DIRS = "MEMLS_MEMORY_DIRS"
@@ -51,45 +54,25 @@ GIT_TIMEOUT_SECONDS = 5.0
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
-class MemoryRoot:
-    """One layer: a directory and the scope it was resolved under (an immutable value).
+class Layer(NamedTuple):
+    """A root as resolved: its scope and directory (what :class:`MemoryRoot` holds).
 
-    Spelled out rather than a frozen dataclass: every command resolves its
-    roots, and ``dataclasses`` (with the ``inspect`` it loads) would cost a
-    tenth of a replayed command.
+    What a replayed command keys its answer by (:mod:`memls.quick`), without
+    loading ``dataclasses`` (a tenth of such a command) for the public
+    :class:`MemoryRoot`.
     """
 
-    __slots__ = ("scope", "path")
     scope: str
     path: Path
 
-    def __init__(self, scope: str, path: Path) -> None:
-        object.__setattr__(self, "scope", scope)
-        object.__setattr__(self, "path", path)
 
-    def __setattr__(self, name: str, value: object) -> NoReturn:
-        raise AttributeError(f"cannot assign to field {name!r}")
+def __getattr__(name: str) -> Any:
+    # MemoryRoot has always been importable from here; it is loaded on first use.
+    if name == "MemoryRoot":
+        from .root import MemoryRoot
 
-    def __delattr__(self, name: str) -> NoReturn:
-        raise AttributeError(f"cannot delete field {name!r}")
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, MemoryRoot) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.scope, self.path) == (other.scope, other.path)
-
-    def __hash__(self) -> int:
-        return hash((self.scope, self.path))
-
-    def __repr__(self) -> str:
-        return f"MemoryRoot(scope={self.scope!r}, path={self.path!r})"
-
-    def __reduce__(self) -> tuple[type[MemoryRoot], tuple[str, Path]]:
-        return (MemoryRoot, (self.scope, self.path))
-
-    @property
-    def exists(self) -> bool:
-        return self.path.is_dir()
+        return MemoryRoot
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def resolve_roots(
@@ -105,29 +88,43 @@ def resolve_roots(
     when ``env`` is given and has one, else the process's home directory;
     ``config_dir`` replaces the user config directory (``user_config_dir``).
     """
+    from .root import MemoryRoot
+
+    layers = resolve_layers(workspace, env=env, config_dir=config_dir, home=home)
+    return [MemoryRoot(layer.scope, layer.path) for layer in layers]
+
+
+def resolve_layers(
+    workspace: Path | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    config_dir: Path | None = None,
+    home: Path | None = None,
+) -> list[Layer]:
+    """:func:`resolve_roots` as (scope, directory) pairs."""
     env = os.environ if env is None else env
     home = _home(env, home)
     explicit = explicit_memory_dirs(env)
     if explicit is not None:
         return _dedupe(
-            MemoryRoot("explicit", _expand_user(item, home))
+            Layer("explicit", _expand_user(item, home))
             for item in explicit.split(os.pathsep)
             if item.strip()
         )
 
     ws = resolve_workspace(workspace, env=env)
-    candidates: list[MemoryRoot] = []
+    candidates: list[Layer] = []
     project = ws / "memory"
     if project.is_dir():
-        candidates.append(MemoryRoot("project", project))
-    candidates.append(MemoryRoot("cc", claude_code_memory_dir(ws, home=home)))
+        candidates.append(Layer("project", project))
+    candidates.append(Layer("cc", claude_code_memory_dir(ws, home=home)))
     agent_ws = env.get(ENV_AGENT_WORKSPACE, "").strip()
     if agent_ws:
         agent = _expand_user(agent_ws, home) / "memory"
         if agent.is_dir():
-            candidates.append(MemoryRoot("agent", agent))
+            candidates.append(Layer("agent", agent))
     config = config_dir if config_dir is not None else user_config_dir(env=env, home=home)
-    candidates.append(MemoryRoot("user", config / "memory"))
+    candidates.append(Layer("user", config / "memory"))
     return _dedupe(candidates)
 
 
@@ -305,9 +302,12 @@ def _expand_user(value: str, home: Path) -> Path:
     return Path(value).expanduser()
 
 
-def _dedupe(roots: Iterable[MemoryRoot]) -> list[MemoryRoot]:
+R = TypeVar("R", Layer, "MemoryRoot")
+
+
+def _dedupe(roots: Iterable[R]) -> list[R]:
     """Keep the first root naming each real directory (nearest scope wins)."""
-    out: list[MemoryRoot] = []
+    out: list[R] = []
     seen: set[Path] = set()
     for root in roots:
         key = root.path.resolve()
@@ -338,6 +338,8 @@ def editor_stacks(
     configured ones), never each other's project roots. With no folder open,
     the server's working directory is the one folder.
     """
+    from .root import MemoryRoot
+
     env = os.environ if env is None else env
     stacks: dict[Path, list[MemoryRoot]] = {}
     for folder in folders or [Path.cwd()]:
