@@ -47,7 +47,7 @@ from .cache import (
     resolved_path,
     store_marshalled,
 )
-from .names import is_document_filename
+from .names import document_filenames
 
 if TYPE_CHECKING:
     from .root import MemoryRoot
@@ -56,8 +56,8 @@ if TYPE_CHECKING:
     # A root as the store holds it, or as a replayed command resolves it.
     Root = MemoryRoot | Layer
 
-# Per root: (resolved path, scope, ((file name, stamp), ...) or the errno of its listing).
-Fingerprint = tuple[tuple[str, str, tuple[tuple[str, Stamp], ...] | int], ...]
+# Per root: (resolved path, scope, ((file name, *stamp), ...) or the errno of its listing).
+Fingerprint = tuple[tuple[str, str, tuple[tuple[str, int, int, int, int, int], ...] | int], ...]
 
 T = TypeVar("T")
 
@@ -77,9 +77,9 @@ def fingerprint_digest(fingerprint: Fingerprint) -> bytes:
 def is_settled_fingerprint(fingerprint: Fingerprint, observed_ns: int) -> bool:
     """Whether no file of the fingerprint changed within the racy window before ``observed_ns``."""
     return all(
-        is_settled(stamp, observed_ns)
+        is_settled(file[1:], observed_ns)
         for _, _, files in fingerprint if not isinstance(files, int)
-        for _, stamp in files
+        for file in files
     )
 
 
@@ -157,36 +157,35 @@ def replayed_member(
     return value
 
 
-def _document_stamps(root_dir: Path) -> tuple[tuple[str, Stamp], ...] | int:
-    """Every document's identity, in the directory's own order; an errno when it cannot be read.
+def _document_stamps(root_dir: Path) -> tuple[tuple[str, int, int, int, int, int], ...] | int:
+    """Every document's name and identity, in the directory's own order; an errno when it cannot be read.
 
     One tight loop (this is most of what a replayed command costs): stat
-    relative to the open directory, and nothing built but the stamps. Not
-    sorted: the same files listed in another order only make a different
-    fingerprint (a miss), never the same one for different files. A
-    directory that cannot be opened counts by why (missing, not a directory,
-    not readable), so a root that turns from missing into a file or an empty
-    directory is a change too. A name that cannot be stat-ed (a broken or
-    looping symlink) counts with the identity of the link itself and size
-    -1, which no file has; so a link that appears, disappears, is re-pointed
-    or starts resolving changes the fingerprint like any other file does.
+    relative to the open directory, and nothing built but one flat tuple
+    per file. Not sorted: the same files listed in another order only make
+    a different fingerprint (a miss), never the same one for different
+    files. A directory that cannot be opened counts by why (missing, not a
+    directory, not readable), so a root that turns from missing into a file
+    or an empty directory is a change too. A name that cannot be stat-ed (a
+    broken or looping symlink) counts with the identity of the link itself
+    and size -1, which no file has; so a link that appears, disappears, is
+    re-pointed or starts resolving changes the fingerprint like any other
+    file does.
     """
     try:
         fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError as exc:
         return exc.errno or -1
     try:
-        stamps: list[tuple[str, Stamp]] = []
-        append, stat, is_document = stamps.append, os.stat, is_document_filename
-        for name in os.listdir(fd):
-            if not is_document(name):
-                continue
+        stamps: list[tuple[str, int, int, int, int, int]] = []
+        append, stat = stamps.append, os.stat
+        for name in document_filenames(os.listdir(fd)):
             try:
                 st = stat(name, dir_fd=fd)
             except OSError:
-                append((name, _link_stamp(name, fd)))
+                append((name, *_link_stamp(name, fd)))
                 continue
-            append((name, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)))
+            append((name, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev))
     except OSError as exc:
         return exc.errno or -1
     finally:
