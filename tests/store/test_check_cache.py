@@ -63,7 +63,7 @@ def test_first_run_checks_and_second_run_replays_the_same_problems(root: MemoryR
 
 
 @pytest.mark.parametrize("change", ["edit", "add", "delete", "index"])
-def test_any_changed_file_is_a_full_check(root: MemoryRoot, change: str) -> None:
+def test_any_changed_file_is_checked_again_with_what_it_reaches(root: MemoryRoot, change: str) -> None:
     check_roots([root], Settings(), today=TODAY)
     directory = root.path
     if change == "edit":
@@ -76,7 +76,18 @@ def test_any_changed_file_is_a_full_check(root: MemoryRoot, change: str) -> None
     else:
         write(directory, "MEMORY.md", "# Persistent Memory\n")
     run = check_roots([root], Settings(), today=TODAY)
-    assert run.workspace is not None
+    assert run.how != "replayed"
+    assert run.results == fresh(root)
+
+
+def test_a_body_edit_rechecks_only_the_entries_sharing_a_name_with_it(root: MemoryRoot) -> None:
+    write(root.path, "alone.md", "---\nname: alone\ndescription: d\n---\n")
+    write(root.path, "MEMORY.md", Workspace.load([root]).roots[0].index_view.rendering())
+    check_roots([root], Settings(), today=TODAY)
+    path = write(root.path, "old.md", "---\nname: old\ndescription: d\nstatus: superseded\nsuperseded_by: new\n---\nmore\n")
+    os.utime(path, (OLD + 5, OLD + 5))
+    run = check_roots([root], Settings(), today=TODAY)
+    assert (run.how, run.rechecked) == ("incremental", 2)  # old.md and new.md, which it links to
     assert run.results == fresh(root)
 
 
@@ -97,7 +108,7 @@ def test_files_inside_the_racy_window_are_not_remembered(root: MemoryRoot, monke
     monkeypatch.setattr("memls.store.check_cache.now_ns", time.time_ns)
     (root.path / "new.md").touch()  # changed just now
     check_roots([root], Settings(), today=TODAY)
-    assert check_roots([root], Settings(), today=TODAY).workspace is not None
+    assert check_roots([root], Settings(), today=TODAY).how != "replayed"
 
 
 def test_no_cache_variable_always_checks(root: MemoryRoot, monkeypatch: pytest.MonkeyPatch) -> None:
