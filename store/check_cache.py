@@ -282,7 +282,8 @@ def _incremental(
             members.add((i, name))
             old = stored[i].records.get(name)
             old_keys, old_digest = (old[1], old[2]) if old is not None else ((), None)
-            new_keys, new_digest = (), None
+            new_keys: tuple[str, ...] = ()
+            new_digest: bytes | None = None
             if name in listings[i].identities:
                 load(i, name)
                 new_keys, new_digest = loaded[(i, name)]
@@ -326,8 +327,8 @@ def _incremental(
     if any(index_moved):
         # The index files are judged against every entry: the whole model.
         workspace = Workspace.load(roots)
-        for i, moved in enumerate(index_moved):
-            if moved:
+        for i, redo in enumerate(index_moved):
+            if redo:
                 state = workspace.roots[i]
                 paths.append(state.index_path)
                 if state.policy_path in state.documents:
