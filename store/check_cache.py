@@ -86,6 +86,8 @@ if TYPE_CHECKING:
     from .model import Document, Workspace
 
 FORMAT = 2
+SCAN_ROUNDS = 6
+"""How many times the component search scans every stored record before it maps keys to files."""
 COMPONENT_LIMIT = 2000
 """Past this many documents to re-check, one full check is cheaper than the piecemeal one."""
 
@@ -291,21 +293,26 @@ def _incremental(
             frontier.update(new_keys)
             if old_digest != new_digest:  # its index line (or the place it points at) moved
                 index_moved[i] = True
-    # Who shares a key with the component, until nothing new joins (the unchanged files' keys as stored).
-    holders: dict[str, list[tuple[int, str]]] = {}
-    for i, before in enumerate(stored):
-        for name, record in before.records.items():
-            if name in changed[i]:
-                continue
-            for key in record[1]:
-                holders.setdefault(key, []).append((i, name))
+    # Who shares a key with the component, until nothing new joins (the unchanged
+    # files' keys as stored). A round scans every record once, cheaper than
+    # building a map from keys to files for a component a few links deep; a
+    # longer chain gets the map.
     seen_keys: set[str] = set()
-    while frontier:
-        key = frontier.pop()
-        if key in seen_keys:
-            continue
-        seen_keys.add(key)
-        for member in holders.get(key, ()):
+    holders: dict[str, list[tuple[int, str]]] | None = None
+    rounds = 0
+    while keys := frontier - seen_keys:
+        seen_keys |= keys
+        frontier = set()
+        if holders is None and rounds < SCAN_ROUNDS:
+            rounds += 1
+            joining = [(i, name) for i, before in enumerate(stored)
+                       for name, record in before.records.items()
+                       if not keys.isdisjoint(record[1]) and (i, name) not in members]
+        else:
+            if holders is None:
+                holders = _holders(stored)
+            joining = [member for key in keys for member in holders.get(key, ()) if member not in members]
+        for member in joining:
             if member in members:
                 continue
             members.add(member)
@@ -313,10 +320,10 @@ def _incremental(
                 return None
             i, name = member
             load(i, name)
-            keys, digest = loaded[member]
+            new_keys, digest = loaded[member]
             record = stored[i].records[name]
-            frontier.update(keys)
-            if keys != record[1] or digest != record[2]:
+            frontier.update(new_keys)
+            if new_keys != record[1] or digest != record[2]:
                 # Changed after it was listed: a change like any other.
                 frontier.update(record[1])
                 changed[i].add(name)
@@ -365,6 +372,16 @@ def _incremental(
         for i, names in enumerate(changed) for name in names
     )
     return _assemble(listings, updated, rechecked, "incremental"), updated, settled
+
+
+def _holders(stored: list[_RootResults]) -> dict[str, list[tuple[int, str]]]:
+    """Every stored key, with the files holding it (root index, file name)."""
+    holders: dict[str, list[tuple[int, str]]] = {}
+    for i, before in enumerate(stored):
+        for name, record in before.records.items():
+            for key in record[1]:
+                holders.setdefault(key, []).append((i, name))
+    return holders
 
 
 def _assemble(listings: list[_Listing], stored: list[_RootResults], rechecked: int, how: str) -> CheckRun:
