@@ -58,6 +58,7 @@ anything unreadable is a miss and a full check.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -143,19 +144,40 @@ def check_roots(
     distinct = len({resolved_path(root.path) for root in roots}) == len(roots)
     location = _location(roots, settings) if cache_enabled() and distinct else None
     identity = _identity(roots, settings)
+    key = (FORMAT, today.isoformat())
+    state = _state_digest(listings)
     stored = None
     if location is not None:
-        cached = load_private(location, identity)
-        if (isinstance(cached, tuple) and len(cached) == 3 and cached[0] == FORMAT
-                and cached[1] == today.isoformat() and len(cached[2]) == len(roots)):
-            stored = cached[2]
+        # The last run's answer alone first: replaying it reads no per-file record.
+        summary = load_private(location, identity)
+        if state is not None and isinstance(summary, tuple) and len(summary) == 5 and summary[:3] == (*key, state):
+            documents, found = summary[3:]
+            return CheckRun({Path(p): problems for p, problems in found}, documents, None, "replayed", 0)
+        cached = load_private(location.with_suffix(".records"), identity)
+        if (isinstance(cached, tuple) and len(cached) == 2 and cached[0] == key
+                and len(cached[1]) == len(roots)):
+            stored = cached[1]
     outcome = _incremental(roots, settings, today, listings, stored) if stored is not None else None
     if outcome is None:
         outcome = _full(roots, settings, today, listings)
     run, kept, worth_storing = outcome
     if location is not None and worth_storing:
-        store_private(location, identity, (FORMAT, today.isoformat(), kept))
+        store_private(location.with_suffix(".records"), identity, (key, kept))
+        if state is not None:
+            found = [(str(path), problems) for path, problems in run.results.items()]
+            store_private(location, identity, (*key, state, run.documents, found))
     return run
+
+
+def _state_digest(listings: list[_Listing]) -> bytes | None:
+    """A digest of every identity of the roots; None while a file is racy (never replayed)."""
+    parts = []
+    for listing in listings:
+        identities = listing.identities
+        if None in identities.values():
+            return None
+        parts.append((str(listing.root.path), tuple(identities.items()), listing.index_identity))
+    return hashlib.blake2b(marshal.dumps(parts), digest_size=20).digest()
 
 
 # -- listing ---------------------------------------------------------------------------
