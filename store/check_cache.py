@@ -67,13 +67,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cache import (
+    RACY_WINDOW_NS,
     cache_dir,
     cache_enabled,
-    is_settled,
     load_private,
     now_ns,
     resolved_path,
-    stamp_of,
     store_private,
 )
 from .index import INDEX_FILENAME, POLICY_FILENAME
@@ -193,9 +192,11 @@ def _list_root(root: MemoryRoot, observed_ns: int) -> _Listing:
     unreadable: set[str] = set()
     index: list[Identity] = [None, None]
     if listing is not None:
+        settled_before = observed_ns - RACY_WINDOW_NS  # memls.store.cache.is_settled, inlined: 10k files
         for name, st in listing.files:
-            stamp = stamp_of(st)
-            identities[name] = stamp if is_settled(stamp, observed_ns) else None
+            mtime, ctime = st.st_mtime_ns, st.st_ctime_ns
+            settled = mtime < settled_before and ctime < settled_before
+            identities[name] = (st.st_size, mtime, ctime, st.st_ino, st.st_dev) if settled else None
         for name, why in listing.unreadable:
             if document_kind(name) == "entry":  # as the model loads them
                 identities[name] = ("unreadable", why)
