@@ -158,7 +158,7 @@ def check_roots(
             stored = cached[1]
     outcome = _incremental(roots, settings, today, listings, stored) if stored is not None else None
     if outcome is None:
-        outcome = _full(roots, settings, today, listings)
+        outcome = _full(roots, settings, today, listings if location is not None else None)
     run, kept, worth_storing = outcome
     if location is not None and worth_storing:
         store_private(location.with_suffix(".records"), identity, (key, kept))
@@ -214,8 +214,9 @@ def _list_root(root: MemoryRoot, observed_ns: int) -> _Listing:
 
 
 def _full(
-    roots: Sequence[MemoryRoot], settings: Settings, today: date, listings: list[_Listing]
+    roots: Sequence[MemoryRoot], settings: Settings, today: date, listings: list[_Listing] | None
 ) -> tuple[CheckRun, list[_RootResults], bool]:
+    """Load and check everything; with ``listings``, also the per-file results to keep."""
     # The model and the catalogue are loaded only when the results are not replayed.
     from .checks import CheckContext, check_workspace
     from .model import Workspace
@@ -224,6 +225,9 @@ def _full(
     results = check_workspace(CheckContext(workspace, settings, today))
     found = {path: problems for path, problems in results.items() if problems}
     documents = len({d.path for d in workspace.documents()} | found.keys())
+    run = CheckRun(found, documents, workspace, "full", len(results))
+    if listings is None:  # nothing will be kept
+        return run, [], False
     stored = []
     for listing, state in zip(listings, workspace.roots):
         records = {}
@@ -233,7 +237,7 @@ def _full(
                 records[path.name] = (listing.identities.get(path.name), *_facts(doc))
         problems = {path.name: found[path] for path in results if path in found and path.parent == state.path}
         stored.append(_RootResults(records, problems, listing.index_identity))
-    return CheckRun(found, documents, workspace, "full", len(results)), stored, True
+    return run, stored, True
 
 
 def _facts(doc: Document) -> tuple[tuple[str, ...], bytes | None]:
@@ -420,7 +424,10 @@ def _assemble(listings: list[_Listing], stored: list[_RootResults], rechecked: i
         names.extend(present)
         documents += len(names)
         unreadable = listing.unreadable
-        names.sort(key=lambda n: (n not in unreadable, n))
+        if unreadable:
+            names.sort(key=lambda n: (n not in unreadable, n))
+        else:
+            names.sort()
         problems = results.problems
         for name in names:
             found_here = problems.get(name)

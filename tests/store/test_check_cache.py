@@ -128,3 +128,20 @@ def test_a_corrupt_results_file_is_never_an_error(root: MemoryRoot, corrupt: tup
     assert run.results == fresh(root)
     if len(corrupt) == 2:  # nothing left to go on: a full check
         assert run.workspace is not None
+
+
+def test_an_index_problem_follows_the_name_line_of_an_entry_whose_yaml_does_not_load(tmp_path: Path) -> None:
+    """Its index line does not change, but where its ``index-missing-entry`` points does."""
+    directory = tmp_path / "memory"
+    directory.mkdir()
+    write(directory, "a.md", "---\nname: a\ndescription: d\n---\n")
+    write(directory, "b.md", "---\nname: b\ndescription: e\nbad: [unclosed\n---\n")
+    write(directory, "MEMORY.md", "# Persistent Memory\n\n## General\n- [a](a.md) — d\n- [x](x.md) — hand\n")
+    root = MemoryRoot("project", directory)
+    check_roots([root], Settings(), today=TODAY)
+    path = write(directory, "b.md", "---\n# a comment\nname: b\ndescription: e\nbad: [unclosed\n---\n")
+    os.utime(path, (OLD + 5, OLD + 5))
+    run = check_roots([root], Settings(), today=TODAY)
+    (missing,) = [p for p in run.results[directory / "MEMORY.md"] if p.code == "index-missing-entry"]
+    assert missing.related[0].location.span.start_line == 2
+    assert run.results == fresh(root)
