@@ -93,8 +93,13 @@ COMPONENT_LIMIT = 2000
 
 # A file's identity as stored: a stamp, ("unreadable", why), or None (racy: never equal).
 Identity = Any
-# Per document file: (identity, keys, index digest or None).
-Record = tuple[Identity, tuple[str, ...], bytes | None]
+# An entry's index line, as its fields: (name, title, description, type, status).
+IndexFields = tuple[str, str | None, str, str, str]
+# What other documents' checks read of one: its keys, its index digest and index fields (None: no line).
+Facts = tuple[tuple[str, ...], bytes | None, IndexFields | None]
+# Per document file: (identity, *facts).
+Record = tuple[Identity, tuple[str, ...], bytes | None, IndexFields | None]
+_NO_FACTS: Facts = ((), None, None)
 
 
 @dataclass
@@ -240,8 +245,8 @@ def _full(
     return run, stored, True
 
 
-def _facts(doc: Document) -> tuple[tuple[str, ...], bytes | None]:
-    """What other documents' checks read of ``doc``: its keys, and its index digest."""
+def _facts(doc: Document) -> Facts:
+    """What other documents' checks read of ``doc``: its keys, its index digest and fields."""
     from .checks.anchors import anchor
     from .model import index_key
 
@@ -254,12 +259,13 @@ def _facts(doc: Document) -> tuple[tuple[str, ...], bytes | None]:
         keys.update(f"n:{link}" for link in doc.links)
         keys.update(f"n:{guess}" for guess in doc.guessed_names)
     key = index_key(doc)
-    digest = None
-    if key is not None:
-        # The index problems also point at the entry's anchor (its name, or the line the reader found it on).
-        digest = hashlib.blake2b(repr((key, anchor(doc))).encode("utf-8", "surrogatepass"),
-                                 digest_size=16).digest()
-    return tuple(sorted(keys)), digest
+    if key is None:
+        return tuple(sorted(keys)), None, None
+    # The index problems also point at the entry's anchor (its name, or the line the reader found it on).
+    digest = hashlib.blake2b(repr((key, anchor(doc))).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    entry = doc.index_entry
+    assert entry is not None  # it has an index key
+    return tuple(sorted(keys)), digest, (entry.name, entry.title, entry.description, entry.type, entry.status)
 
 
 # -- incremental -------------------------------------------------------------------------
@@ -295,14 +301,14 @@ def _incremental(
 
     # The changed files, read now: their keys and index digests after the change.
     part = Workspace(roots)
-    loaded: dict[tuple[int, str], tuple[tuple[str, ...], bytes | None]] = {}
+    loaded: dict[tuple[int, str], Facts] = {}
 
     def load(i: int, name: str) -> None:
         state = part.roots[i]
         path = state.path / name
         part.load_document(path, cached=False)
         doc = state.documents.get(path)
-        loaded[(i, name)] = _facts(doc) if doc is not None else ((), None)
+        loaded[(i, name)] = _facts(doc) if doc is not None else _NO_FACTS
 
     frontier: set[str] = set()
     members: set[tuple[int, str]] = set()
@@ -315,7 +321,7 @@ def _incremental(
             new_digest: bytes | None = None
             if name in listings[i].identities:
                 load(i, name)
-                new_keys, new_digest = loaded[(i, name)]
+                new_keys, new_digest, _ = loaded[(i, name)]
             frontier.update(old_keys)
             frontier.update(new_keys)
             if old_digest != new_digest:  # its index line (or the place it points at) moved
@@ -347,7 +353,7 @@ def _incremental(
                 return None
             i, name = member
             load(i, name)
-            new_keys, digest = loaded[member]
+            new_keys, digest, _ = loaded[member]
             record = stored[i].records[name]
             frontier.update(new_keys)
             if new_keys != record[1] or digest != record[2]:
@@ -358,15 +364,17 @@ def _incremental(
 
     workspace = part
     paths = [part.roots[i].path / name for i, name in sorted(members)]
-    if any(index_moved):
-        # The index files are judged against every entry: the whole model.
-        workspace = Workspace.load(roots)
-        for i, redo in enumerate(index_moved):
-            if redo:
-                state = workspace.roots[i]
-                paths.append(state.index_path)
-                if state.policy_path in state.documents:
-                    paths.append(state.policy_path)
+    for i, redo in enumerate(index_moved):
+        if redo and not _index_view_suffices(part, i, listings[i], stored[i], members):
+            # The index files are judged against every entry's document: the whole model.
+            workspace = Workspace.load(roots)
+            break
+    for i, redo in enumerate(index_moved):
+        if redo:
+            state = workspace.roots[i]
+            paths.append(state.index_path)
+            if state.policy_path in state.documents:
+                paths.append(state.policy_path)
     results = check_paths(CheckContext(workspace, settings, today), paths)
     fresh = {path: problems for path, problems in results.items() if problems}
     rechecked = len(results)
@@ -399,6 +407,54 @@ def _incremental(
         for i, names in enumerate(changed) for name in names
     )
     return _assemble(listings, updated, rechecked, "incremental"), updated, settled
+
+
+def _index_view_suffices(
+    part: Workspace, i: int, listing: _Listing, before: _RootResults, members: set[tuple[int, str]]
+) -> bool:
+    """Make root ``i`` of the partial model ready for its index checks; False when it cannot be.
+
+    The index view is built from every entry's stored index fields (the
+    component's from their documents), and the documents the index checks
+    read besides it (:func:`memls.store.checks.index.entry_files_read`) are
+    loaded. A managed root's policy checks and an index written with a
+    budget select from every entry's document: those need the whole model.
+    """
+    from .checks.index import entry_files_read
+    from .entry import MemoryEntry
+    from .index import omission_budget
+
+    if listing.index_identity[1] is not None:  # a policy: a managed root
+        return False
+    state = part.roots[i]
+    directory = state.path
+    documents = state.documents
+    entries = []
+    for name in sorted(listing.identities):
+        if (i, name) in members:
+            doc = documents.get(directory / name)
+            entry = doc.index_entry if doc is not None and doc.kind == "entry" else None
+            if entry is not None:
+                entries.append((name, entry))
+            continue
+        fields = before.records[name][3]
+        if fields is not None:
+            name_, title, description, type_, status = fields
+            entries.append((name, MemoryEntry(name=name_, title=title, description=description, type=type_,
+                                              status=status, path=directory / name)))
+    state.use_index_entries(entries)
+    if listing.index_identity[0] is None:
+        return True  # no MEMORY.md: ``index-missing`` reads the view alone
+    part.load_document(state.index_path, cached=False)
+    index = documents.get(state.index_path)
+    if index is None or index.too_large or index.read_error is not None:
+        return True  # its checks read no entry
+    if omission_budget(index.text) is not None:
+        return False
+    for name in entry_files_read(index):
+        if name in listing.identities and directory / name not in documents:
+            part.load_document(directory / name, cached=False)
+    return True
 
 
 def _holders(stored: list[_RootResults]) -> dict[str, list[tuple[int, str]]]:

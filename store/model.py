@@ -244,6 +244,15 @@ class RootState:
             )
         return self._index_view
 
+    def use_index_entries(self, entries: Iterable[tuple[str, MemoryEntry]]) -> None:
+        """Build the index view from ``(filename, index entry)`` pairs in file order, not the documents.
+
+        For a model holding only some documents of the root while the caller
+        knows every entry's index fields (``memls.store.check_cache``); documents
+        registered afterwards move their lines as usual.
+        """
+        self._index_view = IndexView.build(entries)
+
     def entry_documents(self) -> list[Document]:
         """Parsed entry documents in file order (the readers' shadowing order).
 

@@ -145,3 +145,21 @@ def test_an_index_problem_follows_the_name_line_of_an_entry_whose_yaml_does_not_
     (missing,) = [p for p in run.results[directory / "MEMORY.md"] if p.code == "index-missing-entry"]
     assert missing.related[0].location.span.start_line == 2
     assert run.results == fresh(root)
+
+
+def test_an_entry_added_to_a_generated_index_is_placed_by_every_entry_s_stored_line(tmp_path: Path) -> None:
+    """The index is re-checked from the stored index fields of the entries that did not change."""
+    directory = tmp_path / "memory"
+    directory.mkdir()
+    for name, type_ in (("a", "project"), ("b", "feedback"), ("d", "feedback"), ("e", "project")):
+        write(directory, f"{name}.md", f"---\nname: {name}\ndescription: {name} it\nmetadata:\n  type: {type_}\n---\n")
+    root = MemoryRoot("project", directory)
+    write(directory, "MEMORY.md", Workspace.load([root]).roots[0].index_view.rendering())
+    check_roots([root], Settings(), today=TODAY)
+    write(directory, "c.md", "---\nname: c\ndescription: new\nmetadata:\n  type: feedback\n---\n")
+    run = check_roots([root], Settings(), today=TODAY)
+    assert (run.how, run.workspace) == ("incremental", None)  # the whole model was not loaded
+    (missing,) = run.results[directory / "MEMORY.md"]
+    assert missing.code == "index-missing-entry"
+    assert run.results == fresh(root)
+    assert [p.span for p in run.results[directory / "MEMORY.md"]] == [p.span for p in fresh(root)[directory / "MEMORY.md"]]

@@ -37,10 +37,12 @@ HOUR_NS = 3600 * 10**9
 
 names = st.sampled_from(NAMES)
 entry_text = st.builds(
-    lambda name, status, supersedes, successor, description, body, recheck: "".join([
+    lambda name, status, supersedes, successor, description, body, recheck, type_, title: "".join([
         "---\n",
         f"name: {name}\n",
         f"description: {description}\n",
+        f"title: {title}\n" if title else "",
+        f"metadata:\n  type: {type_}\n" if type_ else "",
         f"status: {status}\n" if status else "",
         f"supersedes: [{', '.join(supersedes)}]\n" if supersedes else "",
         f"superseded_by: {successor}\n" if successor else "",
@@ -50,7 +52,8 @@ entry_text = st.builds(
     ]),
     names, st.sampled_from(STATUSES), st.lists(names, max_size=2), st.none() | names,
     st.sampled_from(["d", "e", "two words"]), st.sampled_from(["", "body\n", "other body\n"]),
-    st.sampled_from([None, "2020-01-01", "2030-01-01"]),
+    st.sampled_from([None, "2020-01-01", "2030-01-01"]), st.sampled_from([None, "project", "feedback"]),
+    st.sampled_from([None, "A title"]),
 )
 broken_text = st.builds(lambda name: f"---\nname: {name}\ndescription: [unclosed\n---\n", names)
 
