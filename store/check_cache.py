@@ -77,7 +77,7 @@ from .cache import (
 )
 from .index import INDEX_FILENAME, POLICY_FILENAME
 from .names import document_kind, is_document_filename
-from .reader import stat_directory
+from .reader import child_path_maker, stat_directory
 from .roots import MemoryRoot
 from .settings import Settings
 
@@ -428,6 +428,7 @@ def _index_view_suffices(
         return False
     state = part.roots[i]
     directory = state.path
+    child = child_path_maker(directory)
     documents = state.documents
     entries = []
     for name in sorted(listing.identities):
@@ -441,7 +442,7 @@ def _index_view_suffices(
         if fields is not None:
             name_, title, description, type_, status = fields
             entries.append((name, MemoryEntry(name=name_, title=title, description=description, type=type_,
-                                              status=status, path=directory / name)))
+                                              status=status, path=child(name))))
     state.use_index_entries(entries)
     if listing.index_identity[0] is None:
         return True  # no MEMORY.md: ``index-missing`` reads the view alone
