@@ -8,10 +8,12 @@ leaves behind, per document: the file's identity, the problems the
 catalogue found in it, and the facts other documents' checks read of it.
 The next run over the same roots compares identities and
 
-* replays every result when no file changed;
+* replays every result when no file changed (from a small file holding the
+  last answer and a digest of every identity it was computed from; the
+  per-document records are a second file, read only after a change);
 * otherwise parses the changed files, and re-checks them together with every
   document *connected* to them, in a model holding only those documents;
-* and loads the whole model only when the index of a root has to be
+* and loads the whole model only when a managed or budgeted index has to be
   checked again (see below), or the connected documents are too many.
 
 **Connected.** A check of one entry reads other documents only through
@@ -32,10 +34,14 @@ of it, found from stored facts.
 **The index.** ``MEMORY.md`` and ``.memory-index.json`` are judged against
 every entry of the root. Each entry is stored with a digest of what those
 checks read of it (:func:`memls.store.model.index_key` and the place its
-problems point at); while no changed file's digest moved and neither index
-file changed, the index results stand (a body edit, a link, a touch).
-Otherwise the whole model is loaded (from the parse cache) and the index
-files are checked with the component.
+problems point at) and its index line's fields; while no changed file's
+digest moved and neither index file changed, the index results stand (a
+body edit, a link, a touch). Otherwise the root's index view is built from
+the stored fields (the component's from their documents), the documents
+the index's line problems point at are loaded, and the index is checked
+with the component. A managed root (a policy) and an index written with a
+budget select from every entry's document: for them the whole model is
+loaded, from the parse cache.
 
 Why each part of the key is there:
 
