@@ -161,8 +161,9 @@ def check_roots(
         # The last run's answer alone first: replaying it reads no per-file record.
         summary = load_private(location, identity)
         if state is not None and isinstance(summary, tuple) and len(summary) == 5 and summary[:3] == (*key, state):
-            documents, found = summary[3:]
-            return CheckRun({Path(p): problems for p, problems in found}, documents, None, "replayed", 0)
+            documents, found = summary[3], _unpickled(summary[4])
+            if isinstance(found, list):
+                return CheckRun({Path(p): problems for p, problems in found}, documents, None, "replayed", 0)
         cached = load_private(location.with_suffix(".records"), identity)
         if (isinstance(cached, tuple) and len(cached) == 2 and cached[0] == key
                 and len(cached[1]) == len(roots)):
@@ -174,9 +175,23 @@ def check_roots(
     if location is not None and worth_storing:
         store_private(location.with_suffix(".records"), identity, (key, kept))
         if state is not None:
-            found = [(str(path), problems) for path, problems in run.results.items()]
+            # The problems pickled apart: a run that does not replay them does not unpickle them.
+            import pickle
+
+            found = pickle.dumps([(str(path), problems) for path, problems in run.results.items()],
+                                 protocol=pickle.HIGHEST_PROTOCOL)
             store_private(location, identity, (*key, state, run.documents, found))
     return run
+
+
+def _unpickled(data: Any) -> Any:
+    """``data`` unpickled (it comes from a file :func:`memls.store.cache.load_private` trusted); None if broken."""
+    import pickle
+
+    try:
+        return pickle.loads(data)
+    except Exception:  # noqa: BLE001 - a broken cache is a cold cache, never an error
+        return None
 
 
 def _state_digest(listings: list[_Listing]) -> bytes | None:
