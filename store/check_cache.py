@@ -63,7 +63,6 @@ anything unreadable is a miss and a full check.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 from collections.abc import Sequence
@@ -74,6 +73,7 @@ from typing import TYPE_CHECKING, Any
 
 from .cache import (
     RACY_WINDOW_NS,
+    blake2b,
     cache_dir,
     cache_enabled,
     load_private,
@@ -202,7 +202,7 @@ def _state_digest(listings: list[_Listing]) -> bytes | None:
         if None in identities.values():
             return None
         parts.append((str(listing.root.path), tuple(identities.items()), listing.index_identity))
-    return hashlib.blake2b(marshal.dumps(parts), digest_size=20).digest()
+    return blake2b(marshal.dumps(parts), digest_size=20).digest()
 
 
 # -- listing ---------------------------------------------------------------------------
@@ -283,7 +283,7 @@ def _facts(doc: Document) -> Facts:
     if key is None:
         return tuple(sorted(keys)), None, None
     # The index problems also point at the entry's anchor (its name, or the line the reader found it on).
-    digest = hashlib.blake2b(repr((key, anchor(doc))).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    digest = blake2b(repr((key, anchor(doc))).encode("utf-8", "surrogatepass"), digest_size=16).digest()
     entry = doc.index_entry
     assert entry is not None  # it has an index key
     return tuple(sorted(keys)), digest, (entry.name, entry.title, entry.description, entry.type, entry.status)
@@ -526,7 +526,7 @@ def _identity(roots: Sequence[MemoryRoot], settings: Settings) -> str:
 
 def _location(roots: Sequence[MemoryRoot], settings: Settings) -> Path | None:
     try:
-        digest = hashlib.sha256(os.fsencode(_identity(roots, settings))).hexdigest()[:32]
+        digest = blake2b(os.fsencode(_identity(roots, settings)), digest_size=16).hexdigest()
         return cache_dir() / f"{digest}.results"
     except (OSError, RuntimeError):
         return None
