@@ -273,7 +273,7 @@ LABELS = {
     "check_only": "  of which: full check",
     "load_check_uncached": "load + full check, no cache (a first run ever)",
     "audit": "audit, unchanged root (replayed check)",
-    "audit_after_change": "audit, one file changed (full check)",
+    "audit_after_change": "audit, one file changed (its connected entries re-checked)",
     "check_replayed": "check_roots, unchanged root (replayed check)",
     "list": "list (entries())",
     "render_root_index": "render MEMORY.md (render_root_index)",

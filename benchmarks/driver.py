@@ -159,7 +159,7 @@ def run_memls(root: Path, spec: dict[str, Any]) -> dict[str, Any]:
     touched = next(p for p in sorted(root.iterdir()) if p.suffix == ".md" and p.name != "MEMORY.md")
 
     def audit_after_change() -> list:
-        os.utime(touched)  # same bytes, new identity: a full check
+        os.utime(touched)  # same bytes, new identity: that file and its connected entries re-checked
         return store.audit()
 
     out["audit_after_change"], _ = timed(audit_after_change, repeats)

@@ -1,51 +1,111 @@
-"""The last full check of a set of roots, replayed while none of its files changed.
+"""Check results kept per document, so a run re-checks only what a change can reach.
 
 ``memls check`` in a hook or CI and ``audit`` from an agent run again and again
-over roots in which nothing changed since the last run. Loading the model and
-running the whole catalogue over 10k entries costs about 0.6 s; listing and
-``stat``-ing the files the checks read costs about 25 ms. So a full check
-leaves its results behind, together with the identity of every file it read,
-and the next run over the same roots replays them when every identity is
-unchanged. Any difference is a miss: the roots are loaded and checked in full,
-and the new results are remembered.
+over roots in which nothing, or one file, changed since the last run. Loading
+the model and running the whole catalogue over 10k entries costs about a
+second; listing and ``stat``-ing the files costs about 25 ms. So every run
+leaves behind, per document: the file's identity, the problems the
+catalogue found in it, and the facts other documents' checks read of it.
+The next run over the same roots compares identities and
+
+* replays every result when no file changed (from a small file holding the
+  last answer and a digest of every identity it was computed from; the
+  per-document records are a second file, read only after a change);
+* otherwise parses the changed files, and re-checks them together with every
+  document *connected* to them, in a model holding only those documents;
+* and loads the whole model only when a managed or budgeted index has to be
+  checked again (see below), or the connected documents are too many.
+
+**Connected.** A check of one entry reads other documents only through
+names: its own name, its slug, the names its links point at, the names a
+document whose YAML does not load may turn out to have (the lookups of
+:class:`memls.store.model.RootState`: ``by_name``, ``by_slug``,
+``linked_from``, ``maybe_named``; across roots by name). So each document
+is stored with those *keys*, and the documents to re-check are the connected
+component of the changed ones in the graph "document -- key", with both the
+keys a changed file had before and the ones it has now. The component is
+closed: every lookup a check of one of its documents makes lands inside it,
+so checking it in a model of the component alone gives what the whole
+model gives. Documents outside it share no key with a changed file, and
+their stored results stand. It is coarser than the model's own affected set
+(``Workspace._affected``, which needs the old document in memory): a superset
+of it, found from stored facts.
+
+**The index.** ``MEMORY.md`` and ``.memory-index.json`` are judged against
+every entry of the root. Each entry is stored with a digest of what those
+checks read of it (:func:`memls.store.model.index_key` and the place its
+problems point at) and its index line's fields; while no changed file's
+digest moved and neither index file changed, the index results stand (a
+body edit, a link, a touch). Otherwise the root's index view is built from
+the stored fields (the component's from their documents), the documents
+the index's line problems point at are loaded, and the index is checked
+with the component. A managed root (a policy) and an index written with a
+budget select from every entry's document: for them the whole model is
+loaded, from the parse cache.
 
 Why each part of the key is there:
 
-* **every document the model loads** (entries, reserved ``MEMORY*`` files,
-  ``MEMORY.md``, ``.memory-index.json``) by name and identity, per root, as a
-  digest (:func:`memls.store.replay.roots_fingerprint`): a check reads across
-  files (supersession links, duplicate names, the index), so any added,
-  removed or changed file may change any result;
-* **the roots** (resolved path, scope, layer order): layering checks compare
-  roots;
+* **each document's identity** (size, mtime, ctime, inode, device), and for
+  names no reader can open, why: any other change re-checks it;
+* **racy files** (changed within the racy window of :mod:`memls.store.cache`)
+  are stored without an identity, so the next run re-checks them however
+  their ``stat`` looks;
+* **the roots** (the path as given and resolved, scope, layer order):
+  layering checks compare roots, and problems name paths as given;
 * **the severities** from the settings, which turn codes off or change them;
 * **today's date**: ``recheck`` dates come due without any file changing;
 * **the engine** (memls version and a hash of its sources, in the cache
   header), because the results are those of the code that computed them.
 
-Results are remembered only when every file has settled (the racy rule of
-:mod:`memls.store.cache`); the cache lives beside the parse caches, private, and is
-never an error: anything unreadable is a miss.
+The cache lives beside the parse caches, private, and is never an error:
+anything unreadable is a miss and a full check.
 """
 
 from __future__ import annotations
 
-import hashlib
+import marshal
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .cache import cache_dir, cache_enabled, load_private, now_ns, resolved_path, store_private
-from .replay import fingerprint_digest, is_settled_fingerprint, roots_fingerprint
+from .cache import (
+    RACY_WINDOW_NS,
+    blake2b,
+    cache_dir,
+    cache_enabled,
+    load_private,
+    now_ns,
+    resolved_path,
+    store_private,
+)
+from .index import INDEX_FILENAME, POLICY_FILENAME
+from .names import document_kind, is_document_filename
+from .reader import child_path_maker, stat_directory
 from .roots import MemoryRoot
 from .settings import Settings
 
 if TYPE_CHECKING:
     from .diagnostics import Problem
-    from .model import Workspace
+    from .model import Document, Workspace
+
+FORMAT = 2
+SCAN_ROUNDS = 6
+"""How many times the component search scans every stored record before it maps keys to files."""
+COMPONENT_LIMIT = 2000
+"""Past this many documents to re-check, one full check is cheaper than the piecemeal one."""
+
+# A file's identity as stored: a stamp, ("unreadable", why), or None (racy: never equal).
+Identity = Any
+# An entry's index line, as its fields: (name, title, description, type, status).
+IndexFields = tuple[str, str | None, str, str, str]
+# What other documents' checks read of one: its keys, its index digest and index fields (None: no line).
+Facts = tuple[tuple[str, ...], bytes | None, IndexFields | None]
+# Per document file: (identity, *facts).
+Record = tuple[Identity, tuple[str, ...], bytes | None, IndexFields | None]
+_NO_FACTS: Facts = ((), None, None)
 
 
 @dataclass
@@ -56,24 +116,133 @@ class CheckRun:
     results: dict[Path, list[Problem]]
     # How many files were checked: every document, and every absent index with a problem.
     documents: int
-    # The model, when the check loaded one (None: replayed from the cache).
+    # The model, when the check loaded all of it (None: replayed, or re-checked in part).
     workspace: Workspace | None
+    # "replayed" (no file changed), "incremental" (the changed files' component), or "full".
+    how: str = "full"
+    # The documents whose checks ran this time (every document for a full check).
+    rechecked: int = 0
+
+
+@dataclass
+class _Listing:
+    """One root on disk now: every document file's identity, and the index files'."""
+
+    root: MemoryRoot
+    identities: dict[str, Identity]  # model documents: regular files, and unreadable entries
+    unreadable: set[str]
+    index_identity: tuple[Identity, Identity, bool]  # MEMORY.md, the policy, the policy is a link
+
+
+@dataclass
+class _RootResults:
+    """What one root's last run left: per document file, and the index files' part."""
+
+    records: dict[str, Record]
+    problems: dict[str, list[Problem]]  # by file name (index files and an absent index too)
+    index_identity: tuple[Identity, Identity, bool]
 
 
 def check_roots(
     roots: Sequence[MemoryRoot], settings: Settings, *, today: date | None = None
 ) -> CheckRun:
-    """Every problem of ``roots``: replayed when no file changed, else checked in full."""
+    """Every problem of ``roots``: replayed, re-checked where files changed, or checked in full."""
     today = today or date.today()
     observed_ns = now_ns()
-    fingerprint = roots_fingerprint(roots)
-    location = _location(roots, settings) if cache_enabled() else None
-    key = (fingerprint_digest(fingerprint), today.isoformat())
+    listings = [_list_root(root, observed_ns) for root in roots]
+    # A root given twice is one root of the model: results are kept per root given, so not kept.
+    distinct = len({resolved_path(root.path) for root in roots}) == len(roots)
+    location = _location(roots, settings) if cache_enabled() and distinct else None
+    identity = _identity(roots, settings)
+    key = (FORMAT, today.isoformat())
+    state = _state_digest(listings)
+    stored = None
     if location is not None:
-        cached = load_private(location, _identity(roots, settings))
-        if isinstance(cached, tuple) and len(cached) == 3 and cached[0] == key:
-            _, documents, stored = cached
-            return CheckRun({Path(p): problems for p, problems in stored}, documents, None)
+        # The last run's answer alone first: replaying it reads no per-file record.
+        summary = load_private(location, identity)
+        if state is not None and isinstance(summary, tuple) and len(summary) == 5 and summary[:3] == (*key, state):
+            documents, found = summary[3], _unpickled(summary[4])
+            if isinstance(found, list):
+                return CheckRun({Path(p): problems for p, problems in found}, documents, None, "replayed", 0)
+        cached = load_private(location.with_suffix(".records"), identity)
+        if (isinstance(cached, tuple) and len(cached) == 2 and cached[0] == key
+                and len(cached[1]) == len(roots)):
+            stored = cached[1]
+    outcome = _incremental(roots, settings, today, listings, stored) if stored is not None else None
+    if outcome is None:
+        outcome = _full(roots, settings, today, listings if location is not None else None)
+    run, kept, worth_storing = outcome
+    if location is not None and worth_storing:
+        store_private(location.with_suffix(".records"), identity, (key, kept))
+        if state is not None:
+            # The problems pickled apart: a run that does not replay them does not unpickle them.
+            import pickle
+
+            found = pickle.dumps([(str(path), problems) for path, problems in run.results.items()],
+                                 protocol=pickle.HIGHEST_PROTOCOL)
+            store_private(location, identity, (*key, state, run.documents, found))
+    return run
+
+
+def _unpickled(data: Any) -> Any:
+    """``data`` unpickled (it comes from a file :func:`memls.store.cache.load_private` trusted); None if broken."""
+    import pickle
+
+    try:
+        return pickle.loads(data)
+    except Exception:  # noqa: BLE001 - a broken cache is a cold cache, never an error
+        return None
+
+
+def _state_digest(listings: list[_Listing]) -> bytes | None:
+    """A digest of every identity of the roots; None while a file is racy (never replayed)."""
+    parts = []
+    for listing in listings:
+        identities = listing.identities
+        if None in identities.values():
+            return None
+        parts.append((str(listing.root.path), tuple(identities.items()), listing.index_identity))
+    return blake2b(marshal.dumps(parts), digest_size=20).digest()
+
+
+# -- listing ---------------------------------------------------------------------------
+
+
+def _list_root(root: MemoryRoot, observed_ns: int) -> _Listing:
+    """Every document file of one root with its identity (None while it may still change)."""
+    try:
+        listing = stat_directory(root.path, is_document_filename)
+    except OSError:
+        listing = None
+    identities: dict[str, Identity] = {}
+    unreadable: set[str] = set()
+    index: list[Identity] = [None, None]
+    if listing is not None:
+        settled_before = observed_ns - RACY_WINDOW_NS  # memls.store.cache.is_settled, inlined: 10k files
+        for name, st in listing.files:
+            mtime, ctime = st.st_mtime_ns, st.st_ctime_ns
+            settled = mtime < settled_before and ctime < settled_before
+            identities[name] = (st.st_size, mtime, ctime, st.st_ino, st.st_dev) if settled else None
+        for name, why in listing.unreadable:
+            if document_kind(name) == "entry":  # as the model loads them
+                identities[name] = ("unreadable", why)
+                unreadable.add(name)
+    index_names = (INDEX_FILENAME, POLICY_FILENAME)
+    for i, name in enumerate(index_names):
+        if name in identities:
+            # A racy index file is stored with the moment it was seen: never equal next time.
+            index[i] = identities.pop(name) or ("racy", observed_ns)
+    policy_is_link = os.path.islink(root.path / POLICY_FILENAME)
+    return _Listing(root, identities, unreadable, (index[0], index[1], policy_is_link))
+
+
+# -- full ------------------------------------------------------------------------------
+
+
+def _full(
+    roots: Sequence[MemoryRoot], settings: Settings, today: date, listings: list[_Listing] | None
+) -> tuple[CheckRun, list[_RootResults], bool]:
+    """Load and check everything; with ``listings``, also the per-file results to keep."""
     # The model and the catalogue are loaded only when the results are not replayed.
     from .checks import CheckContext, check_workspace
     from .model import Workspace
@@ -82,22 +251,282 @@ def check_roots(
     results = check_workspace(CheckContext(workspace, settings, today))
     found = {path: problems for path, problems in results.items() if problems}
     documents = len({d.path for d in workspace.documents()} | found.keys())
-    if location is not None and is_settled_fingerprint(fingerprint, observed_ns):
-        stored = [(str(path), problems) for path, problems in found.items()]
-        store_private(location, _identity(roots, settings), (key, documents, stored))
-    return CheckRun(found, documents, workspace)
+    run = CheckRun(found, documents, workspace, "full", len(results))
+    if listings is None:  # nothing will be kept
+        return run, [], False
+    stored = []
+    for listing, state in zip(listings, workspace.roots):
+        records = {}
+        for path, doc in state.documents.items():
+            if doc.kind in ("entry", "reserved"):
+                # A file the listing did not see (created since) is stored as racy.
+                records[path.name] = (listing.identities.get(path.name), *_facts(doc))
+        problems = {path.name: found[path] for path in results if path in found and path.parent == state.path}
+        stored.append(_RootResults(records, problems, listing.index_identity))
+    return run, stored, True
+
+
+def _facts(doc: Document) -> Facts:
+    """What other documents' checks read of ``doc``: its keys, its index digest and fields."""
+    from .checks.anchors import anchor
+    from .model import index_key
+
+    keys: set[str] = set()
+    if doc.kind == "entry":
+        name = doc.name
+        if name is not None:
+            keys.add(f"n:{name}")
+            keys.add(f"s:{doc.slug}")
+        keys.update(f"n:{link}" for link in doc.links)
+        keys.update(f"n:{guess}" for guess in doc.guessed_names)
+    key = index_key(doc)
+    if key is None:
+        return tuple(sorted(keys)), None, None
+    # The index problems also point at the entry's anchor (its name, or the line the reader found it on).
+    digest = blake2b(repr((key, anchor(doc))).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    entry = doc.index_entry
+    assert entry is not None  # it has an index key
+    return tuple(sorted(keys)), digest, (entry.name, entry.title, entry.description, entry.type, entry.status)
+
+
+# -- incremental -------------------------------------------------------------------------
+
+
+def _incremental(
+    roots: Sequence[MemoryRoot], settings: Settings, today: date,
+    listings: list[_Listing], stored: list[_RootResults],
+) -> tuple[CheckRun, list[_RootResults], bool] | None:
+    """The run from the stored results and the changed files' component; None: check in full.
+
+    The flag says whether the new results are worth writing. Not when every
+    file that changed is still racy and the index results stand: the next
+    run re-checks those files whatever is stored, and the stored results,
+    one whole earlier run, still hold for everything else. Writing them
+    costs more than the re-check it would save (10k entries: ~30 ms
+    against ~1 ms).
+    """
+    changed: list[set[str]] = []
+    for listing, before in zip(listings, stored):
+        now, records = listing.identities, before.records
+        moved = {name for name, ident in now.items()
+                 if ident is None or (rec := records.get(name)) is None or rec[0] != ident}
+        moved.update(name for name in records if name not in now)
+        changed.append(moved)
+    index_moved = [listing.index_identity != before.index_identity
+                   for listing, before in zip(listings, stored)]
+    if not any(changed) and not any(index_moved):
+        return _assemble(listings, stored, 0, "replayed"), stored, False
+
+    from .checks import CheckContext, check_paths
+    from .model import Workspace
+
+    # The changed files, read now: their keys and index digests after the change.
+    part = Workspace(roots)
+    loaded: dict[tuple[int, str], Facts] = {}
+
+    def load(i: int, name: str) -> None:
+        state = part.roots[i]
+        path = state.path / name
+        part.load_document(path, cached=False)
+        doc = state.documents.get(path)
+        loaded[(i, name)] = _facts(doc) if doc is not None else _NO_FACTS
+
+    frontier: set[str] = set()
+    members: set[tuple[int, str]] = set()
+    for i, names in enumerate(changed):
+        for name in names:
+            members.add((i, name))
+            old = stored[i].records.get(name)
+            old_keys, old_digest = (old[1], old[2]) if old is not None else ((), None)
+            new_keys: tuple[str, ...] = ()
+            new_digest: bytes | None = None
+            if name in listings[i].identities:
+                load(i, name)
+                new_keys, new_digest, _ = loaded[(i, name)]
+            frontier.update(old_keys)
+            frontier.update(new_keys)
+            if old_digest != new_digest:  # its index line (or the place it points at) moved
+                index_moved[i] = True
+    # Who shares a key with the component, until nothing new joins (the unchanged
+    # files' keys as stored). A round scans every record once, cheaper than
+    # building a map from keys to files for a component a few links deep; a
+    # longer chain gets the map.
+    seen_keys: set[str] = set()
+    holders: dict[str, list[tuple[int, str]]] | None = None
+    rounds = 0
+    while keys := frontier - seen_keys:
+        seen_keys |= keys
+        frontier = set()
+        if holders is None and rounds < SCAN_ROUNDS:
+            rounds += 1
+            joining = [(i, name) for i, before in enumerate(stored)
+                       for name, record in before.records.items()
+                       if not keys.isdisjoint(record[1]) and (i, name) not in members]
+        else:
+            if holders is None:
+                holders = _holders(stored)
+            joining = [member for key in keys for member in holders.get(key, ()) if member not in members]
+        for member in joining:
+            if member in members:
+                continue
+            members.add(member)
+            if len(members) > COMPONENT_LIMIT:
+                return None
+            i, name = member
+            load(i, name)
+            new_keys, digest, _ = loaded[member]
+            record = stored[i].records[name]
+            frontier.update(new_keys)
+            if new_keys != record[1] or digest != record[2]:
+                # Changed after it was listed: a change like any other.
+                frontier.update(record[1])
+                changed[i].add(name)
+                index_moved[i] = index_moved[i] or digest != record[2]
+
+    workspace = part
+    paths = [part.roots[i].path / name for i, name in sorted(members)]
+    for i, redo in enumerate(index_moved):
+        if redo and not _index_view_suffices(part, i, listings[i], stored[i], members):
+            # The index files are judged against every entry's document: the whole model.
+            workspace = Workspace.load(roots)
+            break
+    for i, redo in enumerate(index_moved):
+        if redo:
+            state = workspace.roots[i]
+            paths.append(state.index_path)
+            if state.policy_path in state.documents:
+                paths.append(state.policy_path)
+    results = check_paths(CheckContext(workspace, settings, today), paths)
+    fresh = {path: problems for path, problems in results.items() if problems}
+    rechecked = len(results)
+    # The new stored results: the component's records and problems replaced.
+    updated = []
+    for i, (listing, before) in enumerate(zip(listings, stored)):
+        records = dict(before.records)
+        problems = dict(before.problems)
+        state = workspace.roots[i]
+        for name in sorted(n for j, n in members if j == i):
+            path = state.path / name
+            problems.pop(name, None)
+            doc = state.documents.get(path)
+            if doc is None or doc.kind not in ("entry", "reserved"):
+                records.pop(name, None)
+                continue
+            facts = loaded.get((i, name)) or _facts(doc)
+            records[name] = (listing.identities.get(name), *facts)
+            if path in fresh:
+                problems[name] = fresh[path]
+        if index_moved[i]:
+            for name in (INDEX_FILENAME, POLICY_FILENAME):
+                problems.pop(name, None)
+                path = state.path / name
+                if path in fresh:
+                    problems[name] = fresh[path]
+        updated.append(_RootResults(records, problems, listing.index_identity))
+    settled = any(index_moved) or any(
+        listings[i].identities.get(name) is not None or name not in listings[i].identities
+        for i, names in enumerate(changed) for name in names
+    )
+    return _assemble(listings, updated, rechecked, "incremental"), updated, settled
+
+
+def _index_view_suffices(
+    part: Workspace, i: int, listing: _Listing, before: _RootResults, members: set[tuple[int, str]]
+) -> bool:
+    """Make root ``i`` of the partial model ready for its index checks; False when it cannot be.
+
+    The index view is built from every entry's stored index fields (the
+    component's from their documents), and the documents the index checks
+    read besides it (:func:`memls.store.checks.index.entry_files_read`) are
+    loaded. A managed root's policy checks and an index written with a
+    budget select from every entry's document: those need the whole model.
+    """
+    from .checks.index import entry_files_read
+    from .entry import MemoryEntry
+    from .index import omission_budget
+
+    if listing.index_identity[1] is not None:  # a policy: a managed root
+        return False
+    state = part.roots[i]
+    directory = state.path
+    child = child_path_maker(directory)
+    documents = state.documents
+    entries = []
+    for name in sorted(listing.identities):
+        if (i, name) in members:
+            doc = documents.get(directory / name)
+            entry = doc.index_entry if doc is not None and doc.kind == "entry" else None
+            if entry is not None:
+                entries.append((name, entry))
+            continue
+        fields = before.records[name][3]
+        if fields is not None:
+            name_, title, description, type_, status = fields
+            entries.append((name, MemoryEntry(name=name_, title=title, description=description, type=type_,
+                                              status=status, path=child(name))))
+    state.use_index_entries(entries)
+    if listing.index_identity[0] is None:
+        return True  # no MEMORY.md: ``index-missing`` reads the view alone
+    part.load_document(state.index_path, cached=False)
+    index = documents.get(state.index_path)
+    if index is None or index.too_large or index.read_error is not None:
+        return True  # its checks read no entry
+    if omission_budget(index.text) is not None:
+        return False
+    for name in entry_files_read(index):
+        if name in listing.identities and directory / name not in documents:
+            part.load_document(directory / name, cached=False)
+    return True
+
+
+def _holders(stored: list[_RootResults]) -> dict[str, list[tuple[int, str]]]:
+    """Every stored key, with the files holding it (root index, file name)."""
+    holders: dict[str, list[tuple[int, str]]] = {}
+    for i, before in enumerate(stored):
+        for name, record in before.records.items():
+            for key in record[1]:
+                holders.setdefault(key, []).append((i, name))
+    return holders
+
+
+def _assemble(listings: list[_Listing], stored: list[_RootResults], rechecked: int, how: str) -> CheckRun:
+    """The run's results in the order a full check gives them (unreadable entries, files, an absent index)."""
+    found: dict[Path, list[Problem]] = {}
+    documents = 0
+    for listing, results in zip(listings, stored):
+        directory = listing.root.path
+        names = list(results.records)
+        index_name, policy_name = INDEX_FILENAME, POLICY_FILENAME
+        present = [n for n, ident in ((index_name, listing.index_identity[0]),
+                                      (policy_name, listing.index_identity[1])) if ident is not None]
+        names.extend(present)
+        documents += len(names)
+        unreadable = listing.unreadable
+        if unreadable:
+            names.sort(key=lambda n: (n not in unreadable, n))
+        else:
+            names.sort()
+        problems = results.problems
+        for name in names:
+            found_here = problems.get(name)
+            if found_here:
+                found[directory / name] = found_here
+        if index_name not in present and problems.get(index_name):
+            found[directory / index_name] = problems[index_name]
+            documents += 1
+    return CheckRun(found, documents, None, how, rechecked)
 
 
 def _identity(roots: Sequence[MemoryRoot], settings: Settings) -> str:
-    """The roots and severities, as one string (names the file, pins the header)."""
-    parts = [f"{resolved_path(root.path)}\0{root.scope}" for root in roots]
+    """The roots (as given and resolved) and severities, as one string (names the file, pins the header)."""
+    parts = [f"{root.path}\0{resolved_path(root.path)}\0{root.scope}" for root in roots]
     parts.append(repr(sorted(settings.severity.items())))
     return "\n".join(parts)
 
 
 def _location(roots: Sequence[MemoryRoot], settings: Settings) -> Path | None:
     try:
-        digest = hashlib.sha256(os.fsencode(_identity(roots, settings))).hexdigest()[:32]
+        digest = blake2b(os.fsencode(_identity(roots, settings)), digest_size=16).hexdigest()
         return cache_dir() / f"{digest}.results"
     except (OSError, RuntimeError):
         return None

@@ -244,6 +244,15 @@ class RootState:
             )
         return self._index_view
 
+    def use_index_entries(self, entries: Iterable[tuple[str, MemoryEntry]]) -> None:
+        """Build the index view from ``(filename, index entry)`` pairs in file order, not the documents.
+
+        For a model holding only some documents of the root while the caller
+        knows every entry's index fields (``memls.store.check_cache``); documents
+        registered afterwards move their lines as usual.
+        """
+        self._index_view = IndexView.build(entries)
+
     def entry_documents(self) -> list[Document]:
         """Parsed entry documents in file order (the readers' shadowing order).
 
@@ -516,12 +525,15 @@ class Workspace:
             listed.sort(key=lambda item: item[0].name)
         return listed
 
-    def load_document(self, path: Path, st: os.stat_result | None = None) -> None:
+    def load_document(self, path: Path, st: os.stat_result | None = None, *, cached: bool = True) -> None:
         """Read one file into the model without computing what it affects (bulk loads).
 
         Entry documents come from the root's persistent parse cache when the
         file is unchanged; the cache stays open until :meth:`detach_caches`.
         ``st`` is the file's ``stat`` when the caller (a listing) has it.
+        ``cached=False`` reads and parses the file without opening the cache:
+        for a caller loading a handful of files, opening the cache of a large
+        root costs more than parsing them (``memls.store.check_cache``).
         """
         kind = document_kind(path.name)
         state = self._root_by_dir.get(path.parent)
@@ -530,10 +542,10 @@ class Workspace:
             path = state.path / path.name if state is not None else path
         if state is None or kind is None:
             return
-        if state.parse_cache is None:
+        if cached and state.parse_cache is None:
             state.parse_cache = open_documents_cache(state.path)
         state.unregister(path)
-        state.register(_read_document(state, path, kind, state.parse_cache, st))
+        state.register(_read_document(state, path, kind, state.parse_cache if cached else None, st))
 
     # -- lookups ------------------------------------------------------------
 

@@ -349,6 +349,23 @@ class _LineMemo:
             self.findings.pop(target, None)
 
 
+def entry_files_read(doc: Document) -> set[str]:
+    """The entry files whose documents the checks of a legacy, unbudgeted index read.
+
+    Its line findings point at the entries they are about (listed but not
+    living, living but missing), and a broken pointer's message looks at the
+    file a Markdown reader would open. Everything else comes from the root's
+    index view. A caller holding the index view but only some documents of
+    the root (:mod:`memls.store.check_cache`) loads these before checking.
+    """
+    files: set[str] = set()
+    for finding in _legacy_findings(doc):
+        files.add(finding.target)
+        if finding.code == "index-broken-link":
+            files.add(_markdown_destination(finding.target))
+    return files
+
+
 def _legacy_findings(doc: Document) -> list[_LineFinding]:
     """``_line_findings`` of an unbudgeted legacy index, re-judging only the files that changed.
 

@@ -63,7 +63,7 @@ def test_first_run_checks_and_second_run_replays_the_same_problems(root: MemoryR
 
 
 @pytest.mark.parametrize("change", ["edit", "add", "delete", "index"])
-def test_any_changed_file_is_a_full_check(root: MemoryRoot, change: str) -> None:
+def test_any_changed_file_is_checked_again_with_what_it_reaches(root: MemoryRoot, change: str) -> None:
     check_roots([root], Settings(), today=TODAY)
     directory = root.path
     if change == "edit":
@@ -76,7 +76,18 @@ def test_any_changed_file_is_a_full_check(root: MemoryRoot, change: str) -> None
     else:
         write(directory, "MEMORY.md", "# Persistent Memory\n")
     run = check_roots([root], Settings(), today=TODAY)
-    assert run.workspace is not None
+    assert run.how != "replayed"
+    assert run.results == fresh(root)
+
+
+def test_a_body_edit_rechecks_only_the_entries_sharing_a_name_with_it(root: MemoryRoot) -> None:
+    write(root.path, "alone.md", "---\nname: alone\ndescription: d\n---\n")
+    write(root.path, "MEMORY.md", Workspace.load([root]).roots[0].index_view.rendering())
+    check_roots([root], Settings(), today=TODAY)
+    path = write(root.path, "old.md", "---\nname: old\ndescription: d\nstatus: superseded\nsuperseded_by: new\n---\nmore\n")
+    os.utime(path, (OLD + 5, OLD + 5))
+    run = check_roots([root], Settings(), today=TODAY)
+    assert (run.how, run.rechecked) == ("incremental", 2)  # old.md and new.md, which it links to
     assert run.results == fresh(root)
 
 
@@ -97,7 +108,7 @@ def test_files_inside_the_racy_window_are_not_remembered(root: MemoryRoot, monke
     monkeypatch.setattr("memls.store.check_cache.now_ns", time.time_ns)
     (root.path / "new.md").touch()  # changed just now
     check_roots([root], Settings(), today=TODAY)
-    assert check_roots([root], Settings(), today=TODAY).workspace is not None
+    assert check_roots([root], Settings(), today=TODAY).how != "replayed"
 
 
 def test_no_cache_variable_always_checks(root: MemoryRoot, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -107,10 +118,48 @@ def test_no_cache_variable_always_checks(root: MemoryRoot, monkeypatch: pytest.M
     assert not list(Path(os.environ["MEMLS_CACHE_DIR"]).glob("*.results"))
 
 
-def test_a_corrupt_results_file_is_a_full_check(root: MemoryRoot) -> None:
+@pytest.mark.parametrize("corrupt", [("results",), ("records",), ("results", "records")])
+def test_a_corrupt_results_file_is_never_an_error(root: MemoryRoot, corrupt: tuple[str, ...]) -> None:
     check_roots([root], Settings(), today=TODAY)
-    (location,) = Path(os.environ["MEMLS_CACHE_DIR"]).glob("*.results")
-    location.write_bytes(location.read_bytes()[:40] + b"\x00garbage")
+    for suffix in corrupt:
+        (location,) = Path(os.environ["MEMLS_CACHE_DIR"]).glob(f"*.{suffix}")
+        location.write_bytes(location.read_bytes()[:40] + b"\x00garbage")
     run = check_roots([root], Settings(), today=TODAY)
-    assert run.workspace is not None
     assert run.results == fresh(root)
+    if len(corrupt) == 2:  # nothing left to go on: a full check
+        assert run.workspace is not None
+
+
+def test_an_index_problem_follows_the_name_line_of_an_entry_whose_yaml_does_not_load(tmp_path: Path) -> None:
+    """Its index line does not change, but where its ``index-missing-entry`` points does."""
+    directory = tmp_path / "memory"
+    directory.mkdir()
+    write(directory, "a.md", "---\nname: a\ndescription: d\n---\n")
+    write(directory, "b.md", "---\nname: b\ndescription: e\nbad: [unclosed\n---\n")
+    write(directory, "MEMORY.md", "# Persistent Memory\n\n## General\n- [a](a.md) — d\n- [x](x.md) — hand\n")
+    root = MemoryRoot("project", directory)
+    check_roots([root], Settings(), today=TODAY)
+    path = write(directory, "b.md", "---\n# a comment\nname: b\ndescription: e\nbad: [unclosed\n---\n")
+    os.utime(path, (OLD + 5, OLD + 5))
+    run = check_roots([root], Settings(), today=TODAY)
+    (missing,) = [p for p in run.results[directory / "MEMORY.md"] if p.code == "index-missing-entry"]
+    assert missing.related[0].location.span.start_line == 2
+    assert run.results == fresh(root)
+
+
+def test_an_entry_added_to_a_generated_index_is_placed_by_every_entry_s_stored_line(tmp_path: Path) -> None:
+    """The index is re-checked from the stored index fields of the entries that did not change."""
+    directory = tmp_path / "memory"
+    directory.mkdir()
+    for name, type_ in (("a", "project"), ("b", "feedback"), ("d", "feedback"), ("e", "project")):
+        write(directory, f"{name}.md", f"---\nname: {name}\ndescription: {name} it\nmetadata:\n  type: {type_}\n---\n")
+    root = MemoryRoot("project", directory)
+    write(directory, "MEMORY.md", Workspace.load([root]).roots[0].index_view.rendering())
+    check_roots([root], Settings(), today=TODAY)
+    write(directory, "c.md", "---\nname: c\ndescription: new\nmetadata:\n  type: feedback\n---\n")
+    run = check_roots([root], Settings(), today=TODAY)
+    assert (run.how, run.workspace) == ("incremental", None)  # the whole model was not loaded
+    (missing,) = run.results[directory / "MEMORY.md"]
+    assert missing.code == "index-missing-entry"
+    assert run.results == fresh(root)
+    assert [p.span for p in run.results[directory / "MEMORY.md"]] == [p.span for p in fresh(root)[directory / "MEMORY.md"]]

@@ -1,0 +1,186 @@
+"""Checks re-run only where files changed give exactly what a full check gives.
+
+A differential property: random sequences of real file changes in two
+layered roots (edits of a name, status or supersession link, new files,
+deletes, renames, YAML that stops loading, hand edits of ``MEMORY.md``, an
+index policy, rewrites of the same size with the same mtime, touches
+without a change, checks while files are inside the racy window), and after
+each, ``check_roots`` with its cache must equal a full check without one
+(``MEMLS_NO_CACHE=1``): the same paths in the same order, the same problems
+in the same order, with the same spans, messages, related locations and
+data, and the same document count.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from memls.store.check_cache import check_roots
+from memls.store.model import Workspace
+from memls.store.roots import MemoryRoot
+from memls.store.settings import Settings
+
+TODAY = date(2026, 11, 30)
+NAMES = ["alpha", "beta", "gamma", "Alpha", "memory-x"]
+FILES = ["alpha.md", "beta.md", "gamma.md", "other.md", "memory-notes.md"]
+STATUSES = ["living", "superseded", "historical", "bogus", None]
+HOUR_NS = 3600 * 10**9
+
+names = st.sampled_from(NAMES)
+entry_text = st.builds(
+    lambda name, status, supersedes, successor, description, body, recheck, type_, title: "".join([
+        "---\n",
+        f"name: {name}\n",
+        f"description: {description}\n",
+        f"title: {title}\n" if title else "",
+        f"metadata:\n  type: {type_}\n" if type_ else "",
+        f"status: {status}\n" if status else "",
+        f"supersedes: [{', '.join(supersedes)}]\n" if supersedes else "",
+        f"superseded_by: {successor}\n" if successor else "",
+        f"recheck: {recheck}\n" if recheck else "",
+        "---\n",
+        body,
+    ]),
+    names, st.sampled_from(STATUSES), st.lists(names, max_size=2), st.none() | names,
+    st.sampled_from(["d", "e", "two words"]), st.sampled_from(["", "body\n", "other body\n"]),
+    st.sampled_from([None, "2020-01-01", "2030-01-01"]), st.sampled_from([None, "project", "feedback"]),
+    st.sampled_from([None, "A title"]),
+)
+broken_text = st.builds(lambda name: f"---\nname: {name}\ndescription: [unclosed\n---\n", names)
+
+operation = st.one_of(
+    st.tuples(st.just("write"), st.integers(0, 1), st.sampled_from(FILES), entry_text | broken_text),
+    st.tuples(st.just("delete"), st.integers(0, 1), st.sampled_from(FILES)),
+    st.tuples(st.just("rename"), st.integers(0, 1), st.sampled_from(FILES), st.sampled_from(FILES)),
+    st.tuples(st.just("same-size"), st.integers(0, 1), st.sampled_from(FILES)),
+    st.tuples(st.just("touch"), st.integers(0, 1), st.sampled_from(FILES)),
+    st.tuples(st.just("index"), st.integers(0, 1), st.sampled_from(["generate", "drop-line", "junk", "delete"])),
+    st.tuples(st.just("policy"), st.integers(0, 1), st.sampled_from(['{"version": 1, "budget": 4000, '
+                                                                    '"selected": ["alpha.md"]}', "{", None])),
+    st.tuples(st.just("racy-check")),
+)
+
+
+class Clock:
+    """What ``now_ns`` the caches see: an hour after the writes, or right now (racy)."""
+
+    def __init__(self) -> None:
+        self.offset = HOUR_NS
+
+    def __call__(self) -> int:
+        return time.time_ns() + self.offset
+
+
+def apply(op: tuple, roots: list[MemoryRoot]) -> None:
+    kind = op[0]
+    if kind == "racy-check":
+        return
+    directory = roots[op[1]].path
+    if kind == "write":
+        (directory / op[2]).write_text(op[3])
+    elif kind == "delete":
+        (directory / op[2]).unlink(missing_ok=True)
+    elif kind == "rename":
+        if (directory / op[2]).exists():
+            os.replace(directory / op[2], directory / op[3])
+    elif kind == "same-size":
+        path = directory / op[2]
+        if path.exists():
+            st_before = path.stat()
+            data = path.read_bytes()
+            changed = data.replace(b"d\n", b"x\n", 1) if b"d\n" in data else data[::-1]
+            path.write_bytes(changed)
+            os.utime(path, ns=(st_before.st_atime_ns, st_before.st_mtime_ns))
+    elif kind == "touch":
+        path = directory / op[2]
+        if path.exists():
+            os.utime(path)
+    elif kind == "index":
+        index = directory / "MEMORY.md"
+        if op[2] == "delete":
+            index.unlink(missing_ok=True)
+            return
+        rendering = Workspace.load([roots[op[1]]]).roots[0].index_view.rendering()
+        if op[2] == "drop-line":
+            lines = rendering.split("\n")
+            rendering = "\n".join(line for line in lines if "alpha" not in line)
+        elif op[2] == "junk":
+            rendering += "- [gone](gone.md) — a hand-written line\n"
+        index.write_text(rendering)
+    elif kind == "policy":
+        policy = directory / ".memory-index.json"
+        if op[2] is None:
+            policy.unlink(missing_ok=True)
+        else:
+            policy.write_text(op[2])
+
+
+def full(roots: list[MemoryRoot]):
+    os.environ["MEMLS_NO_CACHE"] = "1"
+    try:
+        return check_roots(roots, Settings(), today=TODAY)
+    finally:
+        del os.environ["MEMLS_NO_CACHE"]
+
+
+def exactly(run) -> tuple:
+    """Everything a caller can see of a run, in order, the problems' data included."""
+    return (
+        run.documents,
+        [(path, [(p, p.data) for p in problems]) for path, problems in run.results.items()],
+    )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(initial=st.lists(st.tuples(st.integers(0, 1), st.sampled_from(FILES), entry_text), max_size=6),
+       operations=st.lists(operation, min_size=1, max_size=12))
+def test_incremental_check_equals_a_full_check_after_any_file_changes(
+    initial: list, operations: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = Clock()
+    for module in ("check_cache", "reader", "model", "replay"):
+        monkeypatch.setattr(f"memls.store.{module}.now_ns", clock)
+    base = Path(tempfile.mkdtemp(prefix="memls-differential-"))
+    try:
+        monkeypatch.setenv("MEMLS_CACHE_DIR", str(base / "cache"))
+        monkeypatch.delenv("MEMLS_NO_CACHE", raising=False)
+        roots = [MemoryRoot("project", base / "project"), MemoryRoot("user", base / "user")]
+        for root in roots:
+            root.path.mkdir()
+        for i, filename, text in initial:
+            (roots[i].path / filename).write_text(text)
+        assert exactly(check_roots(roots, Settings(), today=TODAY)) == exactly(full(roots))
+        for op in operations:
+            apply(op, roots)
+            clock.offset = 0 if op[0] == "racy-check" else HOUR_NS
+            run = check_roots(roots, Settings(), today=TODAY)
+            event(f"answered: {run.how}")
+            assert exactly(run) == exactly(full(roots)), op
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_the_property_reaches_every_way_of_answering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The three ways (replayed, the component, full) each answer in the property's setting."""
+    monkeypatch.setattr("memls.store.check_cache.now_ns", Clock())
+    monkeypatch.setenv("MEMLS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("MEMLS_NO_CACHE", raising=False)
+    root = MemoryRoot("project", tmp_path / "memory")
+    root.path.mkdir()
+    (root.path / "alpha.md").write_text("---\nname: alpha\ndescription: d\n---\n")
+    (root.path / "beta.md").write_text("---\nname: beta\ndescription: d\nsupersedes: [alpha]\n---\n")
+    assert check_roots([root], Settings(), today=TODAY).how == "full"
+    assert check_roots([root], Settings(), today=TODAY).how == "replayed"
+    (root.path / "beta.md").write_text("---\nname: beta\ndescription: d\nsupersedes: [alpha]\n---\nbody\n")
+    run = check_roots([root], Settings(), today=TODAY)
+    assert (run.how, run.rechecked) == ("incremental", 2)
+    assert exactly(run) == exactly(full([root]))
