@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -109,8 +109,17 @@ def generated_apart_from(text: str, rendering: str, filenames: Iterable[str]) ->
 
 def without_lines(text: str, filenames: set[str]) -> list[str]:
     """``text``'s lines without those pointing at ``filenames`` (and sections they emptied)."""
-    lines = _normalize_newlines(text).split("\n")
-    doomed = {link.line for link in parse_index_lines("\n".join(lines)) if link.target in filenames}
+    normalized = _normalize_newlines(text)
+    doomed = {link.line for link in pointers_to(normalized, filenames)}
+    return without_line_numbers(normalized.split("\n"), doomed)
+
+
+def without_line_numbers(lines: list[str], doomed: set[int]) -> list[str]:
+    """``lines`` (an index's, as ``split_lines`` gives them) without the ``doomed`` ones and sections they emptied.
+
+    For a caller that already knows which lines point where (the index
+    checks parse an index once per text): no line is parsed again.
+    """
     out: list[str] = []
     emptied = False  # the current section lost a line
     for i, line in enumerate(lines):
@@ -423,8 +432,9 @@ def add_index_line(index_text: str, entry: MemoryEntry) -> str:
     if not index_text:
         return f"{INDEX_HEADER}\n\n{line}\n"
     pattern = re.compile(rf"- \[[^\]]*\]\({re.escape(entry.filename)}\).*")
+    matched = {number for number, content in _lines_holding(index_text, f"]({entry.filename})")
+               if pattern.fullmatch(content)}
     lines, breaks = _lines_and_breaks(index_text)
-    matched = [i for i, content in enumerate(lines) if pattern.fullmatch(content)]
     if matched:
         return _joined([line if i in matched else c for i, c in enumerate(lines)], breaks)
     eol = next((b for b in breaks if b), "\n")
@@ -439,7 +449,7 @@ def remove_index_line(index_text: str, filename: str) -> str:
     so a removal leaves no dangling pointer behind. Every other line keeps
     its bytes and its own line ending.
     """
-    doomed = {link.line for link in parse_index_lines(index_text) if link.target == filename}
+    doomed = {link.line for link in pointers_to(index_text, {filename})}
     if not doomed:
         return index_text
     return _without_lines_numbered(*_lines_and_breaks(index_text), doomed)
@@ -464,8 +474,7 @@ def refresh_index_line(
     save the server saw late): a part that is memls's text for any of them
     follows the entry too.
     """
-    links = [] if before is None else [
-        link for link in parse_index_lines(index_text) if link.target == before.filename]
+    links = [] if before is None else pointers_to(index_text, {before.filename})
     if not links:
         return add_index_line(index_text, after)
     assert before is not None
@@ -491,7 +500,7 @@ def replace_pointer(index_text: str, filename: str, line: str) -> str:
     containing ``]``, so no pointer to a renamed or retired file survives.
     The line taken keeps its ending; every other line keeps its bytes.
     """
-    doomed = [link.line for link in parse_index_lines(index_text) if link.target == filename]
+    doomed = [link.line for link in pointers_to(index_text, {filename})]
     if not doomed:
         return index_text
     lines, breaks = _lines_and_breaks(index_text)
@@ -549,23 +558,69 @@ def parse_index_lines(index_text: str) -> list[IndexLink]:
     indices on the line. A pointer without the ``" — description"`` tail is
     still a pointer, with ``description`` None.
     """
-    links = []
-    for number, text in enumerate(split_lines(index_text)):
-        match = _POINTER_FULL.fullmatch(text) or _POINTER_HEAD.match(text)
-        if match is None:
-            continue
-        desc = match.groupdict().get("desc")
-        links.append(
-            IndexLink(
-                line=number,
-                title=match["title"],
-                target=match["target"],
-                description=desc,
-                title_span=match.span("title"),
-                target_span=match.span("target"),
-            )
-        )
+    return [link for number, text in enumerate(split_lines(index_text))
+            if (link := _pointer(number, text)) is not None]
+
+
+def _pointer(number: int, text: str) -> IndexLink | None:
+    """Line ``number`` (``text``, without its break) as a pointer, or None when it is not one."""
+    match = _POINTER_FULL.fullmatch(text) or _POINTER_HEAD.match(text)
+    if match is None:
+        return None
+    return IndexLink(
+        line=number,
+        title=match["title"],
+        target=match["target"],
+        description=match.groupdict().get("desc"),
+        title_span=match.span("title"),
+        target_span=match.span("target"),
+    )
+
+
+# Beyond this many filenames one parse of every line costs less than a search per name.
+_SEARCHED_FILENAMES = 64
+
+
+def pointers_to(index_text: str, filenames: Collection[str]) -> list[IndexLink]:
+    """The pointer lines whose target is one of ``filenames``, in line order.
+
+    Exactly ``parse_index_lines`` filtered by target, without parsing every
+    line: a pointer to ``f`` holds ``(f)`` verbatim (a target holds no
+    ``)``), so only the lines holding that text are parsed. A save or a
+    check about a few entries then reads a few lines of a 10k-line index,
+    not all of them.
+    """
+    if len(filenames) > _SEARCHED_FILENAMES:
+        return [link for link in parse_index_lines(index_text) if link.target in filenames]
+    found: dict[int, str] = {}
+    for filename in filenames:
+        found.update(_lines_holding(index_text, f"({filename})"))
+    links = [link for number, text in sorted(found.items())
+             if (link := _pointer(number, text)) is not None and link.target in filenames]
     return links
+
+
+def _lines_holding(text: str, needle: str) -> list[tuple[int, str]]:
+    """Each line of ``text`` holding ``needle`` once, as (number, line without its break), in order.
+
+    Lines are numbered as :func:`memls.store.spans.split_lines` numbers them
+    (``\r\n``, ``\r`` and ``\n`` each end one); ``needle`` holds no line break.
+    """
+    out: list[tuple[int, str]] = []
+    number, counted = 0, 0  # the line number at offset ``counted`` (a line start)
+    at = text.find(needle)
+    while at != -1:
+        start = max(text.rfind("\n", counted, at), text.rfind("\r", counted, at)) + 1
+        if start < counted:
+            start = counted  # (rfind gave -1: the line starts at ``counted``)
+        ends = [e for e in (text.find("\n", at), text.find("\r", at)) if e != -1]
+        end = min(ends) if ends else len(text)
+        number += text.count("\n", counted, start) + text.count("\r", counted, start) \
+            - text.count("\r\n", counted, start)
+        out.append((number, text[start:end]))
+        counted = start
+        at = text.find(needle, end)
+    return out
 
 
 def claude_code_visible_limit(index_text: str) -> int | None:

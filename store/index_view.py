@@ -127,6 +127,27 @@ class IndexView:
         if not names:
             del self._names[kind], self._lines[kind], self._blocks[kind]
 
+    def rendering_with(self, changes: Mapping[str, MemoryEntry | None]) -> str:
+        """The rendering after ``changes`` (each file's index entry, None: none), the view left as it was.
+
+        An editor's save asks what the index is before and after it while
+        the model's view holds neither exactly (the saved file's earlier
+        text, other buffers' unsaved text): the few lines that differ are
+        moved and moved back, instead of rendering ten thousand lines twice.
+        """
+        if not changes:
+            return self.rendering()
+        kept = {filename: self.entries.get(filename) for filename in changes}
+        text, blocks, changed = self._text, dict(self._blocks), set(self._changed)
+        try:
+            for filename, entry in changes.items():
+                self.update(filename, entry)
+            return self.rendering()
+        finally:
+            for filename, entry in kept.items():
+                self.update(filename, entry)
+            self._text, self._blocks, self._changed = text, blocks, changed
+
     def take_changed(self) -> set[str]:
         """Files whose index facts changed since the last call (the index checks' work list)."""
         changed, self._changed = self._changed, set()

@@ -48,6 +48,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -69,6 +70,7 @@ from ..index import (
     remove_index_line,
     render_index,
     render_policy_view,
+    without_line_numbers,
     without_lines,
 )
 from ..model import Document, RootState
@@ -316,8 +318,14 @@ class _LineMemo:
 
     def __init__(self, text: str, state: RootState) -> None:
         self.text = text
+        self.lines = split_lines(text)
+        # A pointer line the last rendering lacked (see ``_IndexSide.apart_from``).
+        self.witness: int | None = None
         self.links: dict[str, list[IndexLink]] = {}
+        # Every pointer's line by target, external ones too (``_missing_line_place`` drops them).
+        self.lines_to: dict[str, list[int]] = {}
         for link in parse_index_lines(text):
+            self.lines_to.setdefault(link.target, []).append(link.line)
             if not _EXTERNAL_TARGET.match(link.target):
                 self.links.setdefault(link.target, []).append(link)
         self.findings: dict[str, list[_LineFinding]] = {}
@@ -420,7 +428,8 @@ def _missing_line_place(doc: Document, rendering: str | None, targets: list[str]
     of the root (a keystroke in any entry's body, a hover) asks again with
     the same three, so it is done once for them. A keystroke that changes
     an entry's rendered line changes only the rendering: the index's side
-    of the comparison is kept per index text and problem set.
+    of the comparison is kept per index text and problem set
+    (:class:`_IndexSide`).
     """
     key = (doc.text, rendering, tuple(targets))
     memo = doc.root.memo.get("missing-line-place")
@@ -428,25 +437,79 @@ def _missing_line_place(doc: Document, rendering: str | None, targets: list[str]
         index_key = (doc.text, tuple(targets))
         kept = doc.root.memo.get("index-without-problem-lines")
         if kept is None or kept[0] != index_key:
-            kept = (index_key, without_lines(doc.text, set(targets)))
+            kept = (index_key, _IndexSide(doc, targets))
             doc.root.memo["index-without-problem-lines"] = kept
-        memo = (key, _MissingLinePlace(doc.text, rendering, targets, kept[1]))
+        memo = (key, _MissingLinePlace(kept[1], rendering, targets))
         doc.root.memo["missing-line-place"] = memo
     return memo[1]
 
 
-def _rendering_apart_from(rendering: str, problem_targets: list[str], index_without: list[str]) -> bool:
-    """Whether the index, without its problem lines, is the rendering without them.
+class _IndexSide:
+    """The index's side of placing missing lines, for one index text and problem set.
 
-    A line of the index that the rendering does not have at all answers "no"
-    without parsing the rendering (a set lookup per line); an index with
-    hand-written or stale lines, the usual reason entries are missing from
-    it, is told apart in a few milliseconds on every keystroke.
+    A keystroke that flips an entry's status changes the problem set; the
+    index's lines and pointers are then taken from the line findings'
+    memo (parsed once per text), not parsed again, and the index without
+    its problem lines is built only when a rendering might equal it.
     """
-    rendered = set(rendering.split("\n"))
-    if any(line not in rendered for line in index_without):
-        return False
-    return index_without == without_lines(rendering, set(problem_targets))
+
+    def __init__(self, doc: Document, targets: list[str]) -> None:
+        self.text, self.targets = doc.text, targets
+        memo = doc.root.memo.get("index-lines")
+        self.memo = memo if isinstance(memo, _LineMemo) and memo.text == doc.text else None
+        self.lines = self.memo.lines if self.memo is not None else split_lines(doc.text)
+        lines = self.lines
+        self.last = next((n for n in range(len(lines) - 1, -1, -1) if lines[n].strip()), 0)
+
+    @cached_property
+    def doomed(self) -> set[int] | None:
+        """The problem lines' numbers, when the memo knows every pointer's line (else None)."""
+        if self.memo is None:
+            return None
+        lines_to = self.memo.lines_to
+        return {line for target in self.targets for line in lines_to.get(target, ())}
+
+    @cached_property
+    def without_problems(self) -> list[str]:
+        if self.doomed is not None:
+            return without_line_numbers(self.lines, self.doomed)
+        return without_lines(self.text, set(self.targets))
+
+    def apart_from(self, rendering: str, problem_targets: list[str]) -> bool:
+        """Whether the index, without its problem lines, is the rendering without them.
+
+        A pointer line of the index that the rendering does not have at all
+        answers "no" without parsing the rendering. The line found is kept
+        with the index text, and while the next rendering (one entry's line
+        moved) still lacks it -- and it is no problem line -- the answer is
+        "no" again after one substring search: an index with hand-written or
+        stale lines, the usual reason entries are missing from it, is told
+        apart without a pass over the root on every keystroke.
+        """
+        doomed = self.doomed
+        if doomed is not None:
+            assert self.memo is not None  # (doomed comes from it)
+            witness = self.memo.witness
+            if witness is not None and witness not in doomed and not _has_line(rendering, self.lines[witness]):
+                return False
+            rendered = set(rendering.split("\n"))
+            # Blank lines and headings may go with an emptied section; any other line stays.
+            self.memo.witness = next(
+                (n for n, line in enumerate(self.lines)
+                 if line and not line.startswith("## ") and n not in doomed and line not in rendered), None)
+            if self.memo.witness is not None:
+                return False
+        else:
+            rendered = set(rendering.split("\n"))
+        if any(line not in rendered for line in self.without_problems):
+            return False
+        return self.without_problems == without_lines(rendering, set(problem_targets))
+
+
+def _has_line(text: str, line: str) -> bool:
+    """Whether ``line`` is one of ``text.split("\\n")``, without splitting."""
+    return (text == line or text.startswith(line + "\n") or text.endswith("\n" + line)
+            or f"\n{line}\n" in text)
 
 
 class _MissingLinePlace:
@@ -466,13 +529,12 @@ class _MissingLinePlace:
     thousands of missing entries costs no more than one.
     """
 
-    def __init__(self, text: str, rendering: str | None, problem_targets: list[str],
-                 index_without_problems: list[str]):
-        self.lines = lines = split_lines(text)
-        self.last = next((n for n in range(len(lines) - 1, -1, -1) if lines[n].strip()), 0)
+    def __init__(self, side: _IndexSide, rendering: str | None, problem_targets: list[str]):
+        self.lines = lines = side.lines
+        self.last = side.last
         # For each rendered pointer's filename: the index line it belongs after.
         self.after: dict[str, int] = {}
-        if rendering is None or not _rendering_apart_from(rendering, problem_targets, index_without_problems):
+        if rendering is None or not side.apart_from(rendering, problem_targets):
             return
         line_of: dict[str, int] = {}
         for number, line in enumerate(lines):
