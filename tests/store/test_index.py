@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memls.store.entry import MemoryEntry
 from memls.store.index import (
@@ -16,11 +18,15 @@ from memls.store.index import (
     IndexPolicy,
     claude_code_visible_limit,
     parse_index_lines,
+    pointers_to,
     remove_index_line,
     render_index,
     render_policy_view,
     upsert_index_line,
+    without_line_numbers,
+    without_lines,
 )
+from memls.store.spans import split_lines
 
 HEADER_ONLY = "# Persistent Memory\n"
 
@@ -459,3 +465,25 @@ def test_a_hand_written_multi_line_description_renders_as_one_index_line():
     text = render_index([entry])
     assert "- [nl](nl.md) \u2014 line one line two\n" in text
     assert "\nline two" not in text
+
+
+# Lines a hand-edited index may hold around pointers to ``a.md``: the target's text
+# in a title, a hook or prose, a bracket in a title, a wrapped target, several breaks.
+_INDEX_PIECES = ("- [a](a.md) \u2014 x", "- [b](b.md)", "- [(a.md)](b.md)", "## Project", "",
+                 "- [x](a.md) \u2014 see (a.md)", "prose about (a.md)", "- [c]](c.md) \u2014 d",
+                 "- [a](<a.md>)", "- [a] (a.md)", "- [see [x]](a.md) \u2014 ](b.md)")
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.sampled_from(_INDEX_PIECES), max_size=8),
+       breaks=st.lists(st.sampled_from(("\n", "\r\n", "\r")), min_size=8, max_size=8),
+       final=st.booleans(),
+       wanted=st.sampled_from(({"a.md"}, {"b.md"}, {"a.md", "c.md"}, {"<a.md>"}, {"zz.md"})))
+def test_pointers_found_by_their_target_text_are_the_parsed_pointers_to_those_targets(
+        lines, breaks, final, wanted):
+    text = "".join(line + eol for line, eol in zip(lines, breaks))
+    if not final:
+        text = text.rstrip("\r\n")
+    assert pointers_to(text, wanted) == [link for link in parse_index_lines(text) if link.target in wanted]
+    doomed = {link.line for link in parse_index_lines(text) if link.target in wanted}
+    assert without_lines(text, wanted) == without_line_numbers(split_lines(text), doomed)
