@@ -432,13 +432,13 @@ def add_index_line(index_text: str, entry: MemoryEntry) -> str:
     if not index_text:
         return f"{INDEX_HEADER}\n\n{line}\n"
     pattern = re.compile(rf"- \[[^\]]*\]\({re.escape(entry.filename)}\).*")
-    matched = {number for number, content in _lines_holding(index_text, f"]({entry.filename})")
-               if pattern.fullmatch(content)}
-    lines, breaks = _lines_and_breaks(index_text)
+    matched = [(start, end, line) for _, start, end in _lines_holding(index_text, f"]({entry.filename})")
+               if pattern.fullmatch(index_text, start, end)]
     if matched:
-        return _joined([line if i in matched else c for i, c in enumerate(lines)], breaks)
-    eol = next((b for b in breaks if b), "\n")
-    text = index_text if not lines[-1] else index_text + eol
+        return _spliced(index_text, matched)
+    first_break = _LINE_BREAKS.search(index_text)
+    eol = first_break.group() if first_break is not None else "\n"
+    text = index_text if index_text.endswith(("\n", "\r")) else index_text + eol
     return text + line + eol
 
 
@@ -474,23 +474,33 @@ def refresh_index_line(
     save the server saw late): a part that is memls's text for any of them
     follows the entry too.
     """
-    links = [] if before is None else pointers_to(index_text, {before.filename})
+    links = [] if before is None else _pointers_at(index_text, {before.filename})
     if not links:
         return add_index_line(index_text, after)
     assert before is not None
     versions = [before, *earlier]
     old_titles = {t for v in versions for t in (v.index_title, v.name)}
     old_descriptions = {v.description for v in versions}
-    lines, breaks = _lines_and_breaks(index_text)
-    for link in links:
-        line = lines[link.line]
+    new_lines = []
+    for link, start, end in links:
+        line = index_text[start:end]
         title = after.index_title if link.title in old_titles else link.title
         (t0, t1), (f0, f1) = link.title_span, link.target_span
         tail = line[f1:]
         if link.description is not None and link.description in old_descriptions:
             tail = tail[: len(tail) - len(link.description)] + after.description
-        lines[link.line] = line[:t0] + title + line[t1:f0] + after.filename + tail
-    return _joined(lines, breaks)
+        new_lines.append((start, end, line[:t0] + title + line[t1:f0] + after.filename + tail))
+    return _spliced(index_text, new_lines)
+
+
+def _spliced(text: str, replacements: list[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end)`` range (in order, not overlapping) replaced: one copy of the rest."""
+    pieces, at = [], 0
+    for start, end, new in replacements:
+        pieces += [text[at:start], new]
+        at = end
+    pieces.append(text[at:])
+    return "".join(pieces)
 
 
 def replace_pointer(index_text: str, filename: str, line: str) -> str:
@@ -559,10 +569,10 @@ def parse_index_lines(index_text: str) -> list[IndexLink]:
     still a pointer, with ``description`` None.
     """
     return [link for number, text in enumerate(split_lines(index_text))
-            if (link := _pointer(number, text)) is not None]
+            if (link := pointer_line(number, text)) is not None]
 
 
-def _pointer(number: int, text: str) -> IndexLink | None:
+def pointer_line(number: int, text: str) -> IndexLink | None:
     """Line ``number`` (``text``, without its break) as a pointer, or None when it is not one."""
     match = _POINTER_FULL.fullmatch(text) or _POINTER_HEAD.match(text)
     if match is None:
@@ -592,32 +602,40 @@ def pointers_to(index_text: str, filenames: Collection[str]) -> list[IndexLink]:
     """
     if len(filenames) > _SEARCHED_FILENAMES:
         return [link for link in parse_index_lines(index_text) if link.target in filenames]
-    found: dict[int, str] = {}
+    return [link for link, _, _ in _pointers_at(index_text, filenames)]
+
+
+def _pointers_at(index_text: str, filenames: Collection[str]) -> list[tuple[IndexLink, int, int]]:
+    """:func:`pointers_to`'s lines (searched for, whatever their number), each with its line's start and end offset."""
+    found: dict[int, tuple[int, int]] = {}
     for filename in filenames:
-        found.update(_lines_holding(index_text, f"({filename})"))
-    links = [link for number, text in sorted(found.items())
-             if (link := _pointer(number, text)) is not None and link.target in filenames]
-    return links
+        found.update((number, (start, end)) for number, start, end in _lines_holding(index_text, f"({filename})"))
+    return [(link, start, end) for number, (start, end) in sorted(found.items())
+            if (link := pointer_line(number, index_text[start:end])) is not None and link.target in filenames]
 
 
-def _lines_holding(text: str, needle: str) -> list[tuple[int, str]]:
-    """Each line of ``text`` holding ``needle`` once, as (number, line without its break), in order.
+def _lines_holding(text: str, needle: str) -> list[tuple[int, int, int]]:
+    """Each line of ``text`` holding ``needle``, once, as (number, start, end offset without its break), in order.
 
     Lines are numbered as :func:`memls.store.spans.split_lines` numbers them
     (``\r\n``, ``\r`` and ``\n`` each end one); ``needle`` holds no line break.
     """
-    out: list[tuple[int, str]] = []
+    out: list[tuple[int, int, int]] = []
     number, counted = 0, 0  # the line number at offset ``counted`` (a line start)
     at = text.find(needle)
     while at != -1:
-        start = max(text.rfind("\n", counted, at), text.rfind("\r", counted, at)) + 1
+        # The nearest break each way; a "\r" is looked for only between the needle and the "\n".
+        newline = text.rfind("\n", counted, at)
+        start = max(newline, text.rfind("\r", max(newline, counted), at)) + 1
         if start < counted:
-            start = counted  # (rfind gave -1: the line starts at ``counted``)
-        ends = [e for e in (text.find("\n", at), text.find("\r", at)) if e != -1]
-        end = min(ends) if ends else len(text)
+            start = counted  # (no break since ``counted``: the line starts there)
+        newline = text.find("\n", at)
+        end = newline if newline != -1 else len(text)
+        cr = text.find("\r", at, end)
+        end = cr if cr != -1 else end
         number += text.count("\n", counted, start) + text.count("\r", counted, start) \
             - text.count("\r\n", counted, start)
-        out.append((number, text[start:end]))
+        out.append((number, start, end))
         counted = start
         at = text.find(needle, end)
     return out

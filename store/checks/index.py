@@ -47,7 +47,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -67,6 +67,7 @@ from ..index import (
     index_entries,
     omission_budget,
     parse_index_lines,
+    pointer_line,
     remove_index_line,
     render_index,
     render_policy_view,
@@ -313,6 +314,17 @@ def _line_findings(doc: Document, expected: _Expected, budget: int | None) -> li
     return found
 
 
+# How many changed lines (old and new together) an index text may have for its line memo to move along.
+_MOVE_LIMIT = 2000
+
+
+def _keep(kept: dict, key: str, value: list) -> None:
+    if value:
+        kept[key] = value
+    else:
+        kept.pop(key, None)
+
+
 class _LineMemo:
     """A legacy index's line findings, kept per file between checks (``_legacy_findings``)."""
 
@@ -324,7 +336,10 @@ class _LineMemo:
         self.links: dict[str, list[IndexLink]] = {}
         # Every pointer's line by target, external ones too (``_missing_line_place`` drops them).
         self.lines_to: dict[str, list[int]] = {}
+        # Each line's pointer target (None: not a pointer).
+        self.target_at: list[str | None] = [None] * len(self.lines)
         for link in parse_index_lines(text):
+            self.target_at[link.line] = link.target
             self.lines_to.setdefault(link.target, []).append(link.line)
             if not _EXTERNAL_TARGET.match(link.target):
                 self.links.setdefault(link.target, []).append(link)
@@ -333,6 +348,58 @@ class _LineMemo:
         view.take_changed()
         for target in {*self.links, *view.shown_filenames()}:
             self.judge(target, state)
+
+    def move_to(self, text: str, state: RootState) -> bool:
+        """Take ``text``, an edit of this memo's text, parsing only the lines between their common head and tail.
+
+        A save rewrites one line of a 10k-line index (or adds or drops one);
+        the next check then reads that line again and shifts the line numbers
+        below it, instead of parsing every line. The files whose lines changed
+        or moved are judged again (those the model changed, by the caller).
+        Returns False (and changes nothing) when much of the text changed: a
+        fresh memo costs less then.
+        """
+        old, new = self.lines, split_lines(text)
+        limit = min(len(old), len(new))
+        head = 0
+        while head < limit and old[head] == new[head]:
+            head += 1
+        tail = 0
+        while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
+            tail += 1
+        old_end, new_end, delta = len(old) - tail, len(new) - tail, len(new) - len(old)
+        if (old_end - head) + (new_end - head) > _MOVE_LIMIT:
+            return False
+        added = [link for n in range(head, new_end) if (link := pointer_line(n, new[n])) is not None]
+        touched = {t for t in self.target_at[head:old_end] if t is not None}
+        touched.update(link.target for link in added)
+        if delta:
+            touched.update(t for t in self.target_at[old_end:] if t is not None)
+        added_to: dict[str, list[IndexLink]] = {}
+        for link in added:
+            added_to.setdefault(link.target, []).append(link)
+        for target in touched:
+            links = [link for link in self.links.get(target, ()) if link.line < head]
+            lines = [line for line in self.lines_to.get(target, ()) if line < head]
+            for link in added_to.get(target, ()):
+                lines.append(link.line)
+                if not _EXTERNAL_TARGET.match(target):
+                    links.append(link)
+            links += [replace(link, line=link.line + delta) if delta else link
+                      for link in self.links.get(target, ()) if link.line >= old_end]
+            lines += [line + delta for line in self.lines_to.get(target, ()) if line >= old_end]
+            _keep(self.links, target, links)
+            _keep(self.lines_to, target, lines)
+        at: list[str | None] = [None] * (new_end - head)
+        for link in added:
+            at[link.line - head] = link.target
+        self.target_at[head:old_end] = at
+        if self.witness is not None and self.witness >= head:
+            self.witness = self.witness + delta if self.witness >= old_end else None
+        self.text, self.lines = text, new
+        for target in touched:
+            self.judge(target, state)
+        return True
 
     def judge(self, target: str, state: RootState) -> None:
         """The findings about one file: its lines (broken, non-living), or its missing line."""
@@ -366,7 +433,7 @@ def _legacy_findings(doc: Document) -> list[_LineFinding]:
     """
     state = doc.root
     memo = state.memo.get("index-lines")
-    if not isinstance(memo, _LineMemo) or memo.text != doc.text:
+    if not isinstance(memo, _LineMemo) or (memo.text != doc.text and not memo.move_to(doc.text, state)):
         memo = _LineMemo(doc.text, state)
         state.memo["index-lines"] = memo
     else:
@@ -489,14 +556,13 @@ class _IndexSide:
         doomed = self.doomed
         if doomed is not None:
             assert self.memo is not None  # (doomed comes from it)
+            lines = self.lines
             witness = self.memo.witness
-            if witness is not None and witness not in doomed and not _has_line(rendering, self.lines[witness]):
+            if witness is not None and _stays(lines, witness, doomed) and not _has_line(rendering, lines[witness]):
                 return False
             rendered = set(rendering.split("\n"))
-            # Blank lines and headings may go with an emptied section; any other line stays.
             self.memo.witness = next(
-                (n for n, line in enumerate(self.lines)
-                 if line and not line.startswith("## ") and n not in doomed and line not in rendered), None)
+                (n for n, line in enumerate(lines) if line not in rendered and _stays(lines, n, doomed)), None)
             if self.memo.witness is not None:
                 return False
         else:
@@ -504,6 +570,18 @@ class _IndexSide:
         if any(line not in rendered for line in self.without_problems):
             return False
         return self.without_problems == without_lines(rendering, set(problem_targets))
+
+
+def _stays(lines: list[str], number: int, doomed: set[int]) -> bool:
+    """Whether line ``number`` is surely in the index without its problem lines.
+
+    Blank lines and headings may go with a section the problem lines emptied;
+    any other line that is not a problem line stays.
+    """
+    if number >= len(lines) or number in doomed:
+        return False
+    line = lines[number]
+    return bool(line) and not line.startswith("## ")
 
 
 def _has_line(text: str, line: str) -> bool:

@@ -137,6 +137,28 @@ def edit(data, specs: dict[Path, Spec]) -> tuple[str, Path]:
     return "update", path
 
 
+def edit_index(data, text: str) -> str:
+    """One line of the index replaced, dropped, added or duplicated; or its line endings changed."""
+    eol = "\r\n" if "\r\n" in text else "\n"
+    lines = text.split(eol)
+    at = data.draw(st.integers(0, max(0, len(lines) - 1)))
+    what = data.draw(st.sampled_from(("replace", "drop", "add", "duplicate", "endings")))
+    line = data.draw(st.sampled_from((
+        "- [alpha](alpha.md) — about it", "- [ghost](ghost.md) — gone", "- [beta](beta.md)",
+        "## Project", "", "prose", "- [x](https://example.invalid/a.md)")))
+    if what == "replace" and lines:
+        lines[at] = line
+    elif what == "drop" and lines:
+        del lines[at]
+    elif what == "add":
+        lines.insert(at, line)
+    elif what == "duplicate" and lines:
+        lines.insert(at, lines[at])
+    elif what == "endings":
+        eol = "\n" if eol == "\r\n" else "\r\n"
+    return eol.join(lines)
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), curated=st.sampled_from(
     ("generated", "hand-written line", "stale lines", "a line left out", "a line left out, CRLF")))
@@ -158,11 +180,24 @@ def test_kept_index_and_its_diagnostics_equal_a_full_recompute_after_every_edit(
     index_problems(workspace)  # the first check builds what later ones keep
 
     for _ in range(data.draw(st.integers(1, 12), label="edits")):
-        action, path = edit(data, specs)
-        if action == "remove":
-            workspace.remove(path)
+        if data.draw(st.integers(0, 4), label="index edit") == 0:
+            # An edit of MEMORY.md itself (a save writing one line, a person's
+            # edit), maybe checked together with an entry's edit: the kept line
+            # findings move along with it.
+            if data.draw(st.booleans(), label="an entry's edit too"):
+                action, path = edit(data, specs)
+                if action == "remove":
+                    workspace.remove(path)
+                else:
+                    workspace.update(path, specs[path].text())
+            index_text = edit_index(data, index_text)
+            workspace.update(INDEX, index_text)
         else:
-            workspace.update(path, specs[path].text())
+            action, path = edit(data, specs)
+            if action == "remove":
+                workspace.remove(path)
+            else:
+                workspace.update(path, specs[path].text())
         incremental = index_problems(workspace)
         state = workspace.roots[0]
         assert state.index_view.rendering() == full_rendering(workspace)
