@@ -523,18 +523,14 @@ class _IndexSide:
     def __init__(self, doc: Document, targets: list[str]) -> None:
         self.text, self.targets = doc.text, targets
         memo = doc.root.memo.get("index-lines")
+        # The line memo of this text (it may move on to another text later; see ``apart_from``).
         self.memo = memo if isinstance(memo, _LineMemo) and memo.text == doc.text else None
         self.lines = self.memo.lines if self.memo is not None else split_lines(doc.text)
         lines = self.lines
         self.last = next((n for n in range(len(lines) - 1, -1, -1) if lines[n].strip()), 0)
-
-    @cached_property
-    def doomed(self) -> set[int] | None:
-        """The problem lines' numbers, when the memo knows every pointer's line (else None)."""
-        if self.memo is None:
-            return None
-        lines_to = self.memo.lines_to
-        return {line for target in self.targets for line in lines_to.get(target, ())}
+        # The problem lines' numbers, when the memo knows every pointer's line (else None).
+        self.doomed = None if self.memo is None else {
+            line for target in targets for line in self.memo.lines_to.get(target, ())}
 
     @cached_property
     def without_problems(self) -> list[str]:
@@ -553,17 +549,16 @@ class _IndexSide:
         stale lines, the usual reason entries are missing from it, is told
         apart without a pass over the root on every keystroke.
         """
-        doomed = self.doomed
-        if doomed is not None:
-            assert self.memo is not None  # (doomed comes from it)
+        doomed, memo = self.doomed, self.memo
+        if doomed is not None and memo is not None and memo.text is self.text:
             lines = self.lines
-            witness = self.memo.witness
+            witness = memo.witness
             if witness is not None and _stays(lines, witness, doomed) and not _has_line(rendering, lines[witness]):
                 return False
             rendered = set(rendering.split("\n"))
-            self.memo.witness = next(
+            memo.witness = next(
                 (n for n, line in enumerate(lines) if line not in rendered and _stays(lines, n, doomed)), None)
-            if self.memo.witness is not None:
+            if memo.witness is not None:
                 return False
         else:
             rendered = set(rendering.split("\n"))
