@@ -51,6 +51,10 @@ _RESEND: tuple = (object(),)  # equals no fingerprint: the next result is sent w
 SETTLE_SECONDS = 0.005
 
 
+# Texts at least this long keep their position conversion between checks (``_positions``).
+KEPT_POSITIONS_MIN_CHARS = 64 * 1024
+
+
 class DiagnosticsPublisher:
     def __init__(self, server: MemlsServer) -> None:
         self.server = server
@@ -64,6 +68,10 @@ class DiagnosticsPublisher:
         # (errors, warnings) of every path as last checked: the Memories view's
         # badges and the status's totals (a gone path's last check counted none).
         self.problem_counts: dict[Path, tuple[int, int]] = {}
+        # Per path: the text, encoding and position conversion of its last check (``_positions``).
+        self._kept_positions: dict[Path, tuple[str, str, Positions]] = {}
+        # Per large path: its last conversion and what it was made from (``to_lsp``).
+        self._kept_diagnostics: dict[Path, tuple[tuple, list[str], list[Problem], list[types.Diagnostic]]] = {}
 
     # -- scheduling (event loop) ---------------------------------------------------
 
@@ -107,18 +115,57 @@ class DiagnosticsPublisher:
         return out
 
     def to_lsp(self, problems: list[Problem], path: Path) -> list[types.Diagnostic]:
-        """Engine problems of one file as LSP diagnostics (engine thread)."""
+        """Engine problems of one file as LSP diagnostics (engine thread).
+
+        A large file's (``MEMORY.md``'s) last conversion is reused while its
+        problems and the texts they point into are the same: every keystroke
+        in an entry re-checks the index, and converting its hundred problems
+        again, each position counted in the client's units, cost more than
+        the check.
+        """
         state = self.server.state
-        positions = state.positions(path)
-        related: dict[Path, Positions] = {}
+        related_paths = list(dict.fromkeys(r.location.path for p in problems for r in p.related))
+        texts = [state.text(p) for p in (path, *related_paths)]
+        support = state.client.related_information
+        kept = self._kept_diagnostics.get(path)
+        reusable: dict[tuple, list[tuple[Problem, types.Diagnostic]]] = {}
+        if kept is not None and kept[0] == (support, state.client.position_encoding) \
+                and _same_texts(kept[1], texts):
+            if kept[2] == problems:
+                return kept[3]
+            # A status flip changes a few of the index's problems: the others keep their conversion.
+            for problem, converted in zip(kept[2], kept[3]):
+                reusable.setdefault((problem.code, problem.span, problem.message), []).append((problem, converted))
+        positions = self._positions(path)
+        related = {p: self._positions(p) for p in related_paths}
+        diagnostics = []
         for problem in problems:
-            for r in problem.related:
-                if r.location.path not in related:
-                    related[r.location.path] = state.positions(r.location.path)
-        return [
-            diagnostic(p, positions, related, related_support=state.client.related_information)
-            for p in problems
-        ]
+            same = next((d for q, d in reusable.get((problem.code, problem.span, problem.message), ())
+                         if q == problem), None)
+            diagnostics.append(same if same is not None
+                               else diagnostic(problem, positions, related, related_support=support))
+        if len(texts[0]) >= KEPT_POSITIONS_MIN_CHARS:
+            self._kept_diagnostics[path] = ((support, state.client.position_encoding), texts, problems, diagnostics)
+        return diagnostics
+
+    def _positions(self, path: Path) -> Positions:
+        """Position conversion for ``path``'s current text, kept while the text stays (engine thread).
+
+        ``MEMORY.md`` is re-checked on every keystroke in any entry, and
+        splitting a 10k-entry index into lines each time cost more than the
+        checks; its text changes only when it is edited or written. Only
+        large texts are kept (a split copy of every entry would cost tens of
+        megabytes for nothing).
+        """
+        state = self.server.state
+        text, encoding = state.text(path), state.client.position_encoding
+        kept = self._kept_positions.get(path)
+        if kept is not None and kept[1] == encoding and (kept[0] is text or kept[0] == text):
+            return kept[2]
+        positions = Positions(text, encoding)
+        if len(text) >= KEPT_POSITIONS_MIN_CHARS:  # a small file splits in microseconds: not worth its memory
+            self._kept_positions[path] = (text, encoding, positions)
+        return positions
 
     async def _check_and_count(self, paths: set[Path]) -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
         """Check ``paths`` and bring the status counts up to date (sent if they changed)."""
@@ -239,6 +286,10 @@ class DiagnosticsPublisher:
             self._shown.add(path)
         else:
             self._shown.discard(path)
+
+
+def _same_texts(kept: list[str], texts: list[str]) -> bool:
+    return len(kept) == len(texts) and all(a is b or a == b for a, b in zip(kept, texts))
 
 
 def _fingerprint(diags: list[types.Diagnostic]) -> tuple:

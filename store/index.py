@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -109,8 +109,17 @@ def generated_apart_from(text: str, rendering: str, filenames: Iterable[str]) ->
 
 def without_lines(text: str, filenames: set[str]) -> list[str]:
     """``text``'s lines without those pointing at ``filenames`` (and sections they emptied)."""
-    lines = _normalize_newlines(text).split("\n")
-    doomed = {link.line for link in parse_index_lines("\n".join(lines)) if link.target in filenames}
+    normalized = _normalize_newlines(text)
+    doomed = {link.line for link in pointers_to(normalized, filenames)}
+    return without_line_numbers(normalized.split("\n"), doomed)
+
+
+def without_line_numbers(lines: list[str], doomed: set[int]) -> list[str]:
+    """``lines`` (an index's, as ``split_lines`` gives them) without the ``doomed`` ones and sections they emptied.
+
+    For a caller that already knows which lines point where (the index
+    checks parse an index once per text): no line is parsed again.
+    """
     out: list[str] = []
     emptied = False  # the current section lost a line
     for i, line in enumerate(lines):
@@ -423,13 +432,13 @@ def add_index_line(index_text: str, entry: MemoryEntry) -> str:
     if not index_text:
         return f"{INDEX_HEADER}\n\n{line}\n"
     pattern = re.compile(rf"- \[[^\]]*\]\({re.escape(entry.filename)}\).*")
-    lines, breaks = _lines_and_breaks(index_text)
-    needle = _link_to(entry.filename)  # in every line the pattern matches: the rest are not tried
-    matched = [i for i, content in enumerate(lines) if needle in content and pattern.fullmatch(content)]
+    matched = [(start, end, line) for _, start, end in _lines_holding(index_text, f"]({entry.filename})")
+               if pattern.fullmatch(index_text, start, end)]
     if matched:
-        return _joined([line if i in matched else c for i, c in enumerate(lines)], breaks)
-    eol = next((b for b in breaks if b), "\n")
-    text = index_text if not lines[-1] else index_text + eol
+        return _spliced(index_text, matched)
+    first_break = _LINE_BREAKS.search(index_text)
+    eol = first_break.group() if first_break is not None else "\n"
+    text = index_text if index_text.endswith(("\n", "\r")) else index_text + eol
     return text + line + eol
 
 
@@ -440,7 +449,7 @@ def remove_index_line(index_text: str, filename: str) -> str:
     so a removal leaves no dangling pointer behind. Every other line keeps
     its bytes and its own line ending.
     """
-    doomed = {link.line for link in index_links_to(index_text, filename)}
+    doomed = {link.line for link in pointers_to(index_text, {filename})}
     if not doomed:
         return index_text
     return _without_lines_numbered(*_lines_and_breaks(index_text), doomed)
@@ -465,23 +474,33 @@ def refresh_index_line(
     save the server saw late): a part that is memls's text for any of them
     follows the entry too.
     """
-    links = [] if before is None else index_links_to(index_text, before.filename)
+    links = [] if before is None else _pointers_at(index_text, {before.filename})
     if not links:
         return add_index_line(index_text, after)
     assert before is not None
     versions = [before, *earlier]
     old_titles = {t for v in versions for t in (v.index_title, v.name)}
     old_descriptions = {v.description for v in versions}
-    lines, breaks = _lines_and_breaks(index_text)
-    for link in links:
-        line = lines[link.line]
+    new_lines = []
+    for link, start, end in links:
+        line = index_text[start:end]
         title = after.index_title if link.title in old_titles else link.title
         (t0, t1), (f0, f1) = link.title_span, link.target_span
         tail = line[f1:]
         if link.description is not None and link.description in old_descriptions:
             tail = tail[: len(tail) - len(link.description)] + after.description
-        lines[link.line] = line[:t0] + title + line[t1:f0] + after.filename + tail
-    return _joined(lines, breaks)
+        new_lines.append((start, end, line[:t0] + title + line[t1:f0] + after.filename + tail))
+    return _spliced(index_text, new_lines)
+
+
+def _spliced(text: str, replacements: list[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end)`` range (in order, not overlapping) replaced: one copy of the rest."""
+    pieces, at = [], 0
+    for start, end, new in replacements:
+        pieces += [text[at:start], new]
+        at = end
+    pieces.append(text[at:])
+    return "".join(pieces)
 
 
 def replace_pointer(index_text: str, filename: str, line: str) -> str:
@@ -491,7 +510,7 @@ def replace_pointer(index_text: str, filename: str, line: str) -> str:
     containing ``]``, so no pointer to a renamed or retired file survives.
     The line taken keeps its ending; every other line keeps its bytes.
     """
-    doomed = [link.line for link in index_links_to(index_text, filename)]
+    doomed = [link.line for link in pointers_to(index_text, {filename})]
     if not doomed:
         return index_text
     lines, breaks = _lines_and_breaks(index_text)
@@ -549,48 +568,77 @@ def parse_index_lines(index_text: str) -> list[IndexLink]:
     indices on the line. A pointer without the ``" — description"`` tail is
     still a pointer, with ``description`` None.
     """
-    return _parse_lines(index_text, None)
+    return [link for number, text in enumerate(split_lines(index_text))
+            if (link := pointer_line(number, text)) is not None]
 
 
-def index_links_to(index_text: str, filename: str) -> list[IndexLink]:
-    """The pointer lines of :func:`parse_index_lines` whose target is ``filename``.
+def pointer_line(number: int, text: str) -> IndexLink | None:
+    """Line ``number`` (``text``, without its break) as a pointer, or None when it is not one."""
+    match = _POINTER_FULL.fullmatch(text) or _POINTER_HEAD.match(text)
+    if match is None:
+        return None
+    return IndexLink(
+        line=number,
+        title=match["title"],
+        target=match["target"],
+        description=match.groupdict().get("desc"),
+        title_span=match.span("title"),
+        target_span=match.span("target"),
+    )
 
-    Only lines holding ``](filename)`` are parsed (a pointer's target is
-    written so): a write edits one entry's line of a 10k-line index, and
-    parsing every line cost more than the rest of the write.
+
+# Beyond this many filenames one parse of every line costs less than a search per name.
+_SEARCHED_FILENAMES = 64
+
+
+def pointers_to(index_text: str, filenames: Collection[str]) -> list[IndexLink]:
+    """The pointer lines whose target is one of ``filenames``, in line order.
+
+    Exactly ``parse_index_lines`` filtered by target, without parsing every
+    line: a pointer to ``f`` holds ``(f)`` verbatim (a target holds no
+    ``)``), so only the lines holding that text are parsed. A save or a
+    check about a few entries then reads a few lines of a 10k-line index,
+    not all of them.
     """
-    needle = _link_to(filename)
-    if needle not in index_text:
-        return []
-    return [link for link in _parse_lines(index_text, needle) if link.target == filename]
+    if len(filenames) > _SEARCHED_FILENAMES:
+        return [link for link in parse_index_lines(index_text) if link.target in filenames]
+    return [link for link, _, _ in _pointers_at(index_text, filenames)]
 
 
-def _link_to(filename: str) -> str:
-    """The text every pointer line to ``filename`` contains."""
-    return f"]({filename})"
+def _pointers_at(index_text: str, filenames: Collection[str]) -> list[tuple[IndexLink, int, int]]:
+    """:func:`pointers_to`'s lines (searched for, whatever their number), each with its line's start and end offset."""
+    found: dict[int, tuple[int, int]] = {}
+    for filename in filenames:
+        found.update((number, (start, end)) for number, start, end in _lines_holding(index_text, f"({filename})"))
+    return [(link, start, end) for number, (start, end) in sorted(found.items())
+            if (link := pointer_line(number, index_text[start:end])) is not None and link.target in filenames]
 
 
-def _parse_lines(index_text: str, needle: str | None) -> list[IndexLink]:
-    """:func:`parse_index_lines`, skipping the lines without ``needle`` when one is given."""
-    links = []
-    for number, text in enumerate(split_lines(index_text)):
-        if needle is not None and needle not in text:
-            continue
-        match = _POINTER_FULL.fullmatch(text) or _POINTER_HEAD.match(text)
-        if match is None:
-            continue
-        desc = match.groupdict().get("desc")
-        links.append(
-            IndexLink(
-                line=number,
-                title=match["title"],
-                target=match["target"],
-                description=desc,
-                title_span=match.span("title"),
-                target_span=match.span("target"),
-            )
-        )
-    return links
+def _lines_holding(text: str, needle: str) -> list[tuple[int, int, int]]:
+    """Each line of ``text`` holding ``needle``, once, as (number, start, end offset without its break), in order.
+
+    Lines are numbered as :func:`memls.store.spans.split_lines` numbers them
+    (``\r\n``, ``\r`` and ``\n`` each end one); ``needle`` holds no line break.
+    """
+    out: list[tuple[int, int, int]] = []
+    number, counted = 0, 0  # the line number at offset ``counted`` (a line start)
+    at = text.find(needle)
+    while at != -1:
+        # The nearest break each way; a "\r" is looked for only between the needle and the "\n".
+        newline = text.rfind("\n", counted, at)
+        start = max(newline, text.rfind("\r", max(newline, counted), at)) + 1
+        if start < counted:
+            start = counted  # (no break since ``counted``: the line starts there)
+        newline = text.find("\n", at)
+        end = newline if newline != -1 else len(text)
+        cr = text.find("\r", at, end)
+        end = cr if cr != -1 else end
+        number += text.count("\n", counted, start) + text.count("\r", counted, start) \
+            - text.count("\r\n", counted, start)
+        out.append((number, start, end))
+        counted = start
+        at = text.find(needle, end)
+    return out
 
 
 def claude_code_visible_limit(index_text: str) -> int | None:

@@ -15,6 +15,7 @@ The rule (setting ``index.onSave``):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -38,11 +39,33 @@ from .index_view import renderings_around
 IndexOnSave = Literal["auto", "regenerate", "off"]
 
 
+@dataclass(frozen=True)
+class RootAroundSave:
+    """A root's index entries before and after one save, each form computed only when asked.
+
+    ``entries`` gives the two entry lists (file order); ``renderings`` the
+    unbudgeted legacy index of each, which is all most saves need. Left
+    out, the renderings come from the lists (one render, the changed files'
+    lines moved). An editor passes its model's kept lines instead
+    (:meth:`memls.store.index_view.IndexView.rendering_with`), so a save
+    into a 10k-entry root neither lists nor renders ten thousand entries.
+    """
+
+    entries: Callable[[], tuple[Sequence[MemoryEntry], Sequence[MemoryEntry]]]
+    renderings: Callable[[], tuple[str, str]] | None = None
+
+    def rendered(self) -> tuple[str, str]:
+        if self.renderings is not None:
+            return self.renderings()
+        before, after = self.entries()
+        return renderings_around(((e.filename, e) for e in before), _changed_files(before, after))
+
+
 def index_after_save(
     *,
-    before: Sequence[MemoryEntry],
-    after: Sequence[MemoryEntry],
+    around: RootAroundSave,
     saved: MemoryEntry | None,
+    previous: MemoryEntry | None,
     removed_filename: str | None = None,
     policy: IndexPolicy | None,
     current: str | None,
@@ -51,34 +74,32 @@ def index_after_save(
 ) -> str | None:
     """The new ``MEMORY.md`` text, or None when it should not change.
 
-    ``before``/``after`` are the root's entries (file order) before and
-    after the save; ``saved`` is the entry as saved (None when the saved file
-    is not an entry any more, then ``removed_filename`` names its file);
-    ``earlier`` are other versions of the saved entry its line may have been
-    written for (:func:`memls.store.index.refresh_index_line`).
+    ``around`` holds the root's entries before and after the save; ``saved``
+    is the entry as saved (None when the saved file is not an entry any
+    more, then ``removed_filename`` names its file) and ``previous`` the
+    entry its file held before (None: none); ``earlier`` are other versions
+    of the saved entry its line may have been written for
+    (:func:`memls.store.index.refresh_index_line`).
     Raises ValueError when a managed root's policy cannot be rendered.
     """
     if mode == "off":
         return None
-    managed = policy is not None
-    if managed:
-        assert policy is not None
-        text = render_policy_view(index_entries(after, managed=True), policy)
+    if policy is not None:
+        text = render_policy_view(index_entries(around.entries()[1], managed=True), policy)
     elif mode == "regenerate" or current is None:
-        text = render_index(index_entries(after, managed=False))
+        text = around.rendered()[1]
     elif omission_budget(current) is None and opens_like_a_rendering(current):
-        # Unbudgeted, the usual case: one render, the changed files' lines moved for the after.
-        rendered_before, rendered_after = renderings_around(
-            ((e.filename, e) for e in before), _changed_files(before, after))
+        # Unbudgeted, the usual case: generated before or after stays generated.
+        rendered_before, rendered_after = around.rendered()
         if current in (rendered_before, rendered_after):
             text = rendered_after
         else:
-            text = _curated_after_save(current, before, saved, removed_filename, earlier)
-    elif is_generated_index(current, before, after):
+            text = _curated_after_save(current, previous, saved, removed_filename, earlier)
+    elif is_generated_index(current, *around.entries()):
         # Generated stays generated, cut to the budget it was rendered with.
-        text = render_index(index_entries(after, managed=False), budget=omission_budget(current))
+        text = render_index(index_entries(around.entries()[1], managed=False), budget=omission_budget(current))
     else:
-        text = _curated_after_save(current, before, saved, removed_filename, earlier)
+        text = _curated_after_save(current, previous, saved, removed_filename, earlier)
     return None if text == current else text
 
 
@@ -97,12 +118,11 @@ def _changed_files(
 
 
 def _curated_after_save(
-    current: str, before: Sequence[MemoryEntry], saved: MemoryEntry | None, removed_filename: str | None,
+    current: str, previous: MemoryEntry | None, saved: MemoryEntry | None, removed_filename: str | None,
     earlier: Sequence[MemoryEntry] = (),
 ) -> str:
     """A curated index after a save: only the saved entry's line is added, updated or removed."""
     if saved is not None and saved.is_living:
-        previous = next((e for e in before if e.filename == saved.filename), None)
         return refresh_index_line(current, previous, saved, earlier)
     filename = saved.filename if saved is not None else removed_filename
     return remove_index_line(current, filename) if filename else current

@@ -127,6 +127,29 @@ class IndexView:
         if not names:
             del self._names[kind], self._lines[kind], self._blocks[kind]
 
+    def rendering_with(self, changes: Mapping[str, MemoryEntry | None]) -> str:
+        """The rendering after ``changes`` (each file's index entry, None: none), the view left as it was.
+
+        An editor's save asks what the index is before and after it while
+        the model's view holds neither exactly (the saved file's earlier
+        text, other buffers' unsaved text): the few lines that differ are
+        moved and moved back, instead of rendering ten thousand lines twice.
+        A store's write asks the same of its staged files before it knows
+        whether it will commit them.
+        """
+        if not changes:
+            return self.rendering()
+        kept = {filename: self.entries.get(filename) for filename in changes}
+        text, blocks, changed = self._text, dict(self._blocks), set(self._changed)
+        try:
+            for filename, entry in changes.items():
+                self.update(filename, entry)
+            return self.rendering()
+        finally:
+            for filename, entry in kept.items():
+                self.update(filename, entry)
+            self._text, self._blocks, self._changed = text, blocks, changed
+
     def take_changed(self) -> set[str]:
         """Files whose index facts changed since the last call (the index checks' work list)."""
         changed, self._changed = self._changed, set()
@@ -166,25 +189,6 @@ class IndexView:
                 parts.append(f"\n## {t.capitalize()}\n{block}\n")
             self._text = "".join(parts)
         return self._text
-
-
-    def rendering_with(self, changes: Mapping[str, MemoryEntry | None]) -> str:
-        """The rendering with ``changes`` (filename -> index entry, None: none) laid over the view.
-
-        The view itself is left showing what it showed: a write asks what
-        its staged files would make of the index before it knows whether it
-        will commit them.
-        """
-        text, blocks, changed = self.rendering(), dict(self._blocks), set(self._changed)
-        undo = {filename: self.entries.get(filename) for filename in changes}
-        try:
-            for filename, entry in changes.items():
-                self.update(filename, entry)
-            return self.rendering()
-        finally:
-            for filename, entry in undo.items():
-                self.update(filename, entry)
-            self._text, self._blocks, self._changed = text, blocks, changed
 
 
 def renderings_around(

@@ -25,10 +25,10 @@ from .index import (
     IndexPolicy,
     add_index_line,
     index_entries,
-    index_links_to,
     is_generated_index,
     omission_budget,
     opens_like_a_rendering,
+    pointers_to,
     refresh_index_line,
     remove_index_line,
     render_index,
@@ -543,4 +543,4 @@ class RootTransaction:
 
 
 def _has_pointer(text: str, filename: str) -> bool:
-    return bool(index_links_to(text, filename))
+    return bool(pointers_to(text, {filename}))

@@ -20,6 +20,7 @@ shows ``index-line-kept`` until a manual save or a whole autosave.
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ from lsprotocol import types
 
 from memls.store.checks import check_paths
 from memls.store.index import IndexPolicy
-from memls.store.index_sync import commit_index, index_after_save, save_keeps_index_line
+from memls.store.index_sync import RootAroundSave, commit_index, index_after_save, save_keeps_index_line
 from memls.store.parse import parse_document
 from memls.store.reader import read_root
 from memls.store.text import one_line
@@ -79,19 +80,15 @@ def update_index_on_save(
     mode = state.settings_for(path).index_on_save
     if mode == "off":
         return None
-    after = _saved_entries(state, root)
-    before = [e for e in after if e.path != doc.path]
     versions = [e for text in previous_texts
                 if (e := parse_document(text, path=doc.path, scope=root.scope).entry) is not None]
     previous = versions[0] if versions else None
-    if previous is not None:
-        position = next((i for i, e in enumerate(after) if e.path == doc.path), len(before))
-        before.insert(position, previous)
+    around = _around_save(state, root, doc.path, previous)
     policy = IndexPolicy.read(root.path)
 
     def compute(current: str | None) -> str | None:
         return index_after_save(
-            before=before, after=after, saved=doc.entry, removed_filename=path.name,
+            around=around, saved=doc.entry, previous=previous, removed_filename=path.name,
             policy=policy, current=current, mode=mode, earlier=versions[1:],
         )
 
@@ -114,6 +111,56 @@ def update_index_on_save(
         return None
     state.wrote_open_file(index_path, written)
     return IndexUpdate(index_path, written, written=True, beside_unsaved=beside_unsaved)
+
+
+def _around_save(state: ServerState, root, path: Path, previous) -> RootAroundSave:
+    """The root's index entries before and after the save of ``path`` (whose entry was ``previous``).
+
+    The entry lists are :func:`_saved_entries`, with ``previous`` in the
+    saved file's place before. Once the first scan has loaded the root,
+    the renderings come from the model's kept index lines with the few
+    files whose saved text is not what the model holds moved
+    (:func:`_unsaved_in_model`): the same two texts, without listing or
+    rendering the whole root on every save.
+    """
+    @functools.cache
+    def entries() -> tuple[list, list]:
+        after = _saved_entries(state, root)
+        before = [e for e in after if e.path != path]
+        if previous is not None:
+            position = next((i for i, e in enumerate(after) if e.path == path), len(before))
+            before.insert(position, previous)
+        return before, after
+
+    if state.scanning and root.path in state.scan_roots:
+        return RootAroundSave(entries)
+    view = root.index_view
+    after_changes = _unsaved_in_model(state, root)
+    before_changes = {**after_changes, path.name: previous}
+    return RootAroundSave(entries, lambda: (view.rendering_with(before_changes), view.rendering_with(after_changes)))
+
+
+def _unsaved_in_model(state: ServerState, root) -> dict[str, object]:
+    """Files of ``root`` whose saved entry (as :func:`_saved_entries` counts it) is not the model's.
+
+    By filename: the entry as saved on disk, or None when it counts as no
+    entry. Only open buffers and held index lines can differ, so this
+    looks at those few, not at every document.
+    """
+    out: dict[str, object] = {}
+    for path in {*state.buffers, *state.held_index_lines}:
+        doc = root.documents.get(root.path / path.name)
+        if doc is None or path.parent != root.path or doc.kind != "entry" or doc.entry is None:
+            continue
+        if doc.path in state.held_index_lines:
+            out[path.name] = _held_version(state, root, doc.path, doc.entry)
+            continue
+        buffer = state.buffers[path]
+        if buffer.saved_text is None:
+            out[path.name] = None
+        elif buffer.modified:
+            out[path.name] = parse_document(buffer.saved_text, path=doc.path, scope=root.scope).entry
+    return out
 
 
 def _saved_entries(state: ServerState, root) -> list:

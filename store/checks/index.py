@@ -47,7 +47,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -66,9 +67,11 @@ from ..index import (
     index_entries,
     omission_budget,
     parse_index_lines,
+    pointer_line,
     remove_index_line,
     render_index,
     render_policy_view,
+    without_line_numbers,
     without_lines,
 )
 from ..model import Document, RootState
@@ -311,13 +314,33 @@ def _line_findings(doc: Document, expected: _Expected, budget: int | None) -> li
     return found
 
 
+# How many changed lines (old and new together) an index text may have for its line memo to move along.
+_MOVE_LIMIT = 2000
+
+
+def _keep(kept: dict, key: str, value: list) -> None:
+    if value:
+        kept[key] = value
+    else:
+        kept.pop(key, None)
+
+
 class _LineMemo:
     """A legacy index's line findings, kept per file between checks (``_legacy_findings``)."""
 
     def __init__(self, text: str, state: RootState) -> None:
         self.text = text
+        self.lines = split_lines(text)
+        # A pointer line the last rendering lacked (see ``_IndexSide.apart_from``).
+        self.witness: int | None = None
         self.links: dict[str, list[IndexLink]] = {}
+        # Every pointer's line by target, external ones too (``_missing_line_place`` drops them).
+        self.lines_to: dict[str, list[int]] = {}
+        # Each line's pointer target (None: not a pointer).
+        self.target_at: list[str | None] = [None] * len(self.lines)
         for link in parse_index_lines(text):
+            self.target_at[link.line] = link.target
+            self.lines_to.setdefault(link.target, []).append(link.line)
             if not _EXTERNAL_TARGET.match(link.target):
                 self.links.setdefault(link.target, []).append(link)
         self.findings: dict[str, list[_LineFinding]] = {}
@@ -325,6 +348,58 @@ class _LineMemo:
         view.take_changed()
         for target in {*self.links, *view.shown_filenames()}:
             self.judge(target, state)
+
+    def move_to(self, text: str, state: RootState) -> bool:
+        """Take ``text``, an edit of this memo's text, parsing only the lines between their common head and tail.
+
+        A save rewrites one line of a 10k-line index (or adds or drops one);
+        the next check then reads that line again and shifts the line numbers
+        below it, instead of parsing every line. The files whose lines changed
+        or moved are judged again (those the model changed, by the caller).
+        Returns False (and changes nothing) when much of the text changed: a
+        fresh memo costs less then.
+        """
+        old, new = self.lines, split_lines(text)
+        limit = min(len(old), len(new))
+        head = 0
+        while head < limit and old[head] == new[head]:
+            head += 1
+        tail = 0
+        while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
+            tail += 1
+        old_end, new_end, delta = len(old) - tail, len(new) - tail, len(new) - len(old)
+        if (old_end - head) + (new_end - head) > _MOVE_LIMIT:
+            return False
+        added = [link for n in range(head, new_end) if (link := pointer_line(n, new[n])) is not None]
+        touched = {t for t in self.target_at[head:old_end] if t is not None}
+        touched.update(link.target for link in added)
+        if delta:
+            touched.update(t for t in self.target_at[old_end:] if t is not None)
+        added_to: dict[str, list[IndexLink]] = {}
+        for link in added:
+            added_to.setdefault(link.target, []).append(link)
+        for target in touched:
+            links = [link for link in self.links.get(target, ()) if link.line < head]
+            lines = [line for line in self.lines_to.get(target, ()) if line < head]
+            for link in added_to.get(target, ()):
+                lines.append(link.line)
+                if not _EXTERNAL_TARGET.match(target):
+                    links.append(link)
+            links += [replace(link, line=link.line + delta) if delta else link
+                      for link in self.links.get(target, ()) if link.line >= old_end]
+            lines += [line + delta for line in self.lines_to.get(target, ()) if line >= old_end]
+            _keep(self.links, target, links)
+            _keep(self.lines_to, target, lines)
+        at: list[str | None] = [None] * (new_end - head)
+        for link in added:
+            at[link.line - head] = link.target
+        self.target_at[head:old_end] = at
+        if self.witness is not None and self.witness >= head:
+            self.witness = self.witness + delta if self.witness >= old_end else None
+        self.text, self.lines = text, new
+        for target in touched:
+            self.judge(target, state)
+        return True
 
     def judge(self, target: str, state: RootState) -> None:
         """The findings about one file: its lines (broken, non-living), or its missing line."""
@@ -375,7 +450,7 @@ def _legacy_findings(doc: Document) -> list[_LineFinding]:
     """
     state = doc.root
     memo = state.memo.get("index-lines")
-    if not isinstance(memo, _LineMemo) or memo.text != doc.text:
+    if not isinstance(memo, _LineMemo) or (memo.text != doc.text and not memo.move_to(doc.text, state)):
         memo = _LineMemo(doc.text, state)
         state.memo["index-lines"] = memo
     else:
@@ -437,7 +512,8 @@ def _missing_line_place(doc: Document, rendering: str | None, targets: list[str]
     of the root (a keystroke in any entry's body, a hover) asks again with
     the same three, so it is done once for them. A keystroke that changes
     an entry's rendered line changes only the rendering: the index's side
-    of the comparison is kept per index text and problem set.
+    of the comparison is kept per index text and problem set
+    (:class:`_IndexSide`).
     """
     key = (doc.text, rendering, tuple(targets))
     memo = doc.root.memo.get("missing-line-place")
@@ -445,25 +521,85 @@ def _missing_line_place(doc: Document, rendering: str | None, targets: list[str]
         index_key = (doc.text, tuple(targets))
         kept = doc.root.memo.get("index-without-problem-lines")
         if kept is None or kept[0] != index_key:
-            kept = (index_key, without_lines(doc.text, set(targets)))
+            kept = (index_key, _IndexSide(doc, targets))
             doc.root.memo["index-without-problem-lines"] = kept
-        memo = (key, _MissingLinePlace(doc.text, rendering, targets, kept[1]))
+        memo = (key, _MissingLinePlace(kept[1], rendering, targets))
         doc.root.memo["missing-line-place"] = memo
     return memo[1]
 
 
-def _rendering_apart_from(rendering: str, problem_targets: list[str], index_without: list[str]) -> bool:
-    """Whether the index, without its problem lines, is the rendering without them.
+class _IndexSide:
+    """The index's side of placing missing lines, for one index text and problem set.
 
-    A line of the index that the rendering does not have at all answers "no"
-    without parsing the rendering (a set lookup per line); an index with
-    hand-written or stale lines, the usual reason entries are missing from
-    it, is told apart in a few milliseconds on every keystroke.
+    A keystroke that flips an entry's status changes the problem set; the
+    index's lines and pointers are then taken from the line findings'
+    memo (parsed once per text), not parsed again, and the index without
+    its problem lines is built only when a rendering might equal it.
     """
-    rendered = set(rendering.split("\n"))
-    if any(line not in rendered for line in index_without):
+
+    def __init__(self, doc: Document, targets: list[str]) -> None:
+        self.text, self.targets = doc.text, targets
+        memo = doc.root.memo.get("index-lines")
+        # The line memo of this text (it may move on to another text later; see ``apart_from``).
+        self.memo = memo if isinstance(memo, _LineMemo) and memo.text == doc.text else None
+        self.lines = self.memo.lines if self.memo is not None else split_lines(doc.text)
+        lines = self.lines
+        self.last = next((n for n in range(len(lines) - 1, -1, -1) if lines[n].strip()), 0)
+        # The problem lines' numbers, when the memo knows every pointer's line (else None).
+        self.doomed = None if self.memo is None else {
+            line for target in targets for line in self.memo.lines_to.get(target, ())}
+
+    @cached_property
+    def without_problems(self) -> list[str]:
+        if self.doomed is not None:
+            return without_line_numbers(self.lines, self.doomed)
+        return without_lines(self.text, set(self.targets))
+
+    def apart_from(self, rendering: str, problem_targets: list[str]) -> bool:
+        """Whether the index, without its problem lines, is the rendering without them.
+
+        A pointer line of the index that the rendering does not have at all
+        answers "no" without parsing the rendering. The line found is kept
+        with the index text, and while the next rendering (one entry's line
+        moved) still lacks it -- and it is no problem line -- the answer is
+        "no" again after one substring search: an index with hand-written or
+        stale lines, the usual reason entries are missing from it, is told
+        apart without a pass over the root on every keystroke.
+        """
+        doomed, memo = self.doomed, self.memo
+        if doomed is not None and memo is not None and memo.text is self.text:
+            lines = self.lines
+            witness = memo.witness
+            if witness is not None and _stays(lines, witness, doomed) and not _has_line(rendering, lines[witness]):
+                return False
+            rendered = set(rendering.split("\n"))
+            memo.witness = next(
+                (n for n, line in enumerate(lines) if line not in rendered and _stays(lines, n, doomed)), None)
+            if memo.witness is not None:
+                return False
+        else:
+            rendered = set(rendering.split("\n"))
+        if any(line not in rendered for line in self.without_problems):
+            return False
+        return self.without_problems == without_lines(rendering, set(problem_targets))
+
+
+def _stays(lines: list[str], number: int, doomed: set[int]) -> bool:
+    """Whether line ``number`` is surely in the index without its problem lines.
+
+    Blank lines and headings may go with a section the problem lines emptied;
+    any other line that is not a problem line stays.
+    """
+    if number >= len(lines) or number in doomed:
         return False
-    return index_without == without_lines(rendering, set(problem_targets))
+    line = lines[number]
+    return bool(line) and not line.startswith("## ")
+
+
+def _has_line(text: str, line: str) -> bool:
+    """Whether ``line`` is one of ``text.split("\\n")``, without splitting."""
+    return (text == line or text.startswith(line + "\n") or text.endswith("\n" + line)
+            or f"\n{line}\n" in text)
 
 
 class _MissingLinePlace:
@@ -483,13 +619,12 @@ class _MissingLinePlace:
     thousands of missing entries costs no more than one.
     """
 
-    def __init__(self, text: str, rendering: str | None, problem_targets: list[str],
-                 index_without_problems: list[str]):
-        self.lines = lines = split_lines(text)
-        self.last = next((n for n in range(len(lines) - 1, -1, -1) if lines[n].strip()), 0)
+    def __init__(self, side: _IndexSide, rendering: str | None, problem_targets: list[str]):
+        self.lines = lines = side.lines
+        self.last = side.last
         # For each rendered pointer's filename: the index line it belongs after.
         self.after: dict[str, int] = {}
-        if rendering is None or not _rendering_apart_from(rendering, problem_targets, index_without_problems):
+        if rendering is None or not side.apart_from(rendering, problem_targets):
             return
         line_of: dict[str, int] = {}
         for number, line in enumerate(lines):

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol.types import Position, PositionEncodingKind, Range
 
-from memls.lsp.convert import Positions, path_to_uri, uri_to_path
+from memls.lsp.convert import Positions, _units, path_to_uri, uri_to_path
 from memls.store.spans import Span
 
 UTF8, UTF16, UTF32 = PositionEncodingKind.Utf8, PositionEncodingKind.Utf16, PositionEncodingKind.Utf32
@@ -94,3 +94,16 @@ def test_a_lone_cr_a_crlf_and_an_lf_each_end_a_line_as_the_lsp_counts_them():
     assert positions.to_client(3, 2) == Position(line=3, character=3)
     assert positions.from_client(Position(line=2, character=9)) == (2, 3)
     assert positions.from_client(Position(line=1, character=2)) == (1, 2)  # not into the "\r\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("a \u2014\u00e9\U0001f600\ud800")),
+       encoding=st.sampled_from([PositionEncodingKind.Utf16, PositionEncodingKind.Utf8,
+                                 PositionEncodingKind.Utf32]))
+def test_a_prefix_is_counted_in_client_units_as_character_by_character_counting_does(text, encoding):
+    """Counted at C speed (a MEMORY.md line holds an em dash); a lone surrogate counts as the old count did."""
+    if encoding == PositionEncodingKind.Utf8 and "\ud800" in text:
+        text = text.replace("\ud800", "")  # (not encodable as UTF-8 one character at a time either)
+    positions = Positions(f"x\n{text}", encoding)
+    for col in range(len(text) + 1):
+        assert positions.to_client(1, col).character == sum(_units(c, encoding) for c in text[:col])

@@ -325,3 +325,21 @@ async def test_an_index_edit_the_editor_declines_is_told_to_the_user(start):
         await asyncio.sleep(0.05)
     assert told and "the document changed meanwhile" in told[0]
     assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == CURATED  # the user's text was not overwritten
+
+
+async def test_a_generated_index_follows_another_entrys_saved_text_not_its_unsaved_buffer(start, tmp_path):
+    """The save renders from the model's kept lines; an open entry's unsaved words stay out of it."""
+    files = {"a.md": entry("a", "first"), "b.md": entry("b", "second"), "c.md": entry("c", "third")}
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    for name, text in files.items():
+        (scratch / name).write_text(text, encoding="utf-8")
+    session = await start(files, index=rendered(scratch))
+    session.open("b.md")
+    session.change("b.md", entry("b", "second, typed but not saved", type_="user"), 2)
+    session.open("c.md")
+    session.change("c.md", entry("c", "third", extra="status: historical\n"), 2)
+    await edit_and_save(session, "a.md", entry("a", "first, now revised"))
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert index == rendered(session.root)
+    assert "first, now revised" in index and "- [b](b.md) \u2014 second\n" in index and "(c.md)" in index

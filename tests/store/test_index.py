@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memls.store.entry import MemoryEntry
 from memls.store.index import (
@@ -14,13 +16,19 @@ from memls.store.index import (
     POLICY_FILENAME,
     IndexLink,
     IndexPolicy,
+    add_index_line,
     claude_code_visible_limit,
     parse_index_lines,
+    pointers_to,
+    refresh_index_line,
     remove_index_line,
     render_index,
     render_policy_view,
     upsert_index_line,
+    without_line_numbers,
+    without_lines,
 )
+from memls.store.spans import split_lines
 
 HEADER_ONLY = "# Persistent Memory\n"
 
@@ -459,3 +467,71 @@ def test_a_hand_written_multi_line_description_renders_as_one_index_line():
     text = render_index([entry])
     assert "- [nl](nl.md) \u2014 line one line two\n" in text
     assert "\nline two" not in text
+
+
+# Lines a hand-edited index may hold around pointers to ``a.md``: the target's text
+# in a title, a hook or prose, a bracket in a title, a wrapped target, several breaks.
+_INDEX_PIECES = ("- [a](a.md) \u2014 x", "- [b](b.md)", "- [(a.md)](b.md)", "## Project", "",
+                 "- [x](a.md) \u2014 see (a.md)", "prose about (a.md)", "- [c]](c.md) \u2014 d",
+                 "- [a](<a.md>)", "- [a] (a.md)", "- [see [x]](a.md) \u2014 ](b.md)")
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.sampled_from(_INDEX_PIECES), max_size=8),
+       breaks=st.lists(st.sampled_from(("\n", "\r\n", "\r")), min_size=8, max_size=8),
+       final=st.booleans(),
+       wanted=st.sampled_from(({"a.md"}, {"b.md"}, {"a.md", "c.md"}, {"<a.md>"}, {"zz.md"})))
+def test_pointers_found_by_their_target_text_are_the_parsed_pointers_to_those_targets(
+        lines, breaks, final, wanted):
+    text = "".join(line + eol for line, eol in zip(lines, breaks))
+    if not final:
+        text = text.rstrip("\r\n")
+    assert pointers_to(text, wanted) == [link for link in parse_index_lines(text) if link.target in wanted]
+    doomed = {link.line for link in parse_index_lines(text) if link.target in wanted}
+    assert without_lines(text, wanted) == without_line_numbers(split_lines(text), doomed)
+
+
+def _refreshed_line_by_line(text: str, before: MemoryEntry, after: MemoryEntry) -> str:
+    """The refresh done the plain way: every line parsed, the text split and joined again."""
+    parts = re.split(r"(\r\n|\r|\n)", text)
+    lines, breaks = parts[0::2], parts[1::2] + [""]
+    links = [link for link in parse_index_lines(text) if link.target == before.filename]
+    if not links:
+        pattern = re.compile(rf"- \[[^\]]*\]\({re.escape(after.filename)}\).*")
+        matched = [i for i, line in enumerate(lines) if pattern.fullmatch(line)]
+        if not text:
+            return f"{INDEX_HEADER}\n\n{after.index_line()}\n"
+        if matched:
+            return "".join((after.index_line() if i in matched else line) + eol
+                           for i, (line, eol) in enumerate(zip(lines, breaks)))
+        eol = next((b for b in breaks if b), "\n")
+        return (text if not lines[-1] else text + eol) + after.index_line() + eol
+    for link in links:
+        line = lines[link.line]
+        title = after.index_title if link.title in (before.index_title, before.name) else link.title
+        (t0, t1), (f0, f1) = link.title_span, link.target_span
+        tail = line[f1:]
+        if link.description is not None and link.description == before.description:
+            tail = tail[: len(tail) - len(link.description)] + after.description
+        lines[link.line] = line[:t0] + title + line[t1:f0] + after.filename + tail
+    return "".join(line + eol for line, eol in zip(lines, breaks))
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.sampled_from(_INDEX_PIECES), max_size=8),
+       breaks=st.lists(st.sampled_from(("\n", "\r\n", "\r")), min_size=8, max_size=8),
+       final=st.booleans(), listed=st.booleans(),
+       description=st.sampled_from(("x", "new words", "")), title=st.sampled_from((None, "A title")))
+def test_a_refreshed_line_is_spliced_in_exactly_where_the_plain_line_by_line_edit_puts_it(
+        lines, breaks, final, listed, description, title):
+    text = "".join(line + eol for line, eol in zip(lines, breaks))
+    if not final:
+        text = text.rstrip("\r\n")
+    before = MemoryEntry(name="a", description="x", type="general", path=Path("/r/a.md"))
+    after = MemoryEntry(name="a", description=description, type="general", title=title, path=Path("/r/a.md"))
+    if listed:
+        assert refresh_index_line(text, before, after) == _refreshed_line_by_line(text, before, after)
+    else:  # no line of its own: added, or a gptme-style line taken over
+        unlisted = MemoryEntry(name="zz", description="", type="general", path=Path("/r/zz.md"))
+        assert refresh_index_line(text, None, after) == _refreshed_line_by_line(text, unlisted, after)
+        assert add_index_line(text, after) == _refreshed_line_by_line(text, unlisted, after)

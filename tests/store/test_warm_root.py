@@ -353,20 +353,3 @@ def test_the_no_hiding_proof_over_the_touched_names_equals_the_walk_over_every_n
         assert expected is not None and f"refusing this change: {expected} would be hidden" in str(exc)
     else:
         assert expected is None
-
-
-index_lines = st.lists(st.one_of(
-    st.builds(lambda t, f, d: f"- [{t}]({f}){d}", st.sampled_from(("a", "a]", "a](b.md) x", "")),
-              st.sampled_from(("a.md", "b.md", "a.md) (b.md", "")), st.sampled_from(("", " — d", " — ](a.md)"))),
-    st.sampled_from(("# Persistent Memory", "", "## Project", "prose ](a.md) in passing", "-[a](a.md)")),
-), max_size=8)
-
-
-@settings(max_examples=300, deadline=None)
-@given(lines=index_lines, breaks=st.sampled_from(("\n", "\r\n", "\r")), filename=st.sampled_from(("a.md", "b.md")))
-def test_the_lines_pointing_at_one_file_are_the_full_parse_filtered_to_it(lines, breaks, filename):
-    """A write finds its entry's pointer lines without parsing the others; it must find the same ones."""
-    from memls.store.index import index_links_to, parse_index_lines
-
-    text = breaks.join(lines)
-    assert index_links_to(text, filename) == [link for link in parse_index_lines(text) if link.target == filename]
