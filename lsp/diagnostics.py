@@ -49,6 +49,9 @@ _NOTHING: tuple = ()
 _RESEND: tuple = (object(),)  # equals no fingerprint: the next result is sent whatever it is
 # Long enough for a burst of keystrokes to arrive together, short enough to feel instant.
 SETTLE_SECONDS = 0.005
+# A check of more paths than this (the first scan's, a root's) checks the open documents first,
+# so what the user looks at is not published after thousands of others.
+BIG_CHECK = 64
 
 
 class DiagnosticsPublisher:
@@ -76,10 +79,22 @@ class DiagnosticsPublisher:
         await asyncio.sleep(SETTLE_SECONDS)
         while self._pending:
             paths, self._pending = self._pending, set()
+            if len(paths) > BIG_CHECK:
+                # The documents on screen first: the rest waits one round (and
+                # takes in whatever changes meanwhile).
+                shown = paths & self._open_paths()
+                if shown:
+                    self._pending |= paths - shown
+                    paths = shown
             try:
                 await self._check_and_deliver(paths)
             except Exception:  # noqa: BLE001 - a failed check must not stop later ones
                 log.exception("checking %d documents failed", len(paths))
+
+    def _open_paths(self) -> set[Path]:
+        """The documents open in the editor (pygls's view, kept on this loop)."""
+        return {path for uri in list(self.server.workspace.text_documents)
+                if (path := uri_to_path(uri)) is not None}
 
     async def idle(self) -> None:
         """Wait until every scheduled check has been delivered (tests, shutdown)."""
