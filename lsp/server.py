@@ -38,7 +38,7 @@ from .status import StatusReporter, startup_report
 from .watcher import Watching
 
 log = logging.getLogger(__name__)
-SCAN_BATCH = 250
+SCAN_BATCH = 1000
 PARENT_POLL_SECONDS = 1.0
 CONFIGURATION_TIMEOUT = 5.0
 # How soon a root created after the start is served, and a root whose serving
