@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from memls.store.checks import check_paths
+from memls.store.checks import check_paths, check_text_alone
 from memls.store.diagnostics import Problem
 
 from .convert import Positions, diagnostic, path_to_uri, uri_to_path
@@ -169,6 +169,35 @@ class DiagnosticsPublisher:
     async def count_only(self, paths: set[Path]) -> None:
         """Check ``paths`` for the status counts alone, delivering nothing (pull mode)."""
         await self._check_and_count(paths)
+
+    async def publish_alone(self, path: Path, text: str, version: int | None) -> None:
+        """While the first scan runs: publish the problems ``text`` has whatever the other documents say.
+
+        A document opened during the scan waits, like every other piece of
+        work on the model, for the whole model (memls.lsp.engine); meanwhile
+        its own problems (memls.store.checks.check_text_alone) are shown, and
+        the scan's end brings the rest. Only while the scan still runs: after
+        it, the full check of the document is the one to show.
+        """
+        if self.pull or not self.server.engine.held:
+            return
+        state = self.server.state
+
+        def compute() -> list[types.Diagnostic] | None:
+            problems = check_text_alone(state.context(), path, text)
+            if problems is None or any(p.path != path for p in problems):
+                return None  # (another spelling of the root's path: the full check publishes under the model's)
+            positions = Positions(text, state.client.position_encoding)
+            return [diagnostic(p, positions, {path: positions}, related_support=state.client.related_information)
+                    for p in problems]
+
+        diags = await self.server.engine.run_now(compute)
+        if diags is None or not diags or not self.server.engine.held:
+            return  # nothing to say yet (push mode sends no empty list first), or the full check's turn
+        self._published[path] = _fingerprint(diags)
+        self._count(path, diags)
+        self.server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=path_to_uri(path), diagnostics=diags, version=version))
 
     def left_model(self, paths: set[Path]) -> None:
         """Paths whose roots were unloaded: in pull mode, ask for the report that clears them.

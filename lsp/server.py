@@ -144,6 +144,8 @@ def create_server() -> MemlsServer:
         if path is None:
             return
         doc = params.text_document
+        if ls.engine.held:  # the first scan runs: its own problems now, the rest when the model is whole
+            asyncio.ensure_future(ls.diagnostics.publish_alone(path, doc.text, doc.version))
         affected = await ls.engine.run(ls.state.open, path, doc.text, doc.version)
         ls.after_change(affected)
 

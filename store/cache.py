@@ -9,11 +9,8 @@ Two kinds of record are kept, each in its own file, because their readers
 need very different amounts: ``entries`` (what the store's read paths and
 writes need: the lenient entry's fields or why the file is not one; about
 40 ms to load for 10k files) and ``documents`` (the whole parse with text and
-source spans, for the model behind ``check`` and the language server). A
-``documents`` record is the facts the model files a document under plus its
-parse pickled on its own, in a ``marshal`` container: loading 10k of them
-takes about 40 ms, and each parse is unpickled only when something reads it
-(``memls.store.model.CachedDocument``).
+source spans, for the model behind ``check`` and the language server; about
+ten times that).
 
 Why each rule exists:
 
@@ -54,12 +51,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-CACHE_FORMAT = 4
+CACHE_FORMAT = 3
 KINDS = ("entries", "documents")
-MARSHALLED_KINDS = ("documents",)
-"""Kinds whose records are plain values (each parse pickled on its own, see
-``memls.store.model.document_record``), written with ``marshal``: the container
-loads several times faster than a pickle, and a parse is unpickled only when read."""
 MAGIC = b"memls-parse-cache\n"
 MARSHAL_MAGIC = b"memls-marshal-cache\n"
 RETIRED_SUFFIXES = (".parse-cache",)
@@ -127,17 +120,15 @@ class ParseCache:
     root_dir: Path
     location: Path | None  # None: caching is off
     entries: dict[str, tuple[str, str | None, Stamp, Any]] = field(default_factory=dict)
-    # What a record is written as, given its file name (a record may hold more in memory than on disk).
-    portable: Callable[[str, Any], Any] | None = field(default=None, repr=False, compare=False)
-    # Written with ``marshal`` (records of plain values only, see ``store_marshalled``), else pickled.
-    marshalled: bool = field(default=False, repr=False, compare=False)
+    # What a record is written as (a record may hold more in memory than on disk).
+    portable: Callable[[Any], Any] | None = field(default=None, repr=False, compare=False)
     seen: set[str] = field(default_factory=set)
     # Names whose entry was added, replaced or dropped since the cache was read.
     changed: set[str] = field(default_factory=set)
 
     @classmethod
     def open(
-        cls, root_dir: Path, kind: str, *, portable: Callable[[str, Any], Any] | None = None
+        cls, root_dir: Path, kind: str, *, portable: Callable[[Any], Any] | None = None
     ) -> ParseCache:
         """The root's cache of ``kind`` as last saved; empty when absent, off, or not trusted."""
         if not cache_enabled():
@@ -146,9 +137,7 @@ class ParseCache:
             location = cache_file(root_dir, kind)
         except (OSError, RuntimeError):
             return cls(root_dir, None)
-        marshalled = kind in MARSHALLED_KINDS
-        return cls(root_dir, location, _load(location, root_dir, marshalled), portable=portable,
-                   marshalled=marshalled)
+        return cls(root_dir, location, _load(location, root_dir), portable=portable)
 
     @classmethod
     def disabled(cls, root_dir: Path) -> ParseCache:
@@ -227,11 +216,8 @@ class ParseCache:
         entries = self.entries
         if self.portable is not None:
             portable = self.portable
-            entries = {name: (*cached[:3], portable(name, cached[3])) for name, cached in entries.items()}
-        if self.marshalled:
-            store_marshalled(self.location, resolved_path(self.root_dir), entries)
-        else:
-            store_private(self.location, resolved_path(self.root_dir), entries)
+            entries = {name: (*cached[:3], portable(cached[3])) for name, cached in entries.items()}
+        store_private(self.location, resolved_path(self.root_dir), entries)
 
 
 @contextmanager
@@ -289,10 +275,9 @@ def _header(identity: str) -> dict:
     }
 
 
-def _load(location: Path, root_dir: Path, marshalled: bool = False) -> dict:
+def _load(location: Path, root_dir: Path) -> dict:
     """The cached entries, or {} for anything missing, foreign, corrupt or stale."""
-    load = load_marshalled if marshalled else load_private
-    entries = load(location, resolved_path(root_dir))
+    entries = load_private(location, resolved_path(root_dir))
     return entries if isinstance(entries, dict) else {}
 
 

@@ -22,7 +22,6 @@ Which paths are affected, and why:
 from __future__ import annotations
 
 import os
-import pickle
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -190,90 +189,6 @@ class Document:
             out.add(successor)
         return frozenset(out)
 
-    @cached_property
-    def index_facts(self) -> tuple | None:
-        """:func:`index_key` of this document, computed once (a document is replaced, never changed)."""
-        return index_key(self)
-
-
-class CachedDocument(Document):
-    """A document of an unchanged file, from the parse cache: its parse is read when first asked for.
-
-    The registry files a document under its name, slug, links and index
-    facts, which the cache keeps beside the parse (``document_record``). The
-    parse itself (text, frontmatter, spans, entry) is what a load from the
-    cache spent its time and memory on -- unpickling 10k of them was most of
-    a warm language-server start -- and until a check or request reads it,
-    it stays the bytes it was cached as. Reading ``parsed`` or ``text``
-    unpickles it once, as the document at this path.
-    """
-
-    def __init__(self, path: Path, root: RootState, kind: DocumentKind, record: DocumentRecord) -> None:
-        facts, self._blob = record
-        loads, self._name, slug, successor, predecessors, guessed, key = facts
-        # The base's cached properties, filled in from the record (each is what
-        # ``document_record`` read of the same parse through those properties).
-        self.__dict__.update(
-            path=path, root=root, kind=kind, read_error=None, too_large=False, version=None,
-            headline=None, last_good=None, loads=loads, slug=slug, successor=successor,
-            predecessors=[tuple(p) for p in predecessors], index_facts=key)
-        self._guessed = frozenset(guessed)
-        self._parsed: ParsedDocument | None = None
-
-    @property  # type: ignore[override]
-    def parsed(self) -> ParsedDocument | None:
-        if self._blob is not None:
-            parsed = pickle.loads(self._blob)
-            self._parsed, self._blob = parsed.place(self.path), None
-        return self._parsed
-
-    @parsed.setter
-    def parsed(self, value: ParsedDocument | None) -> None:
-        self._parsed, self._blob = value, None
-
-    @property  # type: ignore[override]
-    def text(self) -> str:
-        parsed = self.parsed
-        return parsed.text if parsed is not None else ""
-
-    @text.setter
-    def text(self, value: str) -> None:
-        raise AttributeError("a cached document's text is its parse's")
-
-    @property
-    def name(self) -> str | None:
-        return self._name
-
-    @property
-    def guessed_names(self) -> frozenset[str]:
-        return self._guessed
-
-
-# What the documents cache keeps of one parse: the facts the registry needs
-# (loads, name, slug, successor, predecessors, guessed names, index facts)
-# as plain values, and the parse, pickled without its path.
-DocumentRecord = tuple[tuple, bytes]
-
-
-def document_record(filename: str, record: ParsedDocument | DocumentRecord) -> DocumentRecord:
-    """The cache record of a parse of the file ``filename`` (a record read from the cache is kept as it is).
-
-    The facts are read through a :class:`Document` of that parse, so they
-    are by construction what a document parsed from the text would say.
-    """
-    if not isinstance(record, ParsedDocument):
-        return record
-    kind = document_kind(filename)
-    assert kind is not None  # the documents cache holds documents only
-    doc = Document(path=Path(filename), root=None, kind=kind, text=record.text, parsed=record)  # type: ignore[arg-type]
-    key = doc.index_facts
-    if key is not None:  # marshal takes plain tuples only
-        key = (*key[:5], tuple(None if span is None else tuple(span) for span in key[5]))
-    facts = (doc.loads, doc.name, doc.slug, doc.successor, doc.predecessors,
-             frozenset(doc.guessed_names), key)
-    portable = record if record.path is None else record.placed(None)
-    return facts, pickle.dumps(portable, protocol=pickle.HIGHEST_PROTOCOL)
-
 
 @dataclass(eq=False)
 class RootState:
@@ -379,7 +294,7 @@ class RootState:
         registered before, even across an ``unregister``); a document that
         goes away for good is tracked with None.
         """
-        key = doc.index_facts if doc is not None else None
+        key = index_key(doc) if doc is not None else None
         if self._index_keys.get(path) != key:
             self.index_revision += 1
             if key is None:
@@ -656,6 +571,17 @@ class Workspace:
 
     # -- changes ------------------------------------------------------------
 
+    def detached(self, path: Path, text: str) -> Document | None:
+        """The document ``update`` would make of ``text`` at ``path``, left out of the model.
+
+        None when ``path`` is not a memory document of a root in the model.
+        """
+        state = self.root_of(path)
+        kind = document_kind(path.name)
+        if state is None or kind is None:
+            return None
+        return _make_document(state, state.path / path.name, kind, text=text)
+
     def update(self, path: Path, text: str, *, version: int | None = None) -> set[Path]:
         """Replace one document's text (an editor buffer).
 
@@ -802,16 +728,12 @@ def _make_document(
 
 
 def open_documents_cache(root_dir: Path) -> ParseCache:
-    """The root's cache of parsed documents: :data:`DocumentRecord` values, written with ``marshal``."""
-    return ParseCache.open(root_dir, "documents", portable=document_record)
+    """The root's cache of parsed documents, written without paths (see ``placed``)."""
+    return ParseCache.open(root_dir, "documents", portable=_portable)
 
 
-def _cached_document(state: RootState, path: Path, kind: DocumentKind,
-                     record: ParsedDocument | DocumentRecord) -> Document:
-    """The document of an unchanged file from its cache record (a parse made by this process, or one read back)."""
-    if isinstance(record, ParsedDocument):
-        return Document(path=path, root=state, kind=kind, text=record.text, parsed=record.place(path))
-    return CachedDocument(path, state, kind, record)
+def _portable(parsed: ParsedDocument) -> ParsedDocument:
+    return parsed if parsed.path is None else parsed.placed(None)
 
 
 def _load_root(state: RootState) -> None:
@@ -842,7 +764,8 @@ def _load_root(state: RootState) -> None:
         assert kind is not None  # the listing holds documents only
         record = hits.get(name)
         if record is not None:
-            doc = _cached_document(state, path, kind, record)
+            doc = Document(path=path, root=state, kind=kind, text=record.text,
+                           parsed=record.place(path))
         else:
             doc = _read_document(state, path, kind, cache, st)
         state.register(doc)
@@ -874,7 +797,8 @@ def _read_document(
         if stamp is not None:
             cached = cache.lookup(path.name, str(path), state.scope, stamp)
             if cached is not None:
-                return _cached_document(state, path, kind, cached)
+                return Document(path=path, root=state, kind=kind, text=cached.text,
+                                parsed=cached.place(path))
     try:
         data = read_capped(path, max_document_bytes(kind))
     except OSError as exc:

@@ -8,7 +8,7 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
-from .conftest import entry, initialize_in, scan_done, unit_state, vscode_with_pull
+from .conftest import barrier, entry, initialize_in, record_publishes, scan_done, unit_state, vscode_with_pull
 
 ENTRIES = 5000
 INVALID_YAML = "---\nname: opened\ndescription: [unclosed\n---\n"
@@ -126,3 +126,32 @@ async def test_requests_sent_right_after_initialize_get_the_answers_of_the_whole
     definition, _hover, symbols = late
     assert [d.target_uri for d in definition] == [session.uri("zz-last.md")]
     assert [s.location.uri for s in symbols if s.name == "zz-last"] == [session.uri("zz-last.md")]
+
+
+async def test_a_document_opened_during_the_scan_is_told_its_own_problems_at_once_and_nothing_from_half_a_model(
+        client, tmp_path):
+    """Its own problems while the scan runs; the links it makes are judged only against the whole root.
+
+    ``aa-opened`` supersedes ``zz-late`` (loaded in the scan's last batch),
+    which points back: checked against half a model the link would be
+    reported dangling.
+    """
+    folder = tmp_path / "workspace"
+    write_big_root(folder)
+    root = folder / "memory"
+    (root / "zz-late.md").write_text(
+        entry("zz-late", extra="status: superseded\nsuperseded_by: aa-opened\n"), encoding="utf-8")
+    text = entry("aa-opened", extra="supersedes:\n  - zz-late\nconfidence: 7\n")
+    (root / "aa-opened.md").write_text(text, encoding="utf-8")
+    log = record_publishes(client)
+    session = await initialize_in(client, folder, client_capabilities(client.memls_profile))
+    uri = session.open("aa-opened.md")
+    own = await session.diagnostics("aa-opened.md", lambda d: "invalid-field" in session.codes(d), timeout=60)
+    told_while_scanning = not scan_ended(client)
+    await scan_done(session)
+    await barrier(session)
+    assert told_while_scanning
+    assert session.codes(own) == {"invalid-field"}
+    published = [session.codes(d) for u, d in log.history if u == uri]
+    assert published and all("dangling-supersedes" not in codes for codes in published)
+    assert "invalid-field" in session.codes(log[uri])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import pickle
 import pwd
 import time
 from pathlib import Path
@@ -267,7 +266,7 @@ def test_few_changes_in_a_large_cache_are_reparsed_without_rewriting_it(
 def test_documents_are_cached_without_paths_and_placed_when_loaded(root: Path) -> None:
     mr = MemoryRoot(path=root, scope="project")
     Workspace.load([mr])  # parses everything: the model's documents carry their paths
-    records = [pickle.loads(cached[3][1]) for cached in ParseCache.open(root, "documents").entries.values()]
+    records = [cached[3] for cached in ParseCache.open(root, "documents").entries.values()]
     assert len(records) == 5
     assert all(r.path is None and r.entry.path is None for r in records)
     warm = Workspace.load([mr])
