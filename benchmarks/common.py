@@ -7,6 +7,7 @@ import os
 import platform
 import subprocess
 import sys
+import time
 import venv
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,8 @@ def machine() -> dict[str, Any]:
     except OSError:
         pass
     return {"nproc": os.cpu_count(), "cpu": cpu, "python": platform.python_version(),
-            "platform": platform.platform()}
+            "platform": platform.platform(),
+            "date": time.strftime("%Y-%m-%d", time.gmtime())}
 
 
 def percentile(samples: list[float], q: float) -> float:

@@ -114,3 +114,23 @@ def test_managed_corpus_has_a_policy_selecting_living_entries(tmp_path: Path) ->
     corpus.generate(root, 100, seed=1, managed=True)
     policy = json.loads((root / ".memory-index.json").read_text(encoding="utf-8"))
     assert policy["selected"] and all((root / f).is_file() for f in policy["selected"])
+
+
+def test_front_table_numbers_each_miss_with_its_recorded_reason_or_says_none_is(smoke: Path) -> None:
+    import run
+
+    summary = _json(smoke, "summary.json")
+    # The smoke run judges 1k figures against 10k limits: set one pass, one miss with a
+    # recorded reason and one without, so every path of the table is taken.
+    passed, explained, unexplained = summary["targets"][:3]
+    passed["status"], explained["status"], unexplained["status"] = "PASS", "MISS", "MISS"
+    reasons = {explained["key"]: "Because of a recorded reason."}
+    text = run.render_front_table(summary, _json(smoke, "store.json"), _json(smoke, "server.json"),
+                                  reasons)
+    status = {line.split("|")[1].strip(): line.split("|")[-2].strip()
+              for line in text.splitlines() if line.startswith("| ")}
+    assert status[run.readable(passed["target"])] == "✓"
+    assert status[run.readable(explained["target"])] == "✗ (1)"
+    assert status[run.readable(unexplained["target"])] == "✗ (2)"
+    assert "1. Because of a recorded reason." in text
+    assert "2. No reason recorded yet in `benchmarks/misses.toml`." in text
