@@ -258,13 +258,17 @@ async def start(folder: Path, home: Path, log, *, command: tuple[str, ...] = ("-
 
     ``client.initialized_at`` is when the ``initialize`` result arrived.
     """
+    env = clean_env(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
+                    MEMLS_MEMORY_DIRS="", GPTME_MEMORY_DIRS="")
+    # Bytecode is written and used, as by any installed server (and by the empty
+    # pygls server, whose packages were compiled at install): a test runner's
+    # PYTHONDONTWRITEBYTECODE would make every start compile every memls module.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     spawned = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(
         str(PROJECT_PYTHON), *command, cwd=str(REPO),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=log,
-        env=clean_env(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
-                      MEMLS_MEMORY_DIRS="", GPTME_MEMORY_DIRS=""),
-        limit=1 << 24,
+        env=env, limit=1 << 24,
     )
     client = Client(proc)
     await client.request("initialize", {

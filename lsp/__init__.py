@@ -1,8 +1,8 @@
 """memls's language server: translates between LSP and the :mod:`store` engine."""
 
-from importlib.metadata import PackageNotFoundError, version
+# The distribution's version is this attribute (pyproject.toml reads it), so
+# the server need not ask importlib.metadata, whose import alone was a tenth
+# of what memls adds to a start.
+from memls import __version__
 
-try:
-    __version__ = version("memls")
-except PackageNotFoundError:  # running from a source tree without an install
-    __version__ = "0+unknown"
+__all__ = ["__version__"]

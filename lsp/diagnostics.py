@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from memls.store.checks import check_paths
+from memls.store.checks import check_paths, check_text_alone
 from memls.store.diagnostics import Problem
 
 from .convert import Positions, diagnostic, path_to_uri, uri_to_path
@@ -49,6 +49,9 @@ _NOTHING: tuple = ()
 _RESEND: tuple = (object(),)  # equals no fingerprint: the next result is sent whatever it is
 # Long enough for a burst of keystrokes to arrive together, short enough to feel instant.
 SETTLE_SECONDS = 0.005
+# A check of more paths than this (the first scan's, a root's) checks the open documents first,
+# so what the user looks at is not published after thousands of others.
+BIG_CHECK = 64
 
 
 # Texts at least this long keep their position conversion between checks (``_positions``).
@@ -84,10 +87,22 @@ class DiagnosticsPublisher:
         await asyncio.sleep(SETTLE_SECONDS)
         while self._pending:
             paths, self._pending = self._pending, set()
+            if len(paths) > BIG_CHECK:
+                # The documents on screen first: the rest waits one round (and
+                # takes in whatever changes meanwhile).
+                shown = paths & self._open_paths()
+                if shown:
+                    self._pending |= paths - shown
+                    paths = shown
             try:
                 await self._check_and_deliver(paths)
             except Exception:  # noqa: BLE001 - a failed check must not stop later ones
                 log.exception("checking %d documents failed", len(paths))
+
+    def _open_paths(self) -> set[Path]:
+        """The documents open in the editor (pygls's view, kept on this loop)."""
+        return {path for uri in list(self.server.workspace.text_documents)
+                if (path := uri_to_path(uri)) is not None}
 
     async def idle(self) -> None:
         """Wait until every scheduled check has been delivered (tests, shutdown)."""
@@ -201,6 +216,35 @@ class DiagnosticsPublisher:
     async def count_only(self, paths: set[Path]) -> None:
         """Check ``paths`` for the status counts alone, delivering nothing (pull mode)."""
         await self._check_and_count(paths)
+
+    async def publish_alone(self, path: Path, text: str, version: int | None) -> None:
+        """While the first scan runs: publish the problems ``text`` has whatever the other documents say.
+
+        A document opened during the scan waits, like every other piece of
+        work on the model, for the whole model (memls.lsp.engine); meanwhile
+        its own problems (memls.store.checks.check_text_alone) are shown, and
+        the scan's end brings the rest. Only while the scan still runs: after
+        it, the full check of the document is the one to show.
+        """
+        if self.pull or not self.server.engine.held:
+            return
+        state = self.server.state
+
+        def compute() -> list[types.Diagnostic] | None:
+            problems = check_text_alone(state.context(), path, text)
+            if problems is None or any(p.path != path for p in problems):
+                return None  # (another spelling of the root's path: the full check publishes under the model's)
+            positions = Positions(text, state.client.position_encoding)
+            return [diagnostic(p, positions, {path: positions}, related_support=state.client.related_information)
+                    for p in problems]
+
+        diags = await self.server.engine.run_now(compute)
+        if diags is None or not diags or not self.server.engine.held:
+            return  # nothing to say yet (push mode sends no empty list first), or the full check's turn
+        self._published[path] = _fingerprint(diags)
+        self._count(path, diags)
+        self.server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=path_to_uri(path), diagnostics=diags, version=version))
 
     def left_model(self, paths: set[Path]) -> None:
         """Paths whose roots were unloaded: in pull mode, ask for the report that clears them.

@@ -38,7 +38,7 @@ from .status import StatusReporter, startup_report
 from .watcher import Watching
 
 log = logging.getLogger(__name__)
-SCAN_BATCH = 250
+SCAN_BATCH = 1000
 PARENT_POLL_SECONDS = 1.0
 CONFIGURATION_TIMEOUT = 5.0
 # How soon a root created after the start is served, and a root whose serving
@@ -115,6 +115,8 @@ def create_server() -> MemlsServer:
         # before the scan starts joins its root with the right scope and layer
         # order, and does not load the whole root on its own.
         await ls.engine.run(_configure_and_add_roots, ls.state, settings if isinstance(settings, dict) else {})
+        # Until the first scan has loaded the roots, work on the model waits (memls.lsp.engine).
+        ls.engine.hold()
         if ls.state.client.pull_diagnostics:
             ls.diagnostics.pull = True
             _register_pull(ls)
@@ -134,7 +136,7 @@ def create_server() -> MemlsServer:
         ls.stopping = True
         ls.watching.stop()
         # A server started in this one's place (an editor's restart) takes the roots over at once.
-        await ls.engine.run(ls.state.release_leases)
+        await ls.engine.run_now(ls.state.release_leases)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: MemlsServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -142,6 +144,8 @@ def create_server() -> MemlsServer:
         if path is None:
             return
         doc = params.text_document
+        if ls.engine.held:  # the first scan runs: its own problems now, the rest when the model is whole
+            asyncio.ensure_future(ls.diagnostics.publish_alone(path, doc.text, doc.version))
         affected = await ls.engine.run(ls.state.open, path, doc.text, doc.version)
         ls.after_change(affected)
 
@@ -219,8 +223,11 @@ def _register_pull(ls: MemlsServer) -> None:
 async def _initial_scan(ls: MemlsServer) -> None:
     """Load every root in batches on the engine thread, reporting progress.
 
-    Requests are answered between batches; a document opened meanwhile is
-    checked at once (its own problems) and again when the scan completes.
+    The engine is held meanwhile (memls.lsp.engine): requests and document
+    changes wait for the whole model instead of being answered from part of
+    it, and are taken in the order they came as soon as the scan ends. The
+    open documents are checked first (memls.lsp.diagnostics), then every
+    document of the roots.
     """
     started = time.perf_counter()
     state = ls.state
@@ -236,8 +243,8 @@ async def _initial_scan(ls: MemlsServer) -> None:
     watcher = ls.watching.make_poller()
     try:
         if watcher is not None:  # before listing: a write during the scan is then seen
-            await ls.engine.run(watcher.prime)
-        listed = await ls.engine.run(_list_roots, state)
+            await ls.engine.run_now(watcher.prime)
+        listed = await ls.engine.run_now(_list_roots, state)
         total = state.scan_total = len(listed)
         if progress:
             ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
@@ -246,16 +253,17 @@ async def _initial_scan(ls: MemlsServer) -> None:
             if ls.stopping:
                 return
             batch = listed[start:start + SCAN_BATCH]
-            await ls.engine.run(_load_batch, state, batch)
+            await ls.engine.run_now(_load_batch, state, batch)
             state.scanned_files = min(total, start + SCAN_BATCH)
-            await ls.engine.run(ls.status.model_counts, state)
+            await ls.engine.run_now(ls.status.model_counts, state)
             ls.status.send()
             if progress:
                 ls.work_done_progress.report(token, types.WorkDoneProgressReport(
                     message=f"{state.scanned_files}/{total}",
                     percentage=int(100 * state.scanned_files / max(total, 1))))
     finally:
-        await ls.engine.run(_end_scan, state)
+        await ls.engine.run_now(_end_scan, state)
+        ls.engine.release()
         if progress and not ls.stopping:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message=f"{await ls.engine.run(state.workspace.entry_count)} memories"))
@@ -333,7 +341,7 @@ async def _pull_configuration(ls: MemlsServer) -> None:
         return
     general, per_folder = answer
     settings = {**ls.state.editor_settings, **general} if general else None
-    await ls.engine.run(_configure_and_add_roots, ls.state, settings, per_folder)
+    await ls.engine.run_now(_configure_and_add_roots, ls.state, settings, per_folder)
 
 
 async def reconfigure(ls: MemlsServer, general: dict | None = None) -> None:

@@ -114,7 +114,8 @@ class Watching:
         ls = self.server
         if not ls.state.client.dynamic_watchers:
             return
-        watchers = await ls.engine.run(client_watchers, ls.state)
+        # run_now: the first registration comes before the first scan (it reads the roots, not their documents).
+        watchers = await ls.engine.run_now(client_watchers, ls.state)
         if watchers == self._registered:
             return
         try:

@@ -583,6 +583,17 @@ class Workspace:
 
     # -- changes ------------------------------------------------------------
 
+    def detached(self, path: Path, text: str) -> Document | None:
+        """The document ``update`` would make of ``text`` at ``path``, left out of the model.
+
+        None when ``path`` is not a memory document of a root in the model.
+        """
+        state = self.root_of(path)
+        kind = document_kind(path.name)
+        if state is None or kind is None:
+            return None
+        return _make_document(state, state.path / path.name, kind, text=text)
+
     def update(self, path: Path, text: str, *, version: int | None = None) -> set[Path]:
         """Replace one document's text (an editor buffer).
 

@@ -76,6 +76,25 @@ def check_document(ctx: CheckContext, doc: Document) -> list[Problem]:
     return found
 
 
+def check_text_alone(ctx: CheckContext, path: Path, text: str) -> list[Problem] | None:
+    """The problems of ``text`` as the document at ``path`` that no other document can change.
+
+    The frontmatter family reads a document alone (its YAML, its fields, its
+    name against its file name); every other family compares it with other
+    documents or with the index. While a root is still being loaded (a
+    language server's first scan), those others are not all known, and this
+    is what can be said for certain. None when ``path`` is not a memory
+    document of a root in the model.
+    """
+    doc = ctx.workspace.detached(path, text)
+    if doc is None:
+        return None
+    ctx.checked += 1
+    found = [problem for problem in frontmatter.check(ctx, doc) if problem is not None]
+    found.sort(key=Problem.sort_key)
+    return found
+
+
 def check_paths(ctx: CheckContext, paths: Iterable[Path]) -> dict[Path, list[Problem]]:
     """Problems of each path; a path with no document (deleted) maps to []."""
     results: dict[Path, list[Problem]] = {}

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
-from .conftest import entry, initialize_in, unit_state, vscode_with_pull
+from .conftest import barrier, entry, initialize_in, record_publishes, scan_done, unit_state, vscode_with_pull
 
 ENTRIES = 5000
 INVALID_YAML = "---\nname: opened\ndescription: [unclosed\n---\n"
@@ -81,3 +82,76 @@ def test_end_of_scan_writes_the_parse_cache_on_a_thread_of_its_own(tmp_path, mon
     assert set(ParseCache.open(root, "documents").entries) == {"n0.md", "n1.md", "n2.md"}
     assert os.stat(cache_file(root, "documents")).st_mode & 0o777 == 0o600
     assert all(s.parse_cache is None for s in state.workspace.roots)
+
+
+def scan_ended(client) -> bool:
+    return any(reports and isinstance(reports[-1], types.WorkDoneProgressEnd)
+               for reports in client.progress_reports.values())
+
+
+async def test_requests_sent_right_after_initialize_get_the_answers_of_the_whole_model(client, tmp_path):
+    """While the first scan runs, requests wait for the whole model rather than answer from part of it.
+
+    ``aa-first`` is loaded in the scan's first batch, the entry it names
+    (``zz-last``) in its last: answered from half a model, the definition
+    would be empty, the hover would know nothing of the successor, and the
+    symbol search would miss it.
+    """
+    folder = tmp_path / "workspace"
+    write_big_root(folder)
+    root = folder / "memory"
+    (root / "aa-first.md").write_text(
+        entry("aa-first", extra="status: superseded\nsuperseded_by: zz-last\n"), encoding="utf-8")
+    (root / "zz-last.md").write_text(entry("zz-last", extra="supersedes:\n  - aa-first\n"), encoding="utf-8")
+    session = await initialize_in(client, folder, client_capabilities(client.memls_profile))
+    link = (root / "aa-first.md").read_text(encoding="utf-8").split("\n").index("superseded_by: zz-last")
+    uri = session.open("aa-first.md")
+    here = types.TextDocumentIdentifier(uri=uri)
+
+    async def answers():
+        return await asyncio.gather(
+            client.text_document_definition_async(types.DefinitionParams(
+                text_document=here, position=types.Position(line=link, character=17))),
+            client.text_document_hover_async(types.HoverParams(
+                text_document=here, position=types.Position(line=link, character=17))),
+            client.workspace_symbol_async(types.WorkspaceSymbolParams(query="zz-last")))
+
+    during = asyncio.ensure_future(answers())
+    await asyncio.sleep(0)
+    assert not scan_ended(client)  # the requests went out while the scan ran
+    early = await during
+    await scan_done(session)
+    late = await answers()
+    assert early == late
+    definition, _hover, symbols = late
+    assert [d.target_uri for d in definition] == [session.uri("zz-last.md")]
+    assert [s.location.uri for s in symbols if s.name == "zz-last"] == [session.uri("zz-last.md")]
+
+
+async def test_a_document_opened_during_the_scan_is_told_its_own_problems_at_once_and_nothing_from_half_a_model(
+        client, tmp_path):
+    """Its own problems while the scan runs; the links it makes are judged only against the whole root.
+
+    ``aa-opened`` supersedes ``zz-late`` (loaded in the scan's last batch),
+    which points back: checked against half a model the link would be
+    reported dangling.
+    """
+    folder = tmp_path / "workspace"
+    write_big_root(folder)
+    root = folder / "memory"
+    (root / "zz-late.md").write_text(
+        entry("zz-late", extra="status: superseded\nsuperseded_by: aa-opened\n"), encoding="utf-8")
+    text = entry("aa-opened", extra="supersedes:\n  - zz-late\nconfidence: 7\n")
+    (root / "aa-opened.md").write_text(text, encoding="utf-8")
+    log = record_publishes(client)
+    session = await initialize_in(client, folder, client_capabilities(client.memls_profile))
+    uri = session.open("aa-opened.md")
+    own = await session.diagnostics("aa-opened.md", lambda d: "invalid-field" in session.codes(d), timeout=60)
+    told_while_scanning = not scan_ended(client)
+    await scan_done(session)
+    await barrier(session)
+    assert told_while_scanning
+    assert session.codes(own) == {"invalid-field"}
+    published = [session.codes(d) for u, d in log.history if u == uri]
+    assert published and all("dangling-supersedes" not in codes for codes in published)
+    assert "invalid-field" in session.codes(log[uri])
