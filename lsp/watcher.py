@@ -7,7 +7,9 @@ can:
 
 - a client with dynamic ``didChangeWatchedFiles`` registration gets the plain
   globs ``**/*.md`` and ``**/.memory-index.json``, which editors apply only
-  inside the workspace folders;
+  inside the workspace folders, and the settings files ``**/.memls.toml`` and
+  ``**/pyproject.toml`` (a folder's are read again when they change, as
+  ``memls check`` reads them on every run);
 - roots outside every folder (Claude Code's ``~/.claude/projects/.../memory``,
   ``MEMLS_MEMORY_DIRS``, ``roots`` from settings, the user root) get a
   ``RelativePattern`` each (base: the root) when the client declares
@@ -37,8 +39,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from memls.store.model import document_kind
-
-from .convert import path_to_uri
+from memls.store.settings import CONFIG_FILES
 
 if TYPE_CHECKING:
     from .server import MemlsServer
@@ -50,7 +51,7 @@ POLL_SECONDS = 0.5
 BACKOFF_FILES = 10_000
 # A round of polling may take at most this share of the time.
 MAX_POLL_SHARE = 0.1
-WATCH_GLOBS = ("**/*.md", "**/.memory-index.json")
+WATCH_GLOBS = ("**/*.md", "**/.memory-index.json", *(f"**/{name}" for name in CONFIG_FILES))
 ROOT_GLOBS = ("*.md", ".memory-index.json")
 REGISTRATION_ID = "memls-watched-files"
 Signature = tuple[int, int]
@@ -61,7 +62,7 @@ def client_watchers(state: ServerState) -> list[types.FileSystemWatcher]:
     watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in WATCH_GLOBS]
     if state.client.relative_patterns:
         for root in state.outside_roots():
-            base = path_to_uri(root.path)
+            base = state.uris.uri(root.path)
             watchers.extend(
                 types.FileSystemWatcher(glob_pattern=types.RelativePattern(base_uri=base, pattern=glob))
                 for glob in ROOT_GLOBS

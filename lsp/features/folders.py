@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from ..state import ServerState
 
 
-def _folders(items: Sequence[types.WorkspaceFolder] | None) -> list[Path]:
-    return [p for f in items or [] if (p := uri_to_path(f.uri)) is not None]
+def _folders(state: ServerState, items: Sequence[types.WorkspaceFolder] | None) -> list[Path]:
+    """The folders named, resolved as the model names them (memls.lsp.client_uris)."""
+    return state.uris.folders(p for f in items or [] if (p := uri_to_path(f.uri)) is not None)
 
 
 def _adopt_open_documents(state: ServerState, documents: list[tuple[Path, str, int | None]]) -> set[Path]:
@@ -41,7 +42,7 @@ def register(server: MemlsServer) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def did_change_workspace_folders(ls: MemlsServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         event = params.event
-        change = await ls.engine.run(ls.state.change_folders, _folders(event.added), _folders(event.removed))
+        change = await ls.engine.run(ls.state.change_folders, _folders(ls.state, event.added), _folders(ls.state, event.removed))
         documents = [
             (path, doc.source, doc.version)
             for doc in list(ls.workspace.text_documents.values())
