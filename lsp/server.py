@@ -91,6 +91,13 @@ class MemlsServer(LanguageServer):
             self.diagnostics.schedule(affected)
             self.model_changes.schedule(affected)
 
+    async def files_changed(self, paths: list[Path]) -> None:
+        """Files changed on disk (the client's watcher or the server's): a folder's settings, memories."""
+        settings_change = await self.engine.run(self.state.settings_files_changed, paths)
+        if settings_change is not None:
+            await self.roots_changed(settings_change)
+        self.after_change(await self.engine.run(self.state.disk_changes, paths))
+
     async def reconfigure(self, settings: dict | None = None) -> None:
         """Settings or folders changed: take the editor's settings again and follow them."""
         await reconfigure(self, settings)
@@ -190,11 +197,7 @@ def create_server() -> MemlsServer:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def did_change_watched_files(ls: MemlsServer, params: types.DidChangeWatchedFilesParams) -> None:
-        paths = [p for change in params.changes if (p := ls.path_of(change.uri)) is not None]
-        settings_change = await ls.engine.run(ls.state.settings_files_changed, paths)
-        if settings_change is not None:
-            await ls.roots_changed(settings_change)
-        ls.after_change(await ls.engine.run(ls.state.disk_changes, paths))
+        await ls.files_changed([p for change in params.changes if (p := ls.path_of(change.uri)) is not None])
 
     from .features import register_all
 

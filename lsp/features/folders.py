@@ -42,12 +42,13 @@ def register(server: MemlsServer) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def did_change_workspace_folders(ls: MemlsServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         event = params.event
-        change = await ls.engine.run(ls.state.change_folders, _folders(ls.state, event.added), _folders(ls.state, event.removed))
-        documents = [
-            (path, doc.source, doc.version)
-            for doc in list(ls.workspace.text_documents.values())
-            if (path := ls.memory_path(doc.uri)) is not None
-        ]
+        change = await ls.engine.run(
+            ls.state.change_folders, _folders(ls.state, event.added), _folders(ls.state, event.removed))
+        documents = []
+        for doc in list(ls.workspace.text_documents.values()):
+            if (path := ls.memory_path(doc.uri)) is not None:
+                ls.state.uris.opened(path, doc.uri)  # the added folder may name it anew
+                documents.append((path, doc.source, doc.version))
         adopted = await ls.engine.run(_adopt_open_documents, ls.state, documents)
         ls.after_change(adopted)
         await ls.roots_changed(change)
