@@ -39,17 +39,20 @@ Why each rule exists:
 from __future__ import annotations
 
 import gc
-import hashlib
 import marshal
 import os
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+try:  # hashlib's own blake2b, without loading OpenSSL's hashes (a tenth of a replayed command)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter without the module
+    from hashlib import blake2b
 
 CACHE_FORMAT = 3
 KINDS = ("entries", "documents")
@@ -94,6 +97,8 @@ def cache_file(root_dir: Path, kind: str) -> Path:
 
 def root_digest(root_dir: Path) -> str:
     """The name a root's files in the cache directory share: a hash of its resolved path."""
+    import hashlib
+
     return hashlib.sha256(os.fsencode(resolved_path(root_dir))).hexdigest()[:32]
 
 
@@ -106,7 +111,6 @@ def is_settled(stamp: Stamp, observed_ns: int) -> bool:
     return max(stamp[1], stamp[2]) < observed_ns - RACY_WINDOW_NS
 
 
-@dataclass
 class ParseCache:
     """The remembered parses of one root: file name -> (path, scope, stamp, record).
 
@@ -115,16 +119,31 @@ class ParseCache:
 
     ``lookup`` and ``remember`` are what readers call per file; ``save`` writes
     the file back only when something was added, changed or dropped.
+
+    A plain class, not a dataclass: this module is loaded by every replayed
+    command (:mod:`memls.store.replay`), and ``dataclasses`` (with the
+    ``inspect`` it loads) would cost a tenth of such a command.
     """
 
-    root_dir: Path
-    location: Path | None  # None: caching is off
-    entries: dict[str, tuple[str, str | None, Stamp, Any]] = field(default_factory=dict)
-    # What a record is written as (a record may hold more in memory than on disk).
-    portable: Callable[[Any], Any] | None = field(default=None, repr=False, compare=False)
-    seen: set[str] = field(default_factory=set)
-    # Names whose entry was added, replaced or dropped since the cache was read.
-    changed: set[str] = field(default_factory=set)
+    def __init__(
+        self,
+        root_dir: Path,
+        location: Path | None,  # None: caching is off
+        entries: dict[str, tuple[str, str | None, Stamp, Any]] | None = None,
+        *,
+        # What a record is written as (a record may hold more in memory than on disk).
+        portable: Callable[[Any], Any] | None = None,
+    ) -> None:
+        self.root_dir = root_dir
+        self.location = location
+        self.entries = {} if entries is None else entries
+        self.portable = portable
+        self.seen: set[str] = set()
+        # Names whose entry was added, replaced or dropped since the cache was read.
+        self.changed: set[str] = set()
+
+    def __repr__(self) -> str:
+        return f"ParseCache(root_dir={self.root_dir!r}, location={self.location!r}, {len(self.entries)} entries)"
 
     @classmethod
     def open(
@@ -407,19 +426,35 @@ def _delete_retired(directory: Path) -> None:
 
 
 def _engine_fingerprint() -> str:
-    """A hash of the engine's sources: a parse is exact only for the code that made it.
+    """The identity of the engine's sources: a parse is exact only for the code that made it.
 
     The released version alone is not enough: a development checkout changes
     the parser without changing the version.
     """
-    package = Path(__file__).parent
-    digest = hashlib.sha256()
-    try:
-        for source in sorted(package.rglob("*.py")):
-            digest.update(os.fsencode(source.relative_to(package)))
-            digest.update(source.read_bytes())
-    except OSError:
-        return "unreadable"
+    package = os.path.dirname(os.path.abspath(__file__))
+    sources: list[str] = []
+    for directory, subdirectories, files in os.walk(package):
+        subdirectories[:] = [name for name in subdirectories if name != "__pycache__"]
+        sources.extend(os.path.join(directory, name) for name in files if name.endswith(".py"))
+    return sources_identity(sorted(sources), prefix=len(package))
+
+
+def sources_identity(paths: Iterable[str], *, prefix: int = 0) -> str:
+    """A digest of the identity (:data:`Stamp`) of each source file, named without its first ``prefix`` characters.
+
+    By identity, as memory files are, not by their bytes: the key of every
+    cached view is taken in every command, and stat-ing the engine's sixty
+    files costs a fraction of reading them (a replayed command costs only a
+    few times that). An edit, a checkout or an install changes a file's
+    ctime and usually its inode, as it does a memory file's.
+    """
+    digest = blake2b(digest_size=32)
+    for path in paths:
+        try:
+            stamp: tuple[int, ...] = stamp_of(os.stat(path))
+        except OSError:
+            stamp = ()
+        digest.update(marshal.dumps((path[prefix:], stamp)))
     return digest.hexdigest()
 
 
