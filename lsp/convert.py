@@ -122,14 +122,18 @@ def diagnostic(
     related_positions: Mapping[Path, Positions],
     *,
     related_support: bool = True,
+    uri_of: Callable[[Path], str] = path_to_uri,
 ) -> types.Diagnostic:
-    """An engine problem as an LSP diagnostic (``data`` keeps the code for code actions)."""
+    """An engine problem as an LSP diagnostic (``data`` keeps the code for code actions).
+
+    ``uri_of`` spells a path as the client does (memls.lsp.client_uris).
+    """
     related = None
     if related_support and problem.related:
         related = [
             types.DiagnosticRelatedInformation(
                 location=types.Location(
-                    uri=path_to_uri(r.location.path),
+                    uri=uri_of(r.location.path),
                     range=related_positions[r.location.path].range(r.location.span)
                     if r.location.path in related_positions else _zero_range(r.location.span),
                 ),
@@ -175,6 +179,7 @@ def workspace_edit(
     versions: Mapping[Path, int | None],
     document_changes: bool,
     resource_operations: bool,
+    uri_of: Callable[[Path], str] = path_to_uri,
 ) -> types.WorkspaceEdit:
     """Fix operations as one workspace edit.
 
@@ -190,7 +195,7 @@ def workspace_edit(
         for op in ops:
             if not isinstance(op, TextEdit):
                 raise ValueError("this client cannot create or rename files")
-            changes.setdefault(path_to_uri(op.path), []).append(
+            changes.setdefault(uri_of(op.path), []).append(
                 types.TextEdit(range=positions_of(op.path).range(op.span), new_text=op.new_text)
             )
         return types.WorkspaceEdit(changes=changes)
@@ -204,7 +209,7 @@ def workspace_edit(
         for path in order:
             out.append(types.TextDocumentEdit(
                 text_document=types.OptionalVersionedTextDocumentIdentifier(
-                    uri=path_to_uri(path), version=versions.get(path)
+                    uri=uri_of(path), version=versions.get(path)
                 ),
                 edits=pending[path],
             ))
@@ -223,7 +228,7 @@ def workspace_edit(
     flush()
     for op in ops:
         if isinstance(op, CreateFile):
-            uri = path_to_uri(op.path)
+            uri = uri_of(op.path)
             out.append(types.CreateFile(
                 # Not ignoreIfExists: an ignored create would let the insert that
                 # follows land in the existing file. Failing the create makes the
@@ -240,7 +245,7 @@ def workspace_edit(
             ))
         elif isinstance(op, RenameFile):
             out.append(types.RenameFile(
-                old_uri=path_to_uri(op.old), new_uri=path_to_uri(op.new),
+                old_uri=uri_of(op.old), new_uri=uri_of(op.new),
                 options=types.RenameFileOptions(overwrite=False, ignore_if_exists=False),
             ))
     return types.WorkspaceEdit(document_changes=out)

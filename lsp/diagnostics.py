@@ -39,7 +39,7 @@ from lsprotocol import types
 from memls.store.checks import check_paths, check_text_alone
 from memls.store.diagnostics import Problem
 
-from .convert import Positions, diagnostic, path_to_uri, uri_to_path
+from .convert import Positions, diagnostic
 
 if TYPE_CHECKING:
     from .server import MemlsServer
@@ -65,6 +65,9 @@ class DiagnosticsPublisher:
         self._pending: set[Path] = set()
         self._running: asyncio.Task | None = None
         self._published: dict[Path, tuple] = {}
+        # Push mode: the URI each path's diagnostics were last sent under (the
+        # client's spelling of it may change when it opens or closes the file).
+        self._sent_uris: dict[Path, str] = {}
         self._result_ids: dict[Path, str] = {}
         # Pull mode: paths the client was last given problems for (a gone one is cleared once).
         self._shown: set[Path] = set()
@@ -102,7 +105,7 @@ class DiagnosticsPublisher:
     def _open_paths(self) -> set[Path]:
         """The documents open in the editor (pygls's view, kept on this loop)."""
         return {path for uri in list(self.server.workspace.text_documents)
-                if (path := uri_to_path(uri)) is not None}
+                if (path := self.server.path_of(uri)) is not None}
 
     async def idle(self) -> None:
         """Wait until every scheduled check has been delivered (tests, shutdown)."""
@@ -158,7 +161,8 @@ class DiagnosticsPublisher:
             same = next((d for q, d in reusable.get((problem.code, problem.span, problem.message), ())
                          if q == problem), None)
             diagnostics.append(same if same is not None
-                               else diagnostic(problem, positions, related, related_support=support))
+                               else diagnostic(problem, positions, related, related_support=support,
+                                                 uri_of=state.uris.uri))
         if len(texts[0]) >= KEPT_POSITIONS_MIN_CHARS:
             self._kept_diagnostics[path] = ((support, state.client.position_encoding), texts, problems, diagnostics)
         return diagnostics
@@ -202,15 +206,22 @@ class DiagnosticsPublisher:
             if changed:
                 self.server.workspace_diagnostic_refresh(None)
             return
+        uris = self.server.state.uris
         for path, version, diags in computed:
             key = _fingerprint(diags)
+            uri = uris.uri(path)
+            sent_uri = self._sent_uris.get(path, uri)
             # A document never published has, to the client, no diagnostics:
             # after the first scan only the documents with problems are sent.
-            if self._published.get(path, _NOTHING) == key:
+            if self._published.get(path, _NOTHING) == key and sent_uri == uri:
                 continue
+            if sent_uri != uri:  # what the other spelling shows goes
+                self.server.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(uri=sent_uri, diagnostics=[]))
             self._published[path] = key
+            self._sent_uris[path] = uri
             self.server.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=path_to_uri(path), diagnostics=diags, version=version)
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version)
             )
 
     async def count_only(self, paths: set[Path]) -> None:
@@ -235,7 +246,8 @@ class DiagnosticsPublisher:
             if problems is None or any(p.path != path for p in problems):
                 return None  # (another spelling of the root's path: the full check publishes under the model's)
             positions = Positions(text, state.client.position_encoding)
-            return [diagnostic(p, positions, {path: positions}, related_support=state.client.related_information)
+            return [diagnostic(p, positions, {path: positions}, related_support=state.client.related_information,
+                               uri_of=state.uris.uri)
                     for p in problems]
 
         diags = await self.server.engine.run_now(compute)
@@ -244,7 +256,7 @@ class DiagnosticsPublisher:
         self._published[path] = _fingerprint(diags)
         self._count(path, diags)
         self.server.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=path_to_uri(path), diagnostics=diags, version=version))
+            types.PublishDiagnosticsParams(uri=state.uris.uri(path), diagnostics=diags, version=version))
 
     def left_model(self, paths: set[Path]) -> None:
         """Paths whose roots were unloaded: in pull mode, ask for the report that clears them.
@@ -295,7 +307,7 @@ class DiagnosticsPublisher:
         full reports for everything.
         """
         held = {path for uri, value in previous.items()
-                if value != _EMPTY_RESULT_ID and (path := uri_to_path(uri)) is not None}
+                if value != _EMPTY_RESULT_ID and (path := self.server.path_of(uri)) is not None}
         shown = set(self._shown) | held
 
         def compute() -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
@@ -304,8 +316,9 @@ class DiagnosticsPublisher:
 
         computed = await self.server.engine.run(compute)
         items: list = []
+        uris = self.server.state.uris
         for path, version, diags in computed:
-            uri = path_to_uri(path)
+            uri = uris.uri(path)
             result_id = _result_id(diags)
             self._published[path] = _fingerprint(diags)
             self._note_shown(path, diags)

@@ -27,7 +27,7 @@ from memls.store.model import document_kind
 
 from . import __version__
 from .client_features import ClientFeatures
-from .convert import path_to_uri, uri_to_path
+from .convert import uri_to_path
 from .diagnostics import DiagnosticsPublisher
 from .engine import Engine
 from .errors import log_refusals_quietly
@@ -73,18 +73,30 @@ class MemlsServer(LanguageServer):
 
     # -- helpers for features ------------------------------------------------------
 
+    def path_of(self, uri: str) -> Path | None:
+        """The path a ``file:`` URI names, spelled as the model spells it (memls.lsp.client_uris)."""
+        path = uri_to_path(uri)
+        return self.state.model_path(path) if path is not None else None
+
     def memory_path(self, uri: str) -> Path | None:
         """The path of a document this server handles, else None."""
         path = uri_to_path(uri)
         if path is None or document_kind(path.name) is None:
             return None
-        return path
+        return self.state.model_path(path)
 
     def after_change(self, affected: set[Path]) -> None:
         """Re-check what a change affected (push or pull)."""
         if affected:
             self.diagnostics.schedule(affected)
             self.model_changes.schedule(affected)
+
+    async def files_changed(self, paths: list[Path]) -> None:
+        """Files changed on disk (the client's watcher or the server's): a folder's settings, memories."""
+        settings_change = await self.engine.run(self.state.settings_files_changed, paths)
+        if settings_change is not None:
+            await self.roots_changed(settings_change)
+        self.after_change(await self.engine.run(self.state.disk_changes, paths))
 
     async def reconfigure(self, settings: dict | None = None) -> None:
         """Settings or folders changed: take the editor's settings again and follow them."""
@@ -106,7 +118,7 @@ def create_server() -> MemlsServer:
         folders = [uri_to_path(f.uri) for f in params.workspace_folders or []]
         if not folders and params.root_uri:
             folders = [uri_to_path(params.root_uri)]
-        ls.state.folders = [f for f in folders if f is not None]
+        ls.state.folders = ls.state.uris.folders(f for f in folders if f is not None)
         options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
         ls.state.client = ClientFeatures.read(
             params.capabilities, encoding=ls.workspace.position_encoding or "utf-16", options=options)
@@ -144,6 +156,7 @@ def create_server() -> MemlsServer:
         if path is None:
             return
         doc = params.text_document
+        ls.state.uris.opened(path, doc.uri)
         if ls.engine.held:  # the first scan runs: its own problems now, the rest when the model is whole
             asyncio.ensure_future(ls.diagnostics.publish_alone(path, doc.text, doc.version))
         affected = await ls.engine.run(ls.state.open, path, doc.text, doc.version)
@@ -173,6 +186,7 @@ def create_server() -> MemlsServer:
         if path is None:
             return
         affected = await ls.engine.run(ls.state.close, path)
+        ls.state.uris.closed(path)
         # A client may drop a closed document's diagnostics (Neovim does, and its
         # `:edit` of the current file closes and reopens it): send them again.
         ls.diagnostics.forget(path)
@@ -187,8 +201,7 @@ def create_server() -> MemlsServer:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def did_change_watched_files(ls: MemlsServer, params: types.DidChangeWatchedFilesParams) -> None:
-        paths = [p for change in params.changes if (p := uri_to_path(change.uri)) is not None]
-        ls.after_change(await ls.engine.run(ls.state.disk_changes, paths))
+        await ls.files_changed([p for change in params.changes if (p := ls.path_of(change.uri)) is not None])
 
     from .features import register_all
 
@@ -316,7 +329,7 @@ async def _ask_configuration(ls: MemlsServer) -> tuple[dict | None, dict[Path, d
     """
     folders = list(ls.state.folders)
     items = [types.ConfigurationItem(section="memls")]
-    items += [types.ConfigurationItem(scope_uri=path_to_uri(f), section="memls") for f in folders]
+    items += [types.ConfigurationItem(scope_uri=ls.state.uris.uri(f), section="memls") for f in folders]
     try:
         result = await asyncio.wait_for(
             ls.workspace_configuration_async(types.ConfigurationParams(items=items)), CONFIGURATION_TIMEOUT)

@@ -21,9 +21,10 @@ from memls.store.lease import RootLease
 from memls.store.model import Document, RootState, StackChange, Workspace, document_kind
 from memls.store.reader import disk_text
 from memls.store.roots import MemoryRoot, editor_stacks, is_memory_root
-from memls.store.settings import Settings, load_settings
+from memls.store.settings import CONFIG_FILES, Settings, load_settings
 
 from .client_features import ClientFeatures
+from .client_uris import ClientUris
 from .convert import Positions
 
 
@@ -88,6 +89,8 @@ class ServerState:
     root_settings: dict[Path, Settings] = field(default_factory=dict)
     root_folders: dict[Path, list[Path]] = field(default_factory=dict)
     client: ClientFeatures = field(default_factory=ClientFeatures)
+    # How the client spells the paths it named (a folder opened through a symlink).
+    uris: ClientUris = field(default_factory=ClientUris)
     workspace: Workspace = field(default_factory=lambda: Workspace([]))
     buffers: dict[Path, Buffer] = field(default_factory=dict)
     scanning: bool = False
@@ -206,6 +209,17 @@ class ServerState:
         self.configure(None)
         return self.apply_roots()
 
+    def settings_files_changed(self, paths: Iterable[Path]) -> RootsChange | None:
+        """A folder's ``.memls.toml`` or ``pyproject.toml`` changed: its settings are read again.
+
+        As ``memls check`` reads them on every run; the roots they name are
+        followed. None when no path is a folder's settings file.
+        """
+        if not any(p.name in CONFIG_FILES and p.parent in self.folders for p in paths):
+            return None
+        self.configure(None)
+        return self.apply_roots()
+
     def roots_appeared(self) -> bool:
         """Whether the folders and settings resolve to other roots than at the last sync.
 
@@ -255,6 +269,17 @@ class ServerState:
 
     def is_memory_document(self, path: Path) -> bool:
         return self.root_for(path) is not None
+
+    def model_path(self, path: Path) -> Path:
+        """A path the client named, spelled as the model spells it (:mod:`memls.lsp.client_uris`).
+
+        Read-only: runs on the event loop too.
+        """
+        path = self.uris.from_client(path)
+        root = self.workspace.root_of(path)
+        if root is None or root.path == path.parent:
+            return path
+        return root.path / path.name
 
     # -- several servers on one root ----------------------------------------------
 

@@ -22,8 +22,6 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from .convert import path_to_uri
-
 if TYPE_CHECKING:
     from .state import ServerState
 
@@ -100,7 +98,7 @@ def buffer_edit(state: ServerState, path: Path, text: str) -> types.WorkspaceEdi
     edit = minimal_edit(state.text(path), text, state.client.position_encoding)
     if edit is None:
         return None
-    uri = path_to_uri(path)
+    uri = state.uris.uri(path)
     if state.client.document_changes:
         return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
             text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=state.version(path)),

@@ -7,13 +7,15 @@ can:
 
 - a client with dynamic ``didChangeWatchedFiles`` registration gets the plain
   globs ``**/*.md`` and ``**/.memory-index.json``, which editors apply only
-  inside the workspace folders;
+  inside the workspace folders, and the settings files ``**/.memls.toml`` and
+  ``**/pyproject.toml`` (a folder's are read again when they change, as
+  ``memls check`` reads them on every run);
 - roots outside every folder (Claude Code's ``~/.claude/projects/.../memory``,
   ``MEMLS_MEMORY_DIRS``, ``roots`` from settings, the user root) get a
   ``RelativePattern`` each (base: the root) when the client declares
   ``relativePatternSupport``, and are polled by the server otherwise;
 - a client with no dynamic registration at all (Neovim on Linux) has every
-  root polled.
+  root polled, and each workspace folder's settings files.
 
 Polling lists each root's directory and ``stat``-s its memory documents:
 a few thousand ``stat`` calls twice a second are cheap and need no extra
@@ -37,8 +39,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from memls.store.model import document_kind
-
-from .convert import path_to_uri
+from memls.store.settings import CONFIG_FILES
 
 if TYPE_CHECKING:
     from .server import MemlsServer
@@ -50,7 +51,7 @@ POLL_SECONDS = 0.5
 BACKOFF_FILES = 10_000
 # A round of polling may take at most this share of the time.
 MAX_POLL_SHARE = 0.1
-WATCH_GLOBS = ("**/*.md", "**/.memory-index.json")
+WATCH_GLOBS = ("**/*.md", "**/.memory-index.json", *(f"**/{name}" for name in CONFIG_FILES))
 ROOT_GLOBS = ("*.md", ".memory-index.json")
 REGISTRATION_ID = "memls-watched-files"
 Signature = tuple[int, int]
@@ -61,7 +62,7 @@ def client_watchers(state: ServerState) -> list[types.FileSystemWatcher]:
     watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in WATCH_GLOBS]
     if state.client.relative_patterns:
         for root in state.outside_roots():
-            base = path_to_uri(root.path)
+            base = state.uris.uri(root.path)
             watchers.extend(
                 types.FileSystemWatcher(glob_pattern=types.RelativePattern(base_uri=base, pattern=glob))
                 for glob in ROOT_GLOBS
@@ -76,6 +77,13 @@ def polled_directories(state: ServerState) -> list[Path]:
     if state.client.relative_patterns:
         return []
     return [root.path for root in state.outside_roots()]
+
+
+def polled_settings_files(state: ServerState) -> list[Path]:
+    """The folders' settings files, when the client watches nothing for us (any thread)."""
+    if state.client.dynamic_watchers:
+        return []
+    return [folder / name for folder in list(state.folders) for name in CONFIG_FILES]
 
 
 def poll_interval(files: int, elapsed: float) -> float:
@@ -99,6 +107,15 @@ def snapshot(directory: Path) -> dict[Path, Signature]:
     except OSError:
         pass
     return out
+
+
+def file_signature(path: Path) -> Signature | None:
+    """(size, mtime) of one file; None when it is absent."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns)
 
 
 class Watching:
@@ -155,12 +172,14 @@ class PollingWatcher:
         self.loop = asyncio.get_running_loop()
         self._stop = threading.Event()
         self._seen: dict[Path, dict[Path, Signature]] = {}
+        self._settings: dict[Path, Signature | None] = {}
         self._thread = threading.Thread(target=self._run, name="memls-watcher", daemon=True)
 
     def prime(self) -> None:
         """Remember how the roots look now; changes from here on are reported."""
         for directory in polled_directories(self.server.state):
             self._seen[directory] = snapshot(directory)
+        self._settings = {path: file_signature(path) for path in polled_settings_files(self.server.state)}
 
     def start(self) -> None:
         self._thread.start()
@@ -184,10 +203,13 @@ class PollingWatcher:
                         changed.append(path)
             # Roots that left (a folder closed) are forgotten: if one comes back it is read afresh.
             self._seen = seen
+            settings = {path: file_signature(path) for path in polled_settings_files(self.server.state)}
+            changed += [path for path, sig in settings.items()
+                        if path in self._settings and self._settings[path] != sig]
+            self._settings = settings
             if changed:
                 asyncio.run_coroutine_threadsafe(self._deliver(changed), self.loop)
             interval = poll_interval(sum(len(s) for s in seen.values()), time.monotonic() - started)
 
     async def _deliver(self, paths: list[Path]) -> None:
-        affected = await self.server.engine.run(self.server.state.disk_changes, paths)
-        self.server.after_change(affected)
+        await self.server.files_changed(paths)

@@ -88,6 +88,7 @@ def edit_of(state: ServerState, operations) -> types.WorkspaceEdit:
         versions={p: state.version(p) for p in paths},
         document_changes=state.client.document_changes,
         resource_operations=state.client.resource_operations,
+        uri_of=state.uris.uri,
     )
 
 

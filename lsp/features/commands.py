@@ -51,7 +51,7 @@ from memls.store.roots import default_write_root
 from memls.store.store import MemoryStore
 
 from .. import __version__
-from ..convert import path_to_uri, uri_to_path
+from ..convert import uri_to_path
 from ..errors import RequestFailed, reason
 from ..notices import name_used
 from .save import IndexUpdate, edit_open_index
@@ -161,7 +161,7 @@ def _regenerate_index(state: ServerState, target: str | None) -> tuple[dict, Ind
     root = root_for_target(state, target)
     store = MemoryStore([root.root])
     index_path = root.index_path
-    result = {"uri": path_to_uri(index_path), "path": str(index_path)}
+    result = {"uri": state.uris.uri(index_path), "path": str(index_path)}
     before = disk_text(index_path)
     if state.has_unsaved_changes(index_path) and not state.changed_under(index_path, before):
         text = store.render_root_index(root.scope)
@@ -188,11 +188,11 @@ def _supersede(state: ServerState, old: str, new: str, target: str | None):
     for entry in (old_entry, new_entry):
         if entry.path is not None and entry.path not in touched and entry.path not in state.buffers:
             affected |= state.workspace.update_from_disk(entry.path)
-    return {"old": _entry_uri(old_entry), "new": _entry_uri(new_entry)}, affected
+    return {"old": _entry_uri(state, old_entry), "new": _entry_uri(state, new_entry)}, affected
 
 
-def _entry_uri(entry: MemoryEntry) -> str | None:
-    return path_to_uri(entry.path) if entry.path is not None else None
+def _entry_uri(state: ServerState, entry: MemoryEntry) -> str | None:
+    return state.uris.uri(entry.path) if entry.path is not None else None
 
 
 def _new_memory(state: ServerState, name: str, description: str, type_: str,
@@ -210,7 +210,7 @@ def _new_memory(state: ServerState, name: str, description: str, type_: str,
     # new=True: the disk may still hold the name a buffer renamed away, unsaved.
     written, affected = write_through_store(
         state, touched, lambda: store.save(name, description, body, type=type_, scope=root.scope, new=True))
-    return {"name": slug, "uri": path_to_uri(written), "path": str(written)}, affected
+    return {"name": slug, "uri": state.uris.uri(written), "path": str(written)}, affected
 
 
 @dataclasses.dataclass
@@ -256,7 +256,7 @@ def _recall(state: ServerState, cache: RecallCache, query: str, limit: int) -> l
             "name": hit.entry.name,
             "description": hit.entry.description,
             "type": hit.entry.type,
-            "uri": _entry_uri(hit.entry),
+            "uri": _entry_uri(state, hit.entry),
             "score": hit.score,
         }
         for hit in hits

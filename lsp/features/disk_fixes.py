@@ -44,7 +44,7 @@ from memls.store.apply import StaleFixError, apply_fixes
 from memls.store.diagnostics import CreateFile, Fix, RenameFile, TextEdit
 from memls.store.parse import placeholder_span
 
-from ..convert import Positions, path_to_uri
+from ..convert import Positions
 from ..errors import RequestFailed, reason
 from .commands import write_through_store
 
@@ -117,7 +117,7 @@ def created_entry(state: ServerState, fix: Fix) -> types.ShowDocumentParams | No
     span = placeholder_span(created.text)
     assert span is not None
     selection = Positions(created.text, state.client.position_encoding).range(span)
-    return types.ShowDocumentParams(uri=path_to_uri(created.path), take_focus=True, selection=selection)
+    return types.ShowDocumentParams(uri=state.uris.uri(created.path), take_focus=True, selection=selection)
 
 
 def reveal_command(shown: types.ShowDocumentParams) -> types.Command:
@@ -161,7 +161,7 @@ async def carry_out(ls: MemlsServer, fix: Fix) -> None:
     if created is not None:
         await show(ls, created)
     for old, new in moved:
-        if not await show(ls, types.ShowDocumentParams(uri=path_to_uri(new), take_focus=True)):
+        if not await show(ls, types.ShowDocumentParams(uri=ls.state.uris.uri(new), take_focus=True)):
             notes.append(f"{old.name} moved to {new} (its open buffer names a file that is gone)")
     if changed:
         notes.append(f"changed on disk, reload if the editor has not: {', '.join(p.name for p in changed)}")

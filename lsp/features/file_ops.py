@@ -31,7 +31,6 @@ from memls.store.diagnostics import TextEdit
 from memls.store.rename_plan import plan_file_rename
 from memls.store.text import one_line
 
-from ..convert import uri_to_path
 from .actions import edit_of
 
 if TYPE_CHECKING:
@@ -80,17 +79,17 @@ def will_rename(state: ServerState, renames: list[tuple[Path, Path]]):
     return (edit_of(state, edits) if edits else None), refused
 
 
-def _pairs(files) -> list[tuple[Path, Path]]:
+def _pairs(ls: MemlsServer, files) -> list[tuple[Path, Path]]:
     out = []
     for f in files:
-        old, new = uri_to_path(f.old_uri), uri_to_path(f.new_uri)
+        old, new = ls.path_of(f.old_uri), ls.path_of(f.new_uri)
         if old is not None and new is not None:
             out.append((old, new))
     return out
 
 
-def _paths(files) -> list[Path]:
-    return [p for f in files if (p := uri_to_path(f.uri)) is not None]
+def _paths(ls: MemlsServer, files) -> list[Path]:
+    return [p for f in files if (p := ls.path_of(f.uri)) is not None]
 
 
 def register(server: MemlsServer) -> None:
@@ -99,7 +98,7 @@ def register(server: MemlsServer) -> None:
 
     @server.feature(types.WORKSPACE_WILL_RENAME_FILES, will_options)
     async def will_rename_files(ls: MemlsServer, params: types.RenameFilesParams):
-        edit, refused = await ls.engine.run(will_rename, ls.state, _pairs(params.files))
+        edit, refused = await ls.engine.run(will_rename, ls.state, _pairs(ls, params.files))
         for message in refused:
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"memls: links not updated: {message}"))
@@ -107,13 +106,13 @@ def register(server: MemlsServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_RENAME_FILES, did_options)
     async def did_rename_files(ls: MemlsServer, params: types.RenameFilesParams) -> None:
-        paths = [p for pair in _pairs(params.files) for p in pair]
+        paths = [p for pair in _pairs(ls, params.files) for p in pair]
         ls.after_change(await ls.engine.run(ls.state.disk_changes, paths))
 
     @server.feature(types.WORKSPACE_DID_CREATE_FILES, did_options)
     async def did_create_files(ls: MemlsServer, params: types.CreateFilesParams) -> None:
-        ls.after_change(await ls.engine.run(ls.state.disk_changes, _paths(params.files)))
+        ls.after_change(await ls.engine.run(ls.state.disk_changes, _paths(ls, params.files)))
 
     @server.feature(types.WORKSPACE_DID_DELETE_FILES, did_options)
     async def did_delete_files(ls: MemlsServer, params: types.DeleteFilesParams) -> None:
-        ls.after_change(await ls.engine.run(ls.state.disk_changes, _paths(params.files)))
+        ls.after_change(await ls.engine.run(ls.state.disk_changes, _paths(ls, params.files)))

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from ..state import ServerState
 
 
-def _folders(items: Sequence[types.WorkspaceFolder] | None) -> list[Path]:
-    return [p for f in items or [] if (p := uri_to_path(f.uri)) is not None]
+def _folders(state: ServerState, items: Sequence[types.WorkspaceFolder] | None) -> list[Path]:
+    """The folders named, resolved as the model names them (memls.lsp.client_uris)."""
+    return state.uris.folders(p for f in items or [] if (p := uri_to_path(f.uri)) is not None)
 
 
 def _adopt_open_documents(state: ServerState, documents: list[tuple[Path, str, int | None]]) -> set[Path]:
@@ -41,12 +42,13 @@ def register(server: MemlsServer) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def did_change_workspace_folders(ls: MemlsServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         event = params.event
-        change = await ls.engine.run(ls.state.change_folders, _folders(event.added), _folders(event.removed))
-        documents = [
-            (path, doc.source, doc.version)
-            for doc in list(ls.workspace.text_documents.values())
-            if (path := ls.memory_path(doc.uri)) is not None
-        ]
+        change = await ls.engine.run(
+            ls.state.change_folders, _folders(ls.state, event.added), _folders(ls.state, event.removed))
+        documents = []
+        for doc in list(ls.workspace.text_documents.values()):
+            if (path := ls.memory_path(doc.uri)) is not None:
+                ls.state.uris.opened(path, doc.uri)  # the added folder may name it anew
+                documents.append((path, doc.source, doc.version))
         adopted = await ls.engine.run(_adopt_open_documents, ls.state, documents)
         ls.after_change(adopted)
         await ls.roots_changed(change)

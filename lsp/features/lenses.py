@@ -31,7 +31,7 @@ from lsprotocol import types
 
 from memls.store.lenses import entry_lenses, index_links
 
-from ..convert import path_to_uri, uri_to_path
+from ..convert import uri_to_path
 from ..document_request import document_request
 from ..errors import RequestFailed
 from .commands import _command
@@ -54,7 +54,7 @@ def code_lenses(state: ServerState, path: Path) -> list[types.CodeLens]:
         targets = [
             {
                 "label": target.label,
-                "uri": path_to_uri(target.location.path),
+                "uri": state.uris.uri(target.location.path),
                 "range": _range_json(state.positions(target.location.path).range(target.location.span)),
             }
             for target in lens.targets
@@ -74,7 +74,7 @@ def document_links(state: ServerState, path: Path) -> list[types.DocumentLink]:
     positions = state.positions(path)
     tooltips = state.client.document_link_tooltip
     return [
-        types.DocumentLink(range=positions.range(link.span), target=path_to_uri(link.path),
+        types.DocumentLink(range=positions.range(link.span), target=state.uris.uri(link.path),
                            tooltip=f"Open the memory {link.name}" if tooltips else None)
         for link in index_links(doc)
     ]

@@ -17,13 +17,12 @@ Request: ``memls/memories`` with no parameters (or ``{}``). Result::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memls.store.checks import check_paths
 from memls.store.memories import EntryNode, ProblemCount, RootNode, memory_tree
-
-from ..convert import path_to_uri
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
@@ -44,29 +43,29 @@ def memories_result(state: ServerState, known: dict[Path, tuple[int, int]]) -> d
     for path, problems in check_paths(state.context(), missing).items():
         severities = [p.severity for p in problems]
         counts[path] = ProblemCount(severities.count("error"), severities.count("warning"))
-    return {"roots": [_root_json(root) for root in memory_tree(state.workspace, counts)]}
+    return {"roots": [_root_json(root, state.uris.uri) for root in memory_tree(state.workspace, counts)]}
 
 
-def _root_json(root: RootNode) -> dict:
+def _root_json(root: RootNode, uri_of: Callable[[Path], str]) -> dict:
     return {
         "scope": root.scope,
         "path": str(root.path),
-        "uri": path_to_uri(root.path),
-        "types": [{"type": t.type, "entries": [_entry_json(e) for e in t.entries]} for t in root.types],
+        "uri": uri_of(root.path),
+        "types": [{"type": t.type, "entries": [_entry_json(e, uri_of) for e in t.entries]} for t in root.types],
     }
 
 
-def _entry_json(node: EntryNode) -> dict:
+def _entry_json(node: EntryNode, uri_of: Callable[[Path], str]) -> dict:
     return {
         "name": node.name,
         "title": node.title,
         "description": node.description,
         "type": node.type,
         "status": node.status,
-        "uri": path_to_uri(node.path),
+        "uri": uri_of(node.path),
         "path": str(node.path),
         "problems": {"errors": node.problems.errors, "warnings": node.problems.warnings},
-        "superseded": [_entry_json(child) for child in node.superseded],
+        "superseded": [_entry_json(child, uri_of) for child in node.superseded],
     }
 
 

@@ -27,7 +27,6 @@ from memls.store.links import definition, reference_at, references
 from memls.store.spans import Span
 from memls.store.symbols import SymbolInfo, document_symbols, workspace_symbols
 
-from ..convert import path_to_uri
 from ..document_request import document_request
 
 if TYPE_CHECKING:
@@ -52,7 +51,7 @@ def _cursor(state: ServerState, path: Path, position: types.Position) -> tuple[i
 
 def _location(state: ServerState, location) -> types.Location:
     return types.Location(
-        uri=path_to_uri(location.path), range=state.positions(location.path).range(location.span)
+        uri=state.uris.uri(location.path), range=state.positions(location.path).range(location.span)
     )
 
 
@@ -75,7 +74,7 @@ def definition_result(
     whole_line = Span(span.start_line, 0, span.start_line, max(len(line_text), span.end_col))
     return [
         types.LocationLink(
-            target_uri=path_to_uri(target.path),
+            target_uri=state.uris.uri(target.path),
             target_range=positions.range(whole_line),
             target_selection_range=positions.range(span),
             origin_selection_range=state.positions(path).range(ref.span),
@@ -155,7 +154,7 @@ def document_symbols_result(
     positions = state.positions(path)
     if state.client.hierarchical_symbols:
         return [_document_symbol(positions, s) for s in symbols]
-    uri = path_to_uri(path)
+    uri = state.uris.uri(path)
     flat: list[types.SymbolInformation] = []
 
     def walk(symbol: SymbolInfo, container: str | None) -> None:

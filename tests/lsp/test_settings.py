@@ -119,3 +119,43 @@ async def test_a_folders_settings_file_applies_to_that_folder_only(client, tmp_p
     await wait_until_scanned(client)
     assert "dangling-superseded-by" in {str(d.code) for d in await _shown(client, alpha)}
     assert "dangling-superseded-by" not in {str(d.code) for d in await _shown(client, beta)}
+
+
+def report_written(session: Session, path: Path, change: types.FileChangeType) -> None:
+    """What an editor with a watcher sends; Neovim watches nothing (the server polls the folder)."""
+    caps = session.client.capabilities
+    if caps and caps.workspace and caps.workspace.did_change_watched_files \
+            and caps.workspace.did_change_watched_files.dynamic_registration:
+        session.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=path_to_uri(path), type=change)]))
+
+
+async def test_a_settings_file_written_while_the_server_runs_changes_the_diagnostics(start):
+    """As ``memls check`` reads ``.memls.toml`` and ``pyproject.toml`` on every run, the server reads them again."""
+    session = await start({"old.md": DANGLING})
+    session.open("old.md")
+    await session.diagnostics("old.md", lambda d: "dangling-superseded-by" in session.codes(d))
+    own = session.folder / ".memls.toml"
+    own.write_text('[severity]\n"dangling-superseded-by" = "off"\n', encoding="utf-8")
+    report_written(session, own, types.FileChangeType.Created)
+    await session.diagnostics("old.md", checked_without_dangling(session))
+    own.unlink()
+    report_written(session, own, types.FileChangeType.Deleted)
+    await session.diagnostics("old.md", lambda d: "dangling-superseded-by" in session.codes(d))
+    pyproject = session.folder / "pyproject.toml"
+    pyproject.write_text('[tool.memls.severity]\n"dangling-superseded-by" = "hint"\n', encoding="utf-8")
+    report_written(session, pyproject, types.FileChangeType.Created)
+    await session.diagnostics("old.md", lambda d: any(
+        str(x.code) == "dangling-superseded-by" and x.severity == types.DiagnosticSeverity.Hint for x in d))
+
+
+async def test_a_client_that_watches_for_the_server_is_asked_to_watch_the_settings_files(start):
+    session = await start({"old.md": DANGLING})
+    await wait_until_scanned(session.client)
+    globs = {w["globPattern"] for r in session.client.registrations  # type: ignore[attr-defined]
+             if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES  # options arrive as JSON
+             for w in r.register_options["watchers"] if isinstance(w["globPattern"], str)}
+    caps = session.client.capabilities
+    dynamic = bool(caps and caps.workspace and caps.workspace.did_change_watched_files
+                   and caps.workspace.did_change_watched_files.dynamic_registration)
+    assert ({"**/.memls.toml", "**/pyproject.toml"} <= globs) is dynamic
