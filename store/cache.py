@@ -30,9 +30,10 @@ Why each rule exists:
   not followed).
 * **Never an error**: a missing, corrupt, foreign or out-of-date cache is
   ignored and the documents are parsed; a cache that cannot be written is not
-  written. The header pins the cache format, Python's version and a
-  fingerprint of the engine's sources (which every release changes), because
-  a cached parse is only exact for the parser that made it.
+  written. The header pins the cache format, Python's version, a
+  fingerprint of the engine's sources (which every release changes) and the
+  YAML loader (:func:`memls.store.frontmatter.loader_identity`), because a
+  cached parse is only exact for the parser that made it.
 * ``MEMLS_NO_CACHE=1`` turns it off (cold-path tests, benchmarks of the parser).
 """
 
@@ -50,6 +51,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .frontmatter import loader_identity
 
 CACHE_FORMAT = 3
 KINDS = ("entries", "documents")
@@ -271,6 +274,7 @@ def _header(identity: str) -> dict:
         "format": CACHE_FORMAT,
         "python": sys.version,
         "engine": _engine_fingerprint(),
+        "yaml": loader_identity(),
         "identity": identity,
     }
 

@@ -20,8 +20,9 @@ Why each part of the key is there:
   roots;
 * **the severities** from the settings, which turn codes off or change them;
 * **today's date**: ``recheck`` dates come due without any file changing;
-* **the engine** (memls version and a hash of its sources, in the cache
-  header), because the results are those of the code that computed them.
+* **the engine** (memls version, a hash of its sources and the YAML loader,
+  in the cache header), because the results are those of the code that
+  computed them.
 
 Results are remembered only when every file has settled (the racy rule of
 :mod:`memls.store.cache`); the cache lives beside the parse caches, private, and is

@@ -1,7 +1,7 @@
-"""A line parser for the flat frontmatter agents write, exactly equivalent to libyaml.
+"""A line parser for the flat frontmatter agents write, exactly equivalent to the full loader.
 
-Composing a node tree with libyaml, constructing it with PyYAML's pure-Python
-constructor and turning node marks into spans costs several times what reading
+Composing a node tree with PyYAML's ``SafeLoader`` (the loader gptme reads
+with), constructing it and turning node marks into spans costs many times what reading
 the file does, and nearly every entry is the same few shapes: ``key: scalar``
 lines, one ``metadata`` / ``provenance`` mapping one level deep, and a
 ``keywords`` / ``supersedes`` list. This module reads exactly those shapes.
@@ -16,7 +16,7 @@ duplicate keys, tabs, YAML's extra line breaks NEL/LS/PS, control characters)
 falls back. Plain scalars are typed with PyYAML's own implicit-resolver table,
 so a word like ``yes`` or ``1_000`` is never mistaken for a string.
 
-Spans are where libyaml's node marks put them, trimmed as
+Spans are where the full loader's node marks put them, trimmed as
 :func:`memls.store.frontmatter.load_yaml` trims them (0-based, end exclusive, columns
 in code points).
 """
@@ -29,8 +29,6 @@ from typing import Any
 import yaml
 
 from .spans import KeySpans, Span
-
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
@@ -285,7 +283,7 @@ def _plain_value(text: str) -> tuple[Any] | None:
 
 def _implicit_tag(value: str) -> str:
     """The tag PyYAML's resolver gives a plain scalar (its table, in its order)."""
-    table = _LOADER.yaml_implicit_resolvers
+    table = yaml.SafeLoader.yaml_implicit_resolvers
     for tag, regexp in table.get(value[:1], ()):
         if regexp.match(value):
             return tag
