@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import pwd
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from memls.store import cache as cache_module
 from memls.store.cache import RACY_WINDOW_NS, ParseCache, cache_file, stamp_of
@@ -285,3 +288,26 @@ def test_store_reads_never_freeze_the_host_process_objects(root: Path) -> None:
     check_workspace(CheckContext(Workspace.load([MemoryRoot(path=root, scope="project")])))
     assert gc.get_freeze_count() == before
     assert gc.isenabled()
+
+
+# PyYAML without its libyaml extension, like the editor extension's bundled copy.
+_WITHOUT_LIBYAML = """
+import sys, time
+sys.modules["yaml._yaml"] = None
+from pathlib import Path
+import yaml
+assert not yaml.__with_libyaml__
+from memls.store import reader
+from memls.store.cache import ParseCache
+reader.now_ns = lambda: time.time_ns() + 3600 * 10**9
+reader.read_root(Path(sys.argv[1]), "project")
+print(len(ParseCache.open(Path(sys.argv[1]), "entries").entries))
+"""
+
+
+@pytest.mark.skipif(not yaml.__with_libyaml__, reason="this PyYAML has no libyaml to tell apart")
+def test_cache_written_by_an_install_without_libyaml_is_not_read_by_one_with_it(root: Path) -> None:
+    pure = subprocess.run([sys.executable, "-c", _WITHOUT_LIBYAML, str(root)],
+                          capture_output=True, text=True, check=True)
+    assert pure.stdout.split() == ["5"]  # the pure install wrote and reads its cache
+    assert ParseCache.open(root, "entries").entries == {}

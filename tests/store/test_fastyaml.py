@@ -1,6 +1,6 @@
 """The flat-frontmatter fast path: exactly the full loader's result, or a decline.
 
-The oracle is ``load_yaml(..., fast=False)`` (libyaml + PyYAML's constructor +
+The oracle is ``load_yaml(..., fast=False)`` (PyYAML's SafeLoader +
 span computation). Values are compared with their types (``1``, ``1.0`` and
 ``True`` are equal in Python but not the same YAML), dicts with their key order.
 """
