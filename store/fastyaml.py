@@ -10,7 +10,7 @@ It is a *fast path*, never a second opinion: for any text it either returns
 what the full loader would (same values and types, same key order, same spans),
 or None, and the caller runs the full loader. So every rule below errs towards
 None: a construct is accepted only where its meaning and its span are beyond
-doubt, and everything else (comments, anchors, tags, block and multi-line
+doubt, and everything else (comments after a value, anchors, tags, block and multi-line
 scalars, escapes other than ``\\\\`` and ``\\"``, dates, non-decimal numbers,
 duplicate keys, tabs, YAML's extra line breaks NEL/LS/PS, control characters)
 falls back. Plain scalars are typed with PyYAML's own implicit-resolver table,
@@ -60,8 +60,10 @@ _DECIMAL_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]{0,17})")
 _SIMPLE_FLOAT = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+][0-9]+)?")
 _BOOL_VALUES = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
 
-# Rows are (document line, text) of the non-blank lines: blank lines carry no
-# structure in this grammar, which has no multi-line scalars.
+# Rows are (document line, text) of the lines that are neither blank nor a
+# whole-line comment: neither carries structure in this grammar, which has no
+# multi-line scalars or flow collections (a ``#`` starting a line is then
+# always a comment).
 _Rows = list[tuple[int, str]]
 # A value read from the rows: (value, its span, item spans, index of the next row).
 _Read = tuple[Any, Span, tuple[Span, ...], int]
@@ -76,7 +78,11 @@ def parse_flat_mapping(
     """
     if _OUTSIDE_GRAMMAR.search(yaml_text):
         return None
-    rows = [(first_line + i, line) for i, line in enumerate(yaml_text.split("\n")) if line.strip(" ")]
+    rows = [
+        (first_line + i, line)
+        for i, line in enumerate(yaml_text.split("\n"))
+        if line.strip(" ") and not line.lstrip(" ").startswith("#")
+    ]
     count = len(rows)
     data: dict[str, Any] = {}
     spans: dict[str, KeySpans] = {}
