@@ -19,8 +19,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from memls import reads
-
 if TYPE_CHECKING:
     from memls.store.store import MemoryStore
 
@@ -36,8 +34,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     try:
         out, err, status = answer()
-        sys.stdout.write(out)
-        sys.stdout.flush()
+        _write_out(out)
         if err:
             sys.stderr.write(err)
     except KeyboardInterrupt:
@@ -55,39 +52,120 @@ def main(argv: Sequence[str] | None = None) -> None:
     sys.exit(status)
 
 
-def _plain_read(args: list[str]) -> Callable[[], tuple[str, str, int]] | None:
+def _write_out(out: str | bytes) -> None:
+    """Print the answer; given as UTF-8, straight into the stream's buffer when that is what
+    the text layer would write (no decoding and encoding again a megabyte of index)."""
+    if isinstance(out, bytes):
+        buffer = getattr(sys.stdout, "buffer", None)
+        encoding = getattr(sys.stdout, "encoding", None) or ""
+        if buffer is not None and os.linesep == "\n" and _is_utf8(encoding):
+            sys.stdout.flush()
+            buffer.write(out)
+            buffer.flush()
+            return
+        out = out.decode("utf-8")
+    sys.stdout.write(out)
+    sys.stdout.flush()
+
+
+def _is_utf8(encoding: str) -> bool:
+    import codecs
+
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
+
+
+def _plain_read(args: list[str]) -> Callable[[], tuple[str | bytes, str, int]] | None:
     """The answer to a plain read command line, or None when click must parse it."""
     if any(arg.startswith("-") for arg in args):
         return None
     if args == ["index"]:
-        return lambda: (reads.index_text(_store(), None, None), "", 0)
+        return lambda: _replayed("index", "", _index)
     if args == ["list"]:
-        return _list
+        return lambda: _replayed("list", "", _list)
     if args == ["audit"]:
-        return _audit
+        from datetime import date
+
+        # ``recheck`` dates come due without any file changing.
+        return lambda: _replayed("audit", date.today().isoformat(), _audit)
     if len(args) == 2 and args[0] == "show":
-        return lambda: _show(args[1])
+        return lambda: _replayed("show", "", lambda store: _show(store, args[1]), key=args[1])
     return None
 
 
-def _store() -> MemoryStore:
-    from memls.store.store import MemoryStore
+def _replayed(
+    kind: str, params: str, answer: Callable[[MemoryStore], tuple[str, str, int]],
+    *, key: str | None = None,
+) -> tuple[str | bytes, str, int]:
+    """The command's answer (stdout, stderr, exit status), replayed while no file changed.
 
-    return MemoryStore.from_workspace()
+    The whole answer is the view (:mod:`memls.store.replay`): a replay then
+    costs the interpreter, the proof that no file of the roots changed, and
+    one write, with no engine module loaded. The roots are resolved once,
+    for the key and the computation alike (as
+    (scope, directory) pairs: the public ``MemoryRoot`` is a dataclass, and
+    ``dataclasses`` alone would cost a tenth of a replay). The view is keyed by this
+    module's and :mod:`memls.reads`'s sources too (they format the answer;
+    the engine's are in every cache header). A failure is never a view: it
+    leaves by an exception, and the next run computes again. No lock is
+    taken for the key: it is the files' identity before computing, so an
+    answer computed while a writer was half-way through is stored under a
+    state that has already changed, and is never matched again.
+    """
+    from memls.store.replay import replayed, replayed_member
+    from memls.store.roots import resolve_layers
+
+    roots = resolve_layers()
+
+    def compute() -> tuple[str | bytes, str, int]:
+        from memls.store.root import MemoryRoot
+        from memls.store.store import MemoryStore
+
+        out, err, status = answer(MemoryStore(MemoryRoot(*root) for root in roots))
+        try:
+            return out.encode("utf-8"), err, status
+        except UnicodeEncodeError:  # printed as text, to fail as printing it always did
+            return out, err, status
+
+    params = f"{params}\0{_sources_digest()}"
+    if key is None:
+        return replayed(f"cli-{kind}", roots, params, compute)
+    return replayed_member(f"cli-{kind}", roots, params, key, compute)
 
 
-def _list() -> tuple[str, str, int]:
-    text, skipped = reads.list_text(_store(), None, None, None)
+def _sources_digest() -> str:
+    from memls.store.cache import sources_identity
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    return sources_identity([os.path.join(here, "quick.py"), os.path.join(here, "reads.py")])
+
+
+def _index(store: MemoryStore) -> tuple[str, str, int]:
+    from memls import reads
+
+    return reads.index_text(store, None, None), "", 0
+
+
+def _list(store: MemoryStore) -> tuple[str, str, int]:
+    from memls import reads
+
+    text, skipped = reads.list_text(store, None, None, None)
     return text, reads.skipped_note(skipped), 0
 
 
-def _audit() -> tuple[str, str, int]:
-    text, status = reads.audit_text(_store(), None, False)
+def _audit(store: MemoryStore) -> tuple[str, str, int]:
+    from memls import reads
+
+    text, status = reads.audit_text(store, None, False)
     return text, "", status
 
 
-def _show(name: str) -> tuple[str, str, int]:
-    text = reads.show_text(_store(), name)
+def _show(store: MemoryStore, name: str) -> tuple[str, str, int]:
+    from memls import reads
+
+    text = reads.show_text(store, name)
     if text is None:
         from memls.cli import fail
 

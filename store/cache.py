@@ -32,27 +32,28 @@ Why each rule exists:
   ignored and the documents are parsed; a cache that cannot be written is not
   written. The header pins the cache format, Python's version, a
   fingerprint of the engine's sources (which every release changes) and the
-  YAML loader (:func:`memls.store.frontmatter.loader_identity`), because a
-  cached parse is only exact for the parser that made it.
+  YAML library's files (:func:`_yaml_identity`), because a cached parse is
+  only exact for the parser that made it.
 * ``MEMLS_NO_CACHE=1`` turns it off (cold-path tests, benchmarks of the parser).
 """
 
 from __future__ import annotations
 
 import gc
-import hashlib
 import marshal
 import os
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .frontmatter import loader_identity
+try:  # hashlib's own blake2b, without loading OpenSSL's hashes (a tenth of a replayed command)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter without the module
+    from hashlib import blake2b
 
 CACHE_FORMAT = 3
 KINDS = ("entries", "documents")
@@ -97,6 +98,8 @@ def cache_file(root_dir: Path, kind: str) -> Path:
 
 def root_digest(root_dir: Path) -> str:
     """The name a root's files in the cache directory share: a hash of its resolved path."""
+    import hashlib
+
     return hashlib.sha256(os.fsencode(resolved_path(root_dir))).hexdigest()[:32]
 
 
@@ -109,7 +112,6 @@ def is_settled(stamp: Stamp, observed_ns: int) -> bool:
     return max(stamp[1], stamp[2]) < observed_ns - RACY_WINDOW_NS
 
 
-@dataclass
 class ParseCache:
     """The remembered parses of one root: file name -> (path, scope, stamp, record).
 
@@ -118,16 +120,31 @@ class ParseCache:
 
     ``lookup`` and ``remember`` are what readers call per file; ``save`` writes
     the file back only when something was added, changed or dropped.
+
+    A plain class, not a dataclass: this module is loaded by every replayed
+    command (:mod:`memls.store.replay`), and ``dataclasses`` (with the
+    ``inspect`` it loads) would cost a tenth of such a command.
     """
 
-    root_dir: Path
-    location: Path | None  # None: caching is off
-    entries: dict[str, tuple[str, str | None, Stamp, Any]] = field(default_factory=dict)
-    # What a record is written as (a record may hold more in memory than on disk).
-    portable: Callable[[Any], Any] | None = field(default=None, repr=False, compare=False)
-    seen: set[str] = field(default_factory=set)
-    # Names whose entry was added, replaced or dropped since the cache was read.
-    changed: set[str] = field(default_factory=set)
+    def __init__(
+        self,
+        root_dir: Path,
+        location: Path | None,  # None: caching is off
+        entries: dict[str, tuple[str, str | None, Stamp, Any]] | None = None,
+        *,
+        # What a record is written as (a record may hold more in memory than on disk).
+        portable: Callable[[Any], Any] | None = None,
+    ) -> None:
+        self.root_dir = root_dir
+        self.location = location
+        self.entries = {} if entries is None else entries
+        self.portable = portable
+        self.seen: set[str] = set()
+        # Names whose entry was added, replaced or dropped since the cache was read.
+        self.changed: set[str] = set()
+
+    def __repr__(self) -> str:
+        return f"ParseCache(root_dir={self.root_dir!r}, location={self.location!r}, {len(self.entries)} entries)"
 
     @classmethod
     def open(
@@ -274,7 +291,7 @@ def _header(identity: str) -> dict:
         "format": CACHE_FORMAT,
         "python": sys.version,
         "engine": _engine_fingerprint(),
-        "yaml": loader_identity(),
+        "yaml": _yaml_identity(),
         "identity": identity,
     }
 
@@ -411,19 +428,57 @@ def _delete_retired(directory: Path) -> None:
 
 
 def _engine_fingerprint() -> str:
-    """A hash of the engine's sources: a parse is exact only for the code that made it.
+    """The identity of the engine's sources: a parse is exact only for the code that made it.
 
     The released version alone is not enough: a development checkout changes
     the parser without changing the version.
     """
-    package = Path(__file__).parent
-    digest = hashlib.sha256()
-    try:
-        for source in sorted(package.rglob("*.py")):
-            digest.update(os.fsencode(source.relative_to(package)))
-            digest.update(source.read_bytes())
-    except OSError:
-        return "unreadable"
+    package = os.path.dirname(os.path.abspath(__file__))
+    sources: list[str] = []
+    for directory, subdirectories, files in os.walk(package):
+        subdirectories[:] = [name for name in subdirectories if name != "__pycache__"]
+        sources.extend(os.path.join(directory, name) for name in files if name.endswith(".py"))
+    return sources_identity(sorted(sources), prefix=len(package))
+
+
+def _yaml_identity() -> str:
+    """The identity of the files of the PyYAML that ``import yaml`` would load, found without importing it.
+
+    Parses are made by PyYAML's loader, so a cached one is exact only for that
+    library; and two installs of one memls release (one whose PyYAML has
+    libyaml's extension, one pure, like the editor extension's bundled
+    libraries) share one cache directory. The extension is a file of the
+    package, so neither install replays the other's answers. Found on
+    ``sys.path`` rather than imported: a replayed command loads no YAML.
+    """
+    for entry in sys.path:
+        package = os.path.join(entry or os.curdir, "yaml")
+        try:
+            names = os.listdir(package)
+        except OSError:
+            continue
+        if "__init__.py" in names:
+            files = sorted(os.path.join(package, name) for name in names if not name.startswith("__pycache__"))
+            return sources_identity(files, prefix=len(package))
+    return "no yaml"
+
+
+def sources_identity(paths: Iterable[str], *, prefix: int = 0) -> str:
+    """A digest of the identity (:data:`Stamp`) of each source file, named without its first ``prefix`` characters.
+
+    By identity, as memory files are, not by their bytes: the key of every
+    cached view is taken in every command, and stat-ing the engine's sixty
+    files costs a fraction of reading them (a replayed command costs only a
+    few times that). An edit, a checkout or an install changes a file's
+    ctime and usually its inode, as it does a memory file's.
+    """
+    digest = blake2b(digest_size=32)
+    for path in paths:
+        try:
+            stamp: tuple[int, ...] = stamp_of(os.stat(path))
+        except OSError:
+            stamp = ()
+        digest.update(marshal.dumps((path[prefix:], stamp)))
     return digest.hexdigest()
 
 

@@ -49,18 +49,6 @@ tag differently. The flat frontmatter most entries hold never reaches a loader
 """
 
 
-def loader_identity() -> str:
-    """The YAML library a parse was made with, for the caches' keys.
-
-    A cached parse or check is exact only for the loader that made it, and
-    two installs of one memls release (one with libyaml, one pure, like the
-    editor extension's bundled libraries) share one cache directory: naming
-    the loader, PyYAML's version and whether libyaml is there keeps any
-    install from replaying another's answers.
-    """
-    loader = f"{YAML_LOADER.__module__}.{YAML_LOADER.__qualname__}"
-    return f"{loader} PyYAML {yaml.__version__} libyaml={yaml.__with_libyaml__}"
-
 _OPENING = re.compile(r"---[ \t]*\n")
 _CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _NEWLINE = re.compile(r"\n")

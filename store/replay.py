@@ -6,7 +6,8 @@ from the parse cache and rendering them costs several times more than
 listing and ``stat``-ing the files, which is the least any correct answer
 costs: a cache is never trusted over the disk, so every file's identity is
 looked at on every run. So a view (the rendered index, the ``list`` text,
-the name of every entry) is remembered with a digest of the identity of every
+the name of every entry, the whole answer of a plain read command in
+:mod:`memls.quick`) is remembered with a digest of the identity of every
 file of its roots, and replayed while the digest is the same.
 
 Why each rule exists:
@@ -29,16 +30,16 @@ Why each rule exists:
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .cache import (
     Stamp,
+    blake2b,
     cache_dir,
     cache_enabled,
     is_settled,
@@ -47,16 +48,22 @@ from .cache import (
     resolved_path,
     store_marshalled,
 )
-from .names import is_document_filename
-from .roots import MemoryRoot
+from .names import document_filenames
 
-# Per root: (resolved path, scope, ((file name, stamp), ...) sorted by name).
-Fingerprint = tuple[tuple[str, str, tuple[tuple[str, Stamp], ...]], ...]
+if TYPE_CHECKING:
+    from .root import MemoryRoot
+    from .roots import Layer
+
+    # A root as the store holds it, or as a replayed command resolves it.
+    Root = MemoryRoot | Layer
+
+# Per root: (resolved path, scope, ((file name, *stamp), ...) or the errno of its listing).
+Fingerprint = tuple[tuple[str, str, tuple[tuple[str, int, int, int, int, int], ...] | int], ...]
 
 T = TypeVar("T")
 
 
-def roots_fingerprint(roots: Sequence[MemoryRoot]) -> Fingerprint:
+def roots_fingerprint(roots: Sequence[Root]) -> Fingerprint:
     """The identity of every document of ``roots``, in layer order."""
     return tuple(
         (resolved_path(root.path), root.scope, _document_stamps(root.path)) for root in roots
@@ -65,19 +72,21 @@ def roots_fingerprint(roots: Sequence[MemoryRoot]) -> Fingerprint:
 
 def fingerprint_digest(fingerprint: Fingerprint) -> bytes:
     """A short digest of a fingerprint: what a cached view is keyed by."""
-    return hashlib.blake2b(marshal.dumps(fingerprint), digest_size=20).digest()
+    return blake2b(marshal.dumps(fingerprint), digest_size=20).digest()
 
 
 def is_settled_fingerprint(fingerprint: Fingerprint, observed_ns: int) -> bool:
     """Whether no file of the fingerprint changed within the racy window before ``observed_ns``."""
     return all(
-        is_settled(stamp, observed_ns) for _, _, files in fingerprint for _, stamp in files
+        is_settled(file[1:], observed_ns)
+        for _, _, files in fingerprint if not isinstance(files, int)
+        for file in files
     )
 
 
 def replayed(
     kind: str,
-    roots: Sequence[MemoryRoot],
+    roots: Sequence[Root],
     params: str,
     compute: Callable[[], T],
     *,
@@ -117,33 +126,69 @@ def replayed(
     return value
 
 
-def _document_stamps(root_dir: Path) -> tuple[tuple[str, Stamp], ...]:
-    """Every document's identity, sorted by name.
+def replayed_member(
+    kind: str, roots: Sequence[Root], params: str, key: str, compute: Callable[[], T]
+) -> T:
+    """``compute()`` for ``key`` of a view that maps many keys to values, as :func:`replayed`.
+
+    For views asked one key at a time (``memls show NAME``, for any NAME):
+    the values of every key asked since the files last changed are kept in
+    one file, and the first key asked after a change starts it afresh. One
+    file per key would leave a file in the cache for every name ever shown.
+    """
+    if not cache_enabled():
+        return compute()
+    fingerprint = roots_fingerprint(roots)
+    digest = fingerprint_digest(fingerprint)
+    identity = _identity(kind, roots, params)
+    location = _location(identity)
+    members: dict[str, Any] = {}
+    if location is not None:
+        cached = load_marshalled(location, identity)
+        if (isinstance(cached, tuple) and len(cached) == 2 and cached[0] == digest
+                and isinstance(cached[1], dict)):
+            members = cached[1]
+            if key in members:
+                return members[key]
+    observed_ns = now_ns()
+    value = compute()
+    if location is not None and is_settled_fingerprint(fingerprint, observed_ns):
+        members[key] = value
+        store_marshalled(location, identity, (digest, members))
+    return value
+
+
+def _document_stamps(root_dir: Path) -> tuple[tuple[str, int, int, int, int, int], ...] | int:
+    """Every document's name and identity, in the directory's own order; an errno when it cannot be read.
 
     One tight loop (this is most of what a replayed command costs): stat
-    relative to the open directory, and nothing built but the stamps. A
-    name that cannot be stat-ed (a broken or looping symlink) counts with
-    the identity of the link itself and size -1, which no file has; so a
-    link that appears, disappears, is re-pointed or starts resolving
-    changes the fingerprint like any other file does.
+    relative to the open directory, and nothing built but one flat tuple
+    per file. Not sorted: the same files listed in another order only make
+    a different fingerprint (a miss), never the same one for different
+    files. A directory that cannot be opened counts by why (missing, not a
+    directory, not readable), so a root that turns from missing into a file
+    or an empty directory is a change too. A name that cannot be stat-ed (a
+    broken or looping symlink) counts with the identity of the link itself
+    and size -1, which no file has; so a link that appears, disappears, is
+    re-pointed or starts resolving changes the fingerprint like any other
+    file does.
     """
     try:
         fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return ()
+    except OSError as exc:
+        return exc.errno or -1
     try:
-        names = sorted(name for name in os.listdir(fd) if is_document_filename(name))
-        stamps: list[tuple[str, Stamp]] = []
+        stamps: list[tuple[str, int, int, int, int, int]] = []
         append, stat = stamps.append, os.stat
-        for name in names:
+        for name in document_filenames(os.listdir(fd)):
             try:
                 st = stat(name, dir_fd=fd)
             except OSError:
-                append((name, _link_stamp(name, fd)))
+                append((name, *_link_stamp(name, fd)))
                 continue
-            append((name, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)))
-    except OSError:
-        return ()
+            append((name, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev))
+    except OSError as exc:
+        return exc.errno or -1
     finally:
         os.close(fd)
     return tuple(stamps)
@@ -157,14 +202,14 @@ def _link_stamp(name: str, fd: int) -> Stamp:
     return (-1, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
 
 
-def _identity(kind: str, roots: Sequence[MemoryRoot], params: str) -> str:
+def _identity(kind: str, roots: Sequence[Root], params: str) -> str:
     parts = [kind, *(f"{resolved_path(root.path)}\0{root.scope}" for root in roots), params]
     return "\n".join(parts)
 
 
 def _location(identity: str) -> Path | None:
     try:
-        digest = hashlib.sha256(os.fsencode(identity)).hexdigest()[:32]
+        digest = blake2b(os.fsencode(identity), digest_size=16).hexdigest()
         return cache_dir() / f"{digest}.view"
     except (OSError, RuntimeError):
         return None

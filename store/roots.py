@@ -32,8 +32,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+
+if TYPE_CHECKING:
+    from .root import MemoryRoot
 
 SCOPES = ("explicit", "project", "cc", "agent", "user")
 ENV_MEMLS_DIRS = "MEMLS_MEMORY_DIRS"
@@ -51,16 +54,25 @@ GIT_TIMEOUT_SECONDS = 5.0
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
-@dataclass(frozen=True)
-class MemoryRoot:
-    """One layer: a directory and the scope it was resolved under."""
+class Layer(NamedTuple):
+    """A root as resolved: its scope and directory (what :class:`MemoryRoot` holds).
+
+    What a replayed command keys its answer by (:mod:`memls.quick`), without
+    loading ``dataclasses`` (a tenth of such a command) for the public
+    :class:`MemoryRoot`.
+    """
 
     scope: str
     path: Path
 
-    @property
-    def exists(self) -> bool:
-        return self.path.is_dir()
+
+def __getattr__(name: str) -> Any:
+    # MemoryRoot has always been importable from here; it is loaded on first use.
+    if name == "MemoryRoot":
+        from .root import MemoryRoot
+
+        return MemoryRoot
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def resolve_roots(
@@ -76,29 +88,43 @@ def resolve_roots(
     when ``env`` is given and has one, else the process's home directory;
     ``config_dir`` replaces the user config directory (``user_config_dir``).
     """
+    from .root import MemoryRoot
+
+    layers = resolve_layers(workspace, env=env, config_dir=config_dir, home=home)
+    return [MemoryRoot(layer.scope, layer.path) for layer in layers]
+
+
+def resolve_layers(
+    workspace: Path | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    config_dir: Path | None = None,
+    home: Path | None = None,
+) -> list[Layer]:
+    """:func:`resolve_roots` as (scope, directory) pairs."""
     env = os.environ if env is None else env
     home = _home(env, home)
     explicit = explicit_memory_dirs(env)
     if explicit is not None:
         return _dedupe(
-            MemoryRoot("explicit", _expand_user(item, home))
+            Layer("explicit", _expand_user(item, home))
             for item in explicit.split(os.pathsep)
             if item.strip()
         )
 
     ws = resolve_workspace(workspace, env=env)
-    candidates: list[MemoryRoot] = []
+    candidates: list[Layer] = []
     project = ws / "memory"
     if project.is_dir():
-        candidates.append(MemoryRoot("project", project))
-    candidates.append(MemoryRoot("cc", claude_code_memory_dir(ws, home=home)))
+        candidates.append(Layer("project", project))
+    candidates.append(Layer("cc", claude_code_memory_dir(ws, home=home)))
     agent_ws = env.get(ENV_AGENT_WORKSPACE, "").strip()
     if agent_ws:
         agent = _expand_user(agent_ws, home) / "memory"
         if agent.is_dir():
-            candidates.append(MemoryRoot("agent", agent))
+            candidates.append(Layer("agent", agent))
     config = config_dir if config_dir is not None else user_config_dir(env=env, home=home)
-    candidates.append(MemoryRoot("user", config / "memory"))
+    candidates.append(Layer("user", config / "memory"))
     return _dedupe(candidates)
 
 
@@ -276,9 +302,12 @@ def _expand_user(value: str, home: Path) -> Path:
     return Path(value).expanduser()
 
 
-def _dedupe(roots: Iterable[MemoryRoot]) -> list[MemoryRoot]:
+R = TypeVar("R", Layer, "MemoryRoot")
+
+
+def _dedupe(roots: Iterable[R]) -> list[R]:
     """Keep the first root naming each real directory (nearest scope wins)."""
-    out: list[MemoryRoot] = []
+    out: list[R] = []
     seen: set[Path] = set()
     for root in roots:
         key = root.path.resolve()
@@ -309,6 +338,8 @@ def editor_stacks(
     configured ones), never each other's project roots. With no folder open,
     the server's working directory is the one folder.
     """
+    from .root import MemoryRoot
+
     env = os.environ if env is None else env
     stacks: dict[Path, list[MemoryRoot]] = {}
     for folder in folders or [Path.cwd()]:

@@ -7,7 +7,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memls.store.errors import ReservedNameError
-from memls.store.names import check_name, gptme_slugify, is_index_filename, is_reserved_name, slugify
+from memls.store.names import (
+    check_name,
+    document_filenames,
+    gptme_slugify,
+    is_document_filename,
+    is_index_filename,
+    is_reserved_name,
+    slugify,
+)
 
 
 @pytest.mark.parametrize(
@@ -81,3 +89,10 @@ def test_is_document_filename_says_whether_document_kind_has_a_kind(filename: st
     from memls.store.names import document_kind, is_document_filename
 
     assert is_document_filename(filename) == (document_kind(filename) is not None)
+
+
+@given(st.lists(st.one_of(st.sampled_from(["MEMORY.md", ".memory-index.json", ".hidden.md", "a.md", "a.MD",
+                                           "notes.txt", ".md", "memory-index.json", "x.md~"]),
+                          st.text(max_size=12).map(lambda s: s + ".md"), st.text(max_size=12))))
+def test_document_filenames_keeps_exactly_the_names_is_document_filename_accepts(filenames: list[str]) -> None:
+    assert document_filenames(filenames) == [f for f in filenames if is_document_filename(f)]

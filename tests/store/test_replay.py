@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memls.store.errors import AmbiguousNameError
-from memls.store.replay import replayed
+from memls.store.replay import replayed, replayed_member
 from memls.store.roots import MemoryRoot
 from memls.store.store import MemoryStore
 
@@ -197,3 +197,42 @@ def test_audit_is_replayed_while_unchanged_and_equals_a_fresh_audit_after_a_chan
     after = store.audit()
     assert after == uncached_store(root, monkeypatch).audit()
     assert [issue.code for issue in after] == ["invalid-entry", "asymmetric-supersession"]
+
+
+@pytest.mark.usefixtures("looked_at_later")
+def test_a_member_view_keeps_every_key_asked_until_a_file_changes(root: MemoryRoot) -> None:
+    calls: list[str] = []
+
+    def member(key: str) -> str:
+        return replayed_member("test", [root], "", key, lambda: calls.append(key) or f"value of {key}")
+
+    assert [member("a"), member("b"), member("a"), member("b")] == ["value of a", "value of b"] * 2
+    assert calls == ["a", "b"]
+    write(root.path, "delta.md", "delta")
+    assert [member("a"), member("b")] == ["value of a", "value of b"]
+    assert calls == ["a", "b", "a", "b"]
+
+
+def test_a_member_of_files_written_within_the_racy_window_is_never_replayed(root: MemoryRoot) -> None:
+    write(root.path, "fresh.md", "fresh")
+    os.utime(root.path / "fresh.md")  # now: may still change within its timestamp tick
+    calls: list[int] = []
+    for _ in range(2):
+        replayed_member("test", [root], "", "key", lambda: calls.append(1) or "value")
+    assert len(calls) == 2
+
+
+@pytest.mark.usefixtures("looked_at_later")
+@pytest.mark.parametrize("change", ["gone", "file", "empty"])
+def test_a_root_that_disappears_or_turns_into_a_file_is_a_change(root: MemoryRoot, change: str) -> None:
+    for path in root.path.iterdir():
+        path.unlink()
+    root.path.rmdir()
+    calls, compute = counted("view")
+    replayed("test", [root], "", compute)  # stored: the root is missing
+    if change == "file":
+        root.path.write_text("not a directory\n")
+    elif change == "empty":
+        root.path.mkdir()
+    replayed("test", [root], "", compute)
+    assert len(calls) == (1 if change == "gone" else 2)
