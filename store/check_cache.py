@@ -20,7 +20,7 @@ Why each part of the key is there:
   roots;
 * **the severities** from the settings, which turn codes off or change them;
 * **today's date**: ``recheck`` dates come due without any file changing;
-* **the engine** (memls version, a hash of its sources and the YAML loader,
+* **the engine** (memls version, its sources and the YAML library's files,
   in the cache header), because the results are those of the code that
   computed them.
 

@@ -45,9 +45,9 @@ agree with it: it accepts a tab inside a plain value (``a<TAB>b``), ``|#``,
 and a byte-order mark or NEL / LS inside the text in places where the pure
 loader stops, refuses some texts the pure loader reads, and reads a bare ``!``
 tag differently. The flat frontmatter most entries hold never reaches a loader
-(:mod:`memls.store.fastyaml`), so the cost falls on commented or unusual ones.
+(:mod:`memls.store.fastyaml`), so the cost falls on frontmatter with a comment
+after a value, a date, a block scalar or other less common YAML.
 """
-
 
 _OPENING = re.compile(r"---[ \t]*\n")
 _CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
