@@ -108,10 +108,9 @@ async def startup_report(ls: MemlsServer, seconds: float) -> None:
 
 def _report_lines(state: ServerState, seconds: float, pull: bool) -> list[str]:
     """The start-up report's lines (engine thread: it reads the model)."""
-    libyaml = "with libyaml" if hasattr(yaml, "CSafeLoader") else "without libyaml (slower reads)"
     roots = sorted(state.workspace.roots, key=lambda r: r.order)
     lines = [
-        f"memls {__version__} on Python {sys.version.split()[0]} ({sys.executable}), PyYAML {libyaml}",
+        f"memls {__version__} on Python {sys.version.split()[0]} ({sys.executable}), PyYAML {yaml.__version__}",
         f"{state.workspace.entry_count()} memories in {len(roots)} roots, scanned in {seconds:.2f} s; "
         f"diagnostics: {'pull' if pull else 'push'}",
     ]

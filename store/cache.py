@@ -30,9 +30,10 @@ Why each rule exists:
   not followed).
 * **Never an error**: a missing, corrupt, foreign or out-of-date cache is
   ignored and the documents are parsed; a cache that cannot be written is not
-  written. The header pins the cache format, Python's version and a
-  fingerprint of the engine's sources (which every release changes), because
-  a cached parse is only exact for the parser that made it.
+  written. The header pins the cache format, Python's version, a
+  fingerprint of the engine's sources (which every release changes) and the
+  YAML library's files (:func:`_yaml_identity`), because a cached parse is
+  only exact for the parser that made it.
 * ``MEMLS_NO_CACHE=1`` turns it off (cold-path tests, benchmarks of the parser).
 """
 
@@ -290,6 +291,7 @@ def _header(identity: str) -> dict:
         "format": CACHE_FORMAT,
         "python": sys.version,
         "engine": _engine_fingerprint(),
+        "yaml": _yaml_identity(),
         "identity": identity,
     }
 
@@ -437,6 +439,28 @@ def _engine_fingerprint() -> str:
         subdirectories[:] = [name for name in subdirectories if name != "__pycache__"]
         sources.extend(os.path.join(directory, name) for name in files if name.endswith(".py"))
     return sources_identity(sorted(sources), prefix=len(package))
+
+
+def _yaml_identity() -> str:
+    """The identity of the files of the PyYAML that ``import yaml`` would load, found without importing it.
+
+    Parses are made by PyYAML's loader, so a cached one is exact only for that
+    library; and two installs of one memls release (one whose PyYAML has
+    libyaml's extension, one pure, like the editor extension's bundled
+    libraries) share one cache directory. The extension is a file of the
+    package, so neither install replays the other's answers. Found on
+    ``sys.path`` rather than imported: a replayed command loads no YAML.
+    """
+    for entry in sys.path:
+        package = os.path.join(entry or os.curdir, "yaml")
+        try:
+            names = os.listdir(package)
+        except OSError:
+            continue
+        if "__init__.py" in names:
+            files = sorted(os.path.join(package, name) for name in names if not name.startswith("__pycache__"))
+            return sources_identity(files, prefix=len(package))
+    return "no yaml"
 
 
 def sources_identity(paths: Iterable[str], *, prefix: int = 0) -> str:

@@ -54,8 +54,9 @@ Why each part of the key is there:
   layering checks compare roots, and problems name paths as given;
 * **the severities** from the settings, which turn codes off or change them;
 * **today's date**: ``recheck`` dates come due without any file changing;
-* **the engine** (memls version and a hash of its sources, in the cache
-  header), because the results are those of the code that computed them.
+* **the engine** (memls version, its sources and the YAML library's files,
+  in the cache header), because the results are those of the code that
+  computed them.
 
 The cache lives beside the parse caches, private, and is never an error:
 anything unreadable is a miss and a full check.

@@ -1,7 +1,7 @@
-"""A line parser for the flat frontmatter agents write, exactly equivalent to libyaml.
+"""A line parser for the flat frontmatter agents write, exactly equivalent to the full loader.
 
-Composing a node tree with libyaml, constructing it with PyYAML's pure-Python
-constructor and turning node marks into spans costs several times what reading
+Composing a node tree with PyYAML's ``SafeLoader`` (the loader gptme reads
+with), constructing it and turning node marks into spans costs many times what reading
 the file does, and nearly every entry is the same few shapes: ``key: scalar``
 lines, one ``metadata`` / ``provenance`` mapping one level deep, and a
 ``keywords`` / ``supersedes`` list. This module reads exactly those shapes.
@@ -10,13 +10,13 @@ It is a *fast path*, never a second opinion: for any text it either returns
 what the full loader would (same values and types, same key order, same spans),
 or None, and the caller runs the full loader. So every rule below errs towards
 None: a construct is accepted only where its meaning and its span are beyond
-doubt, and everything else (comments, anchors, tags, block and multi-line
+doubt, and everything else (comments after a value, anchors, tags, block and multi-line
 scalars, escapes other than ``\\\\`` and ``\\"``, dates, non-decimal numbers,
 duplicate keys, tabs, YAML's extra line breaks NEL/LS/PS, control characters)
 falls back. Plain scalars are typed with PyYAML's own implicit-resolver table,
 so a word like ``yes`` or ``1_000`` is never mistaken for a string.
 
-Spans are where libyaml's node marks put them, trimmed as
+Spans are where the full loader's node marks put them, trimmed as
 :func:`memls.store.frontmatter.load_yaml` trims them (0-based, end exclusive, columns
 in code points).
 """
@@ -29,8 +29,6 @@ from typing import Any
 import yaml
 
 from .spans import KeySpans, Span
-
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
@@ -62,8 +60,10 @@ _DECIMAL_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]{0,17})")
 _SIMPLE_FLOAT = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+][0-9]+)?")
 _BOOL_VALUES = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
 
-# Rows are (document line, text) of the non-blank lines: blank lines carry no
-# structure in this grammar, which has no multi-line scalars.
+# Rows are (document line, text) of the lines that are neither blank nor a
+# whole-line comment: neither carries structure in this grammar, which has no
+# multi-line scalars or flow collections (a ``#`` starting a line is then
+# always a comment).
 _Rows = list[tuple[int, str]]
 # A value read from the rows: (value, its span, item spans, index of the next row).
 _Read = tuple[Any, Span, tuple[Span, ...], int]
@@ -78,7 +78,11 @@ def parse_flat_mapping(
     """
     if _OUTSIDE_GRAMMAR.search(yaml_text):
         return None
-    rows = [(first_line + i, line) for i, line in enumerate(yaml_text.split("\n")) if line.strip(" ")]
+    rows = [
+        (first_line + i, line)
+        for i, line in enumerate(yaml_text.split("\n"))
+        if line.strip(" ") and not line.lstrip(" ").startswith("#")
+    ]
     count = len(rows)
     data: dict[str, Any] = {}
     spans: dict[str, KeySpans] = {}
@@ -285,7 +289,7 @@ def _plain_value(text: str) -> tuple[Any] | None:
 
 def _implicit_tag(value: str) -> str:
     """The tag PyYAML's resolver gives a plain scalar (its table, in its order)."""
-    table = _LOADER.yaml_implicit_resolvers
+    table = yaml.SafeLoader.yaml_implicit_resolvers
     for tag, regexp in table.get(value[:1], ()):
         if regexp.match(value):
             return tag

@@ -50,8 +50,6 @@ from .parse import parse_document
 from .rewrite import value_end
 from .spans import Span
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 
 def render_root_view(state: RootState, *, budget: int | None = None) -> str:
     """The ``MEMORY.md`` the engine would write for a root, from the model.
@@ -176,7 +174,7 @@ def _key_text(key: str, value: Any, own: list[str]) -> str:
         return "\n".join(own)
     try:
         canonical = _gptme_spelling(key, value)
-        loaded = yaml.load(canonical, Loader=_LOADER)
+        loaded = yaml.safe_load(canonical)  # as gptme reads it
     except (yaml.YAMLError, ValueError, TypeError, RecursionError):
         return "\n".join(own)
     if not _same_value(loaded, {key: value}):

@@ -35,15 +35,23 @@ import yaml.reader
 from .spans import KeySpans, OversizedValue, Span, YamlProblem
 from .text import one_line
 
-# libyaml is several times faster; the pure-Python loader builds the same data.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+YAML_LOADER = yaml.SafeLoader
+"""The loader every frontmatter is read with: PyYAML's pure-Python ``SafeLoader``.
+
+gptme reads each entry with ``yaml.safe_load``, which is this loader, so memls
+calls a file broken exactly when gptme's readers skip it, and reads the same
+data from it. libyaml (``CSafeLoader``) is about six times faster but does not
+agree with it: it accepts a tab inside a plain value (``a<TAB>b``), ``|#``,
+and a byte-order mark or NEL / LS inside the text in places where the pure
+loader stops, refuses some texts the pure loader reads, and reads a bare ``!``
+tag differently. The flat frontmatter most entries hold never reaches a loader
+(:mod:`memls.store.fastyaml`), so the cost falls on frontmatter with a comment
+after a value, a date, a block scalar or other less common YAML.
+"""
 
 _OPENING = re.compile(r"---[ \t]*\n")
 _CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _NEWLINE = re.compile(r"\n")
-# The characters PyYAML's reader refuses; libyaml reports them at a byte offset,
-# so the position is found again in the text itself.
-_NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
 _STR_TAG = "tag:yaml.org,2002:str"
 _BLOCK_SCALAR_STYLES = ("|", ">")
 _BYTE_ORDER_MARK = "\ufeff"
@@ -167,7 +175,7 @@ def load_yaml(yaml_text: str, first_line: int = 0, *, fast: bool = True) -> Load
 
     The flat frontmatter agents write is read by :mod:`memls.store.fastyaml`, which
     gives exactly this function's result or declines; ``fast=False`` always
-    takes the full libyaml path (the property tests compare the two).
+    takes the full path, :data:`YAML_LOADER` (the property tests compare the two).
     """
     if fast:
         # Imported here because the fast path builds this module's span types.
@@ -179,7 +187,7 @@ def load_yaml(yaml_text: str, first_line: int = 0, *, fast: bool = True) -> Load
     locator = _Locator(yaml_text, first_line)
     loader = None
     try:
-        loader = _LOADER(yaml_text)
+        loader = YAML_LOADER(yaml_text)
         node = loader.get_single_node()
         if node is None:
             return LoadedYaml(None, None, {})
@@ -194,7 +202,7 @@ def load_yaml(yaml_text: str, first_line: int = 0, *, fast: bool = True) -> Load
     except yaml.MarkedYAMLError as exc:
         return LoadedYaml(None, _marked_problem(exc, locator), {})
     except yaml.reader.ReaderError as exc:
-        return LoadedYaml(None, _reader_problem(exc, yaml_text, locator), {})
+        return LoadedYaml(None, _reader_problem(exc, locator), {})
     except RecursionError:
         return LoadedYaml(None, locator.problem("nesting too deep to load", 0), {})
     except Exception as exc:  # noqa: BLE001 - any str input must give a problem, not a crash
@@ -343,7 +351,7 @@ class _Locator:
 
     Offsets rather than PyYAML's line numbers, because YAML also breaks lines at
     NEL / LS / PS while the document (and every editor) breaks only at ``\\n``.
-    Both loaders count mark indexes in code points.
+    The loader counts mark indexes in code points.
     """
 
     def __init__(self, yaml_text: str, first_line: int) -> None:
@@ -431,11 +439,6 @@ def _marked_problem(exc: yaml.MarkedYAMLError, locator: _Locator) -> YamlProblem
     return locator.problem(message, mark.index if mark is not None else 0)
 
 
-def _reader_problem(
-    exc: yaml.reader.ReaderError, yaml_text: str, locator: _Locator
-) -> YamlProblem:
-    found = _NON_PRINTABLE.search(yaml_text)
-    offset = found.start() if found else 0
-    character = ord(found.group()) if found else exc.character
-    message = f"unacceptable character #x{character:04x}: control characters are not allowed"
-    return locator.problem(message, offset)
+def _reader_problem(exc: yaml.reader.ReaderError, locator: _Locator) -> YamlProblem:
+    message = f"unacceptable character #x{exc.character:04x}: control characters are not allowed"
+    return locator.problem(message, exc.position)

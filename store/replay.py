@@ -23,7 +23,8 @@ Why each rule exists:
   (:func:`memls.store.cache.is_settled`), as parses are.
 * **Plain values only** (``marshal``): a view is text, names and numbers,
   and loading it must cost less than what it saves. The cache header pins
-  the engine (a view is exact only for the code that computed it).
+  the engine and the YAML library (a view is exact only for the code that
+  computed it).
 * **Never an error**: a missing, foreign or broken file is a miss.
 """
 

@@ -1,6 +1,6 @@
 """The flat-frontmatter fast path: exactly the full loader's result, or a decline.
 
-The oracle is ``load_yaml(..., fast=False)`` (libyaml + PyYAML's constructor +
+The oracle is ``load_yaml(..., fast=False)`` (PyYAML's SafeLoader +
 span computation). Values are compared with their types (``1``, ``1.0`` and
 ``True`` are equal in Python but not the same YAML), dicts with their key order.
 """
@@ -350,3 +350,11 @@ def test_random_shuffles_of_corpus_lines_never_disagree() -> None:
         result = fast(text)
         if result is not None:
             assert result == full(text), text
+
+
+def test_whole_line_comments_are_read_by_the_fast_path_as_the_full_loader_reads_them() -> None:
+    text = ("# written by the agent\nname: deploy\n  # indented\nkeywords:\n# between\n- a\n  #\n- b\n"
+            "metadata:\n  # inside\n  type: procedure\n# last")
+    accepted = fast(text)
+    assert accepted is not None
+    assert accepted == full(text)

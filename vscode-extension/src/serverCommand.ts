@@ -1,9 +1,9 @@
 /**
  * Which process to start as the memls server, decided in a fixed order.
  *
- * An installed memls brings its environment's PyYAML with libyaml, which
- * reads a large memory corpus several times faster than the pure-Python
- * PyYAML bundled with the extension, so an installed memls wins:
+ * An installed memls is the one the user's `memls` command line runs (same
+ * version, same answers as their hooks and CI), so it wins over the memls
+ * bundled with the extension:
  *
  * 1. `memls.server.path`: a memls executable the user chose;
  * 2. `memls` on PATH;

@@ -100,9 +100,9 @@ def test_memory_archive_without_frontmatter_is_no_problem(check_root):
 
 
 def _pyyaml_marks(yaml_text: str) -> tuple[tuple[int, int], tuple[int, int]]:
-    """(problem mark, context mark) of the loader the parser uses (libyaml when present)."""
+    """(problem mark, context mark) of the loader the parser uses (gptme's ``yaml.safe_load``)."""
     try:
-        yaml.load(yaml_text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        yaml.safe_load(yaml_text)
     except yaml.MarkedYAMLError as exc:
         problem, context = exc.problem_mark, exc.context_mark
         return (problem.line, problem.column), (context.line, context.column)
