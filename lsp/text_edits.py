@@ -6,7 +6,8 @@ as one edit replacing the whole document, that text makes the editor move
 the cursor to the top, drop folds and selections, and record the whole
 document as changed. So the edit covers only what differs: the common
 prefix and the common suffix of the two texts stay untouched, and one
-``TextEdit`` replaces the middle.
+``TextEdit`` replaces the middle (:func:`minimal_edit`); an edit of a buffer
+the user may be typing in touches the changed lines alone (:func:`line_edits`).
 
 Positions are the client's: lines are split at ``\\r\\n``, ``\\r`` and ``\\n``
 (the protocol's line endings; an edit never starts or ends between the two
@@ -17,6 +18,9 @@ another).
 
 from __future__ import annotations
 
+import difflib
+import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -89,18 +93,67 @@ def minimal_edit(
     )
 
 
-def buffer_edit(state: ServerState, path: Path, text: str) -> types.WorkspaceEdit | None:
-    """The workspace edit bringing the client's text of ``path`` to ``text`` (engine thread).
+# A line with its break (``\r\n``, ``\r`` or ``\n``), or the text after the last break.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
-    Versioned when the client takes ``documentChanges``, so an edit computed
-    for a buffer the user has changed since is rejected instead of misapplied.
+
+def line_edits(
+    old: str, new: str, encoding: str = types.PositionEncodingKind.Utf16
+) -> list[types.TextEdit]:
+    """Edits turning ``old`` into ``new`` that touch only the lines that differ, each as little as it can.
+
+    Unlike :func:`minimal_edit` (one edit from the first difference to the
+    last), lines that stay between two changed ones are outside every edit:
+    a buffer the user types in gets its changed lines replaced and nothing
+    else rewritten, not even with the same text.
     """
-    edit = minimal_edit(state.text(path), text, state.client.position_encoding)
-    if edit is None:
+    a, b = _LINE.findall(old), _LINE.findall(new)
+    starts = [0]
+    for line in a:
+        starts.append(starts[-1] + len(line))
+    edits = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        start, end, text = starts[i1], starts[i2], "".join(b[j1:j2])
+        piece = minimal_edit(old[start:end], text, encoding)
+        if piece is None:
+            continue
+        # The piece's positions are relative to the hunk, which starts a line: shift its line numbers.
+        first = position_at(old, start, encoding).line
+        edits.append(types.TextEdit(range=types.Range(
+            start=_shifted(piece.range.start, first), end=_shifted(piece.range.end, first)), new_text=piece.new_text))
+    return edits
+
+
+def _shifted(position: types.Position, lines: int) -> types.Position:
+    return types.Position(line=position.line + lines, character=position.character)
+
+
+def buffer_edit(
+    state: ServerState, path: Path, new_text: Callable[[str], str | None],
+    unapplied: Mapping[Path, tuple[str, int | None]] | None = None,
+) -> types.WorkspaceEdit | None:
+    """The edit bringing the client's text of ``path`` to ``new_text(that text)`` (engine thread; None: no change).
+
+    The text is read, the new one computed and the edit built in this one
+    engine step, so the edit is made for the buffer as it is now: an edit
+    computed for an earlier text and diffed against a later one removes
+    what the user typed in between. ``unapplied`` holds the text and version
+    the client sent last for documents whose change the model has not taken
+    in yet (:attr:`memls.lsp.server.MemlsServer.unapplied`). Versioned
+    when the client takes ``documentChanges``, so an edit the user's typing
+    overtakes in transit is rejected instead of misapplied (the caller
+    computes it anew).
+    """
+    latest = unapplied.get(path) if unapplied is not None else None
+    old, version = latest if latest is not None else (state.text(path), state.version(path))
+    new = new_text(old)
+    edits = line_edits(old, new, state.client.position_encoding) if new is not None else []
+    if not edits:
         return None
     uri = state.uris.uri(path)
     if state.client.document_changes:
         return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=state.version(path)),
-            edits=[edit])])
-    return types.WorkspaceEdit(changes={uri: [edit]})
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=edits)])
+    return types.WorkspaceEdit(changes={uri: edits})

@@ -14,7 +14,8 @@ The rule (setting ``index.onSave``):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -29,12 +30,14 @@ from .index import (
     is_generated_index,
     omission_budget,
     opens_like_a_rendering,
+    pointer_line,
     refresh_index_line,
     remove_index_line,
     render_index,
     render_policy_view,
 )
 from .index_view import renderings_around
+from .spans import split_lines
 
 IndexOnSave = Literal["auto", "regenerate", "off"]
 
@@ -71,6 +74,7 @@ def index_after_save(
     current: str | None,
     mode: IndexOnSave = "auto",
     earlier: Sequence[MemoryEntry] = (),
+    unsaved: bool = False,
 ) -> str | None:
     """The new ``MEMORY.md`` text, or None when it should not change.
 
@@ -80,10 +84,41 @@ def index_after_save(
     entry its file held before (None: none); ``earlier`` are other versions
     of the saved entry its line may have been written for
     (:func:`memls.store.index.refresh_index_line`).
+
+    ``unsaved``: ``current`` is an editor's buffer holding changes the user
+    has not saved. Whatever the mode, the result then keeps every line of it
+    but the saved entry's pointers (:func:`keeps_lines_but_pointers_to`): a
+    rendering that would drop a line the user typed gives way to the curated
+    rule, which changes only the entry's line.
     Raises ValueError when a managed root's policy cannot be rendered.
     """
     if mode == "off":
         return None
+    text = _index_after_save(around, saved, previous, removed_filename, policy, current, mode, earlier)
+    if unsaved and current is not None:
+        entry_files = {e.filename for e in (saved, previous) if e is not None}
+        if removed_filename is not None:
+            entry_files.add(removed_filename)
+        if not keeps_lines_but_pointers_to(current, text, entry_files):
+            text = _curated_after_save(current, previous, saved, removed_filename, earlier)
+    return None if text == current else text
+
+
+def keeps_lines_but_pointers_to(old: str, new: str, filenames: Collection[str]) -> bool:
+    """Whether ``new`` holds every line of ``old`` (as often), pointer lines to ``filenames`` apart.
+
+    What an edit of a buffer the user is typing in may take away: the saved
+    entry's own line, never a line of theirs.
+    """
+    dropped = Counter(split_lines(old)) - Counter(split_lines(new))
+    return all((link := pointer_line(0, line)) is not None and link.target in filenames for line in dropped)
+
+
+def _index_after_save(
+    around: RootAroundSave, saved: MemoryEntry | None, previous: MemoryEntry | None, removed_filename: str | None,
+    policy: IndexPolicy | None, current: str | None, mode: IndexOnSave, earlier: Sequence[MemoryEntry],
+) -> str:
+    """:func:`index_after_save`'s text by the mode and what ``current`` is (rendered or curated)."""
     if policy is not None:
         text = render_policy_view(index_entries(around.entries()[1], managed=True), policy)
     elif mode == "regenerate" or current is None:
@@ -100,7 +135,7 @@ def index_after_save(
         text = render_index(index_entries(around.entries()[1], managed=False), budget=omission_budget(current))
     else:
         text = _curated_after_save(current, previous, saved, removed_filename, earlier)
-    return None if text == current else text
+    return text
 
 
 def _changed_files(

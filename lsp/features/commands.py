@@ -167,7 +167,7 @@ def _regenerate_index(state: ServerState, target: str | None) -> tuple[dict, Ind
         text = store.render_root_index(root.scope)
         changed = text != state.text(index_path)
         return {**result, "changed": changed, "buffer": True}, (
-            IndexUpdate(index_path, text, written=False) if changed else None)
+            IndexUpdate(index_path, written=False, buffer_text=lambda _: text) if changed else None)
     store.write_index(root.scope)
     after = disk_text(index_path)
     if after is not None and after != before:

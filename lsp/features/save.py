@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,8 +50,10 @@ log = logging.getLogger(__name__)
 @dataclass
 class IndexUpdate:
     index_path: Path
-    text: str
     written: bool  # False: MEMORY.md is open with unsaved changes; the caller edits the buffer
+    # For the buffer: its new text from its text when the edit is made (None: no change).
+    # A function, not a text: the user types on between the save and the edit.
+    buffer_text: Callable[[str], str | None] | None = None
     # Written though the open buffer has unsaved changes: the file changed under
     # it (another tool), so the buffer is left alone and the user is told.
     beside_unsaved: bool = False
@@ -86,10 +89,12 @@ def update_index_on_save(
     around = _around_save(state, root, doc.path, previous)
     policy = IndexPolicy.read(root.path)
 
-    def compute(current: str | None) -> str | None:
+    saved = doc.entry
+
+    def compute(current: str | None, unsaved: bool = False) -> str | None:
         return index_after_save(
-            around=around, saved=doc.entry, previous=previous, removed_filename=path.name,
-            policy=policy, current=current, mode=mode, earlier=versions[1:],
+            around=around, saved=saved, previous=previous, removed_filename=path.name,
+            policy=policy, current=current, mode=mode, earlier=versions[1:], unsaved=unsaved,
         )
 
     index_path = root.index_path
@@ -104,13 +109,14 @@ def update_index_on_save(
         return None if edit_buffer else compute(current)
 
     written = commit_index(root.path, compute_on_disk)
-    if edit_buffer:  # the user's unsaved changes stay; the new lines join them as an edit
-        new = compute(state.text(index_path))
-        return IndexUpdate(index_path, new, written=False) if new is not None else None
+    if edit_buffer:  # the user's unsaved changes stay; the entry's line joins them as an edit
+        if compute(state.text(index_path), unsaved=True) is None:
+            return None
+        return IndexUpdate(index_path, written=False, buffer_text=lambda current: compute(current, unsaved=True))
     if written is None:
         return None
     state.wrote_open_file(index_path, written)
-    return IndexUpdate(index_path, written, written=True, beside_unsaved=beside_unsaved)
+    return IndexUpdate(index_path, written=True, beside_unsaved=beside_unsaved)
 
 
 def _around_save(state: ServerState, root, path: Path, previous) -> RootAroundSave:
@@ -137,7 +143,12 @@ def _around_save(state: ServerState, root, path: Path, previous) -> RootAroundSa
     view = root.index_view
     after_changes = _unsaved_in_model(state, root)
     before_changes = {**after_changes, path.name: previous}
-    return RootAroundSave(entries, lambda: (view.rendering_with(before_changes), view.rendering_with(after_changes)))
+
+    @functools.cache  # one answer for the save, also when an open index's edit asks again later
+    def renderings() -> tuple[str, str]:
+        return view.rendering_with(before_changes), view.rendering_with(after_changes)
+
+    return RootAroundSave(entries, renderings)
 
 
 def _unsaved_in_model(state: ServerState, root) -> dict[str, object]:
@@ -274,6 +285,8 @@ def register(server: MemlsServer) -> None:
 
 
 NO_APPLY_EDIT = "no-apply-edit"
+# How often an index edit the editor declines is computed anew and sent again before the user is told.
+INDEX_EDIT_TRIES = 3
 
 
 async def edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
@@ -296,17 +309,23 @@ async def edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
                         "editor does not accept edits from the server (workspace/applyEdit); "
                         "save or revert it, then save the memory again"))
         return
-    edit = await ls.engine.run(buffer_edit, ls.state, update.index_path, update.text)
-    if edit is None:
-        return
-    try:
-        result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
-            edit=edit, label="memls: update MEMORY.md"))
-        declined = None if result.applied else (result.failure_reason or "the editor declined the edit")
-    except Exception as exc:  # noqa: BLE001 - the client's failure is told, not raised
-        declined = reason(exc)
-    if declined is not None:
-        ls.window_show_message(types.ShowMessageParams(
-            type=types.MessageType.Warning,
-            message=f"memls: {update.index_path.name} was not updated: it has unsaved changes and "
-                    f"{one_line(declined)}; save or revert it, then save the memory again"))
+    declined = "the editor declined the edit"
+    for _ in range(INDEX_EDIT_TRIES):
+        # Read from the buffer and built in one engine step: the edit is for the text of this moment.
+        edit = await ls.engine.run(buffer_edit, ls.state, update.index_path, update.buffer_text, ls.unapplied)
+        if edit is None:
+            return
+        try:
+            result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
+                edit=edit, label="memls: update MEMORY.md"))
+        except Exception as exc:  # noqa: BLE001 - the client's failure is told, not raised
+            declined = reason(exc)
+            break
+        if result.applied:
+            return
+        # Most often the user typed on and the version moved: computed anew from the new text.
+        declined = result.failure_reason or declined
+    ls.window_show_message(types.ShowMessageParams(
+        type=types.MessageType.Warning,
+        message=f"memls: {update.index_path.name} was not updated: it has unsaved changes and "
+                f"{one_line(declined)}; save or revert it, then save the memory again"))
