@@ -133,8 +133,9 @@ def _shifted(position: types.Position, lines: int) -> types.Position:
 def buffer_edit(
     state: ServerState, path: Path, new_text: Callable[[str], str | None],
     unapplied: Mapping[Path, tuple[str, int | None]] | None = None,
-) -> types.WorkspaceEdit | None:
-    """The edit bringing the client's text of ``path`` to ``new_text(that text)`` (engine thread; None: no change).
+) -> tuple[types.WorkspaceEdit, int | None] | None:
+    """The edit bringing the client's text of ``path`` to ``new_text(that text)``, and that text's version
+    (engine thread; None: no change).
 
     The text is read, the new one computed and the edit built in this one
     engine step, so the edit is made for the buffer as it is now: an edit
@@ -155,5 +156,6 @@ def buffer_edit(
     uri = state.uris.uri(path)
     if state.client.document_changes:
         return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=edits)])
-    return types.WorkspaceEdit(changes={uri: edits})
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+            edits=edits)]), version
+    return types.WorkspaceEdit(changes={uri: edits}), version

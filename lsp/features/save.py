@@ -309,12 +309,18 @@ async def edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
                         "editor does not accept edits from the server (workspace/applyEdit); "
                         "save or revert it, then save the memory again"))
         return
-    declined = "the editor declined the edit"
+    declined = ""
     for _ in range(INDEX_EDIT_TRIES):
         # Read from the buffer and built in one engine step: the edit is for the text of this moment.
-        edit = await ls.engine.run(buffer_edit, ls.state, update.index_path, update.buffer_text, ls.unapplied)
-        if edit is None:
+        built = await ls.engine.run(buffer_edit, ls.state, update.index_path, update.buffer_text, ls.unapplied)
+        if built is None:
             return
+        edit, version = built
+        latest = ls.unapplied.get(update.index_path)
+        if latest is not None and latest[1] != version:
+            # The user typed while it was built: a plain (unversioned) edit would land on shifted lines.
+            declined = "it changed while the edit was made"
+            continue
         try:
             result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
                 edit=edit, label="memls: update MEMORY.md"))
@@ -324,7 +330,7 @@ async def edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
         if result.applied:
             return
         # Most often the user typed on and the version moved: computed anew from the new text.
-        declined = result.failure_reason or declined
+        declined = result.failure_reason or "the editor declined the edit"
     ls.window_show_message(types.ShowMessageParams(
         type=types.MessageType.Warning,
         message=f"memls: {update.index_path.name} was not updated: it has unsaved changes and "

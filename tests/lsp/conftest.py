@@ -283,8 +283,23 @@ async def pull_client(lsp_client: LanguageClient):
 # -- workspace edits applied the way an editor applies them ------------------------------
 
 
-def _offset(text: str, position: types.Position) -> int:
-    """A client position (UTF-16 units; the test texts are ASCII-safe either way) as an offset."""
+def answer_as_editor(session: Session, method: str, handler) -> None:
+    """Replace how the test editor answers ``method`` (it declines, fails, types meanwhile...)."""
+    features = session.client.protocol.fm._features
+    del features[method]
+    session.client.feature(method)(handler)
+
+
+def _units(char: str, encoding: str) -> int:
+    if encoding == types.PositionEncodingKind.Utf8:
+        return len(char.encode("utf-8"))
+    if encoding == types.PositionEncodingKind.Utf32:
+        return 1
+    return 2 if ord(char) > 0xFFFF else 1
+
+
+def _offset(text: str, position: types.Position, encoding: str = types.PositionEncodingKind.Utf16) -> int:
+    """A client position (columns in ``encoding``'s units; the test texts break lines at ``\\n``) as an offset."""
     lines = text.split("\n")
     line = min(position.line, len(lines))
     start = sum(len(x) + 1 for x in lines[:line])
@@ -294,13 +309,14 @@ def _offset(text: str, position: types.Position) -> int:
     for col, char in enumerate(lines[line]):
         if units >= position.character:
             return start + col
-        units += 2 if ord(char) > 0xFFFF else 1
+        units += _units(char, encoding)
     return start + len(lines[line])
 
 
-def apply_text_edits(text: str, edits: list[types.TextEdit]) -> str:
-    """Apply edits that all refer to ``text`` as it was (LSP semantics)."""
-    spans = sorted(((_offset(text, e.range.start), _offset(text, e.range.end), i, e.new_text)
+def apply_text_edits(text: str, edits: list[types.TextEdit],
+                     encoding: str = types.PositionEncodingKind.Utf16) -> str:
+    """Apply edits that all refer to ``text`` as it was (LSP semantics), columns in ``encoding``."""
+    spans = sorted(((_offset(text, e.range.start, encoding), _offset(text, e.range.end, encoding), i, e.new_text)
                     for i, e in enumerate(edits)), reverse=True)
     for start, end, _, new in spans:
         text = text[:start] + new + text[end:]

@@ -12,7 +12,7 @@ from memls.store.entry import PLACEHOLDER_DESCRIPTION
 from memls.store.index import IndexPolicy, index_entries, render_index, render_policy_view
 from memls.store.reader import read_root
 
-from .conftest import Session, apply_text_edits, barrier, entry, initialize_in, write_root
+from .conftest import Session, answer_as_editor, apply_text_edits, barrier, entry, initialize_in, write_root
 
 CURATED = "# Memory\n\nHand-written notes: ask Sam before touching the deploy entries.\n\n" \
           "- [a](a.md) \u2014 first\n"
@@ -302,13 +302,6 @@ async def test_a_client_without_apply_edit_is_told_once_why_an_open_changed_inde
     assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == CURATED
     told = [m for m in client.messages if "MEMORY.md was not updated" in m.message]
     assert len(told) == 1 and "unsaved changes" in told[0].message, client.messages
-
-
-def answer_as_editor(session: Session, method: str, handler) -> None:
-    """Replace how the test editor answers ``method`` (it declines, fails...)."""
-    features = session.client.protocol.fm._features
-    del features[method]
-    session.client.feature(method)(handler)
 
 
 async def test_an_index_edit_the_editor_declines_is_told_to_the_user(start):
