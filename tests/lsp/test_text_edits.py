@@ -6,7 +6,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
-from memls.lsp.text_edits import minimal_edit
+from memls.lsp.text_edits import line_edits, minimal_edit
 
 ENCODINGS = (types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf8, types.PositionEncodingKind.Utf32)
 # Line breaks of every kind, astral characters (two UTF-16 units, four UTF-8 bytes), and the rest.
@@ -99,3 +99,43 @@ def test_a_changed_line_in_a_long_document_is_all_the_edit_touches():
 
 def test_equal_texts_need_no_edit():
     assert minimal_edit("same\r\n", "same\r\n") is None
+
+
+# -- line_edits: the changed lines alone ----------------------------------------------------
+
+LINES = st.lists(st.lists(st.sampled_from(["a", "é", "\U0001f600", " ", "-"]), max_size=6).map("".join), max_size=6)
+BREAKS = st.sampled_from(["\n", "\r\n", "\r"])
+
+
+def _apply_all(text: str, edits: list[types.TextEdit], encoding: str) -> str:
+    """Apply edits that all refer to ``text`` as it was, as a client does."""
+    spans = sorted(((_offset(text, e.range.start, encoding), _offset(text, e.range.end, encoding), e.new_text)
+                    for e in edits), reverse=True)
+    for (start, end, new), following in zip(spans, [None, *spans]):
+        assert following is None or end <= following[0], "edits overlap"
+        text = text[:start] + new + text[end:]
+    return text
+
+
+@settings(max_examples=300)
+@given(TEXTS, TEXTS, st.sampled_from(ENCODINGS))
+def test_applying_the_line_edits_to_the_old_text_gives_the_new_text(old, new, encoding):
+    edits = line_edits(old, new, encoding)
+    assert (edits == []) == (old == new)
+    assert _apply_all(old, edits, encoding) == new
+
+
+@settings(max_examples=200)
+@given(LINES, LINES, LINES, LINES, LINES, BREAKS, st.sampled_from(ENCODINGS))
+def test_lines_between_two_changed_lines_are_outside_every_edit(head, old_line, new_line, tail, typed, eol,
+                                                                  encoding):
+    """A line the user typed between two lines the server changes is not rewritten, not even with itself."""
+    kept = [f"kept {i} {x}" for i, x in enumerate(typed)] or ["kept"]
+    old_lines = [*head, "- [a](a.md) \u2014 old", *kept, "- [a](a.md) \u2014 old too", *tail]
+    new_lines = [*head, "- [a](a.md) \u2014 new", *kept, "- [a](a.md) \u2014 new too", *tail]
+    old, new = eol.join(old_lines) + eol, eol.join(new_lines) + eol
+    edits = line_edits(old, new, encoding)
+    assert _apply_all(old, edits, encoding) == new
+    first_kept, last_kept = len(head) + 1, len(head) + len(kept)
+    for edit in edits:
+        assert edit.range.end.line < first_kept or edit.range.start.line > last_kept, edit
