@@ -108,13 +108,18 @@ def cache_dir(roots: Iterable[str | os.PathLike[str]] = ()) -> Path:
 def _refuse_inside_root(directory: Path, roots: Iterable[str | os.PathLike[str]]) -> None:
     from .roots import MARKER_FILES
 
-    resolved = Path(resolved_path(directory))
+    resolved = os.path.realpath(directory)
     for root in roots:
-        if resolved.is_relative_to(resolved_path(Path(root))):
+        inside = os.path.realpath(root)
+        if resolved == inside or resolved.startswith(inside.rstrip(os.sep) + os.sep):
             raise CacheInsideRoot(f"{CACHE_DIR_ENV} {directory} is inside the memory root {root}")
-    for ancestor in (resolved, *resolved.parents):
-        if any(os.path.isfile(ancestor / marker) for marker in MARKER_FILES):
+    ancestor, parent = resolved, os.path.dirname(resolved)
+    while True:
+        if any(os.path.isfile(os.path.join(ancestor, marker)) for marker in MARKER_FILES):
             raise CacheInsideRoot(f"{CACHE_DIR_ENV} {directory} is inside the memory root {ancestor}")
+        if parent == ancestor:
+            return
+        ancestor, parent = parent, os.path.dirname(parent)
 
 
 def cache_file(root_dir: Path, kind: str) -> Path:
