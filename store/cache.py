@@ -515,17 +515,23 @@ def sources_identity(paths: Iterable[str], *, prefix: int = 0) -> str:
     return digest.hexdigest()
 
 
-def spelled_path(root_dir: str | os.PathLike[str]) -> str:
-    """The root as the command spelled it, made absolute but not normalized (links and ``..`` kept).
+def root_identity(root_dir: str | os.PathLike[str]) -> str:
+    """A root as a cached answer is keyed by: as spelled (made absolute, not normalized) and resolved.
 
-    Answers name files by the root as spelled (``check``'s ``path:line``
-    lines, ``audit``'s messages), so a cached answer is keyed by this
-    spelling as well as by the resolved directory: computed through a
-    symlinked directory, it is never replayed to a command that named the
-    directory another way.
+    The directory is what the files are; the spelling is how answers name
+    them (``check``'s ``path:line`` lines, paths inside messages such as an
+    ``OSError``'s text or ``audit``'s details). An answer computed through a
+    symlinked directory or a ``..`` is never replayed to a command that
+    named the directory another way: re-basing paths inside free text could
+    not be exact, and a new spelling costs one computation.
     """
     path = os.fspath(root_dir)
-    return path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
+    if not os.path.isabs(path):
+        try:
+            path = os.path.join(os.getcwd(), path)
+        except OSError:  # the working directory is gone: the spelling as given
+            pass
+    return f"{path}\0{resolved_path(Path(root_dir))}"
 
 
 def resolved_path(root_dir: Path) -> str:

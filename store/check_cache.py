@@ -50,12 +50,11 @@ Why each part of the key is there:
 * **racy files** (changed within the racy window of :mod:`memls.store.cache`)
   are stored without an identity, so the next run re-checks them however
   their ``stat`` looks;
-* **the roots** (the path as spelled and resolved, scope, layer order):
-  layering checks compare roots, and problems name paths as spelled, in
-  their fields and in messages (an ``OSError``'s text, another entry's
-  path): results computed through a symlinked directory or a ``..`` are
-  never replayed to another spelling of the same directory, which keeps
-  results of its own;
+* **the roots** (as spelled and resolved, :func:`memls.store.cache.root_identity`;
+  scope, layer order): layering checks compare roots, and problems name
+  paths as spelled, in their fields and in messages (an ``OSError``'s
+  text, another entry's path): another spelling of the same directory
+  keeps results of its own;
 * **the severities** from the settings, which turn codes off or change them;
 * **today's date**: ``recheck`` dates come due without any file changing;
 * **the engine** (memls version, its sources and the YAML library's files,
@@ -84,7 +83,7 @@ from .cache import (
     load_private,
     now_ns,
     resolved_path,
-    spelled_path,
+    root_identity,
     store_private,
 )
 from .index import INDEX_FILENAME, POLICY_FILENAME
@@ -524,8 +523,8 @@ def _assemble(listings: list[_Listing], stored: list[_RootResults], rechecked: i
 
 
 def _identity(roots: Sequence[MemoryRoot], settings: Settings) -> str:
-    """The roots (as given and resolved) and severities, as one string (names the file, pins the header)."""
-    parts = [f"{spelled_path(root.path)}\0{resolved_path(root.path)}\0{root.scope}" for root in roots]
+    """The roots (as spelled and resolved) and severities, as one string (names the file, pins the header)."""
+    parts = [f"{root_identity(root.path)}\0{root.scope}" for root in roots]
     parts.append(repr(sorted(settings.severity.items())))
     return "\n".join(parts)
 

@@ -12,11 +12,10 @@ file of its roots, and replayed while the digest is the same.
 
 Why each rule exists:
 
-* **The roots as spelled and as resolved** (scope too): the directory is
-  what the files are, and answers name paths as the command spelled the
-  root (``audit``'s messages). A view computed through a symlinked
-  directory or a ``..`` is never replayed to another spelling, which
-  computes its own (re-basing paths inside free text could not be exact).
+* **The roots as spelled and as resolved** (scope too,
+  :func:`memls.store.cache.root_identity`): answers name paths as the
+  command spelled the root (``audit``'s messages), so a view made through
+  a symlinked directory or a ``..`` is not replayed to another spelling.
 * **Every document of every root counts** (entries, reserved ``MEMORY*``
   files, ``MEMORY.md``, ``.memory-index.json``, and names no reader can open),
   by name and identity (:data:`memls.store.cache.Stamp`): a view may depend
@@ -51,7 +50,7 @@ from .cache import (
     load_marshalled,
     now_ns,
     resolved_path,
-    spelled_path,
+    root_identity,
     store_marshalled,
 )
 from .names import document_filenames
@@ -209,8 +208,7 @@ def _link_stamp(name: str, fd: int) -> Stamp:
 
 
 def _identity(kind: str, roots: Sequence[Root], params: str) -> str:
-    parts = [kind, *(f"{spelled_path(root.path)}\0{resolved_path(root.path)}\0{root.scope}" for root in roots),
-             params]
+    parts = [kind, *(f"{root_identity(root.path)}\0{root.scope}" for root in roots), params]
     return "\n".join(parts)
 
 
