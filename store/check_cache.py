@@ -33,8 +33,8 @@ of it, found from stored facts.
 
 **The index.** ``MEMORY.md`` and ``.memory-index.json`` are judged against
 every entry of the root. Each entry is stored with a digest of what those
-checks read of it (:func:`memls.store.model.index_key` and the place its
-problems point at) and its index line's fields; while no changed file's
+checks read of it (:func:`memls.store.model.index_key`, which holds the
+places its problems point at) and its index line's fields; while no changed file's
 digest moved and neither index file changed, the index results stand (a
 body edit, a link, a touch). Otherwise the root's index view is built from
 the stored fields (the component's from their documents), the documents
@@ -273,7 +273,6 @@ def _full(
 
 def _facts(doc: Document) -> Facts:
     """What other documents' checks read of ``doc``: its keys, its index digest and fields."""
-    from .checks.anchors import anchor
     from .model import index_key
 
     keys: set[str] = set()
@@ -287,8 +286,7 @@ def _facts(doc: Document) -> Facts:
     key = index_key(doc)
     if key is None:
         return tuple(sorted(keys)), None, None
-    # The index problems also point at the entry's anchor (its name, or the line the reader found it on).
-    digest = blake2b(repr((key, anchor(doc))).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    digest = blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=16).digest()
     entry = doc.index_entry
     assert entry is not None  # it has an index key
     return tuple(sorted(keys)), digest, (entry.name, entry.title, entry.description, entry.type, entry.status)
