@@ -79,21 +79,54 @@ def cache_enabled() -> bool:
     return os.environ.get(NO_CACHE_ENV, "") in ("", "0")
 
 
-def cache_dir() -> Path:
-    """Where cache files live: never inside a memory root."""
+class CacheInsideRoot(OSError):
+    """``MEMLS_CACHE_DIR`` names a directory inside a memory root: nothing is cached there."""
+
+
+def cache_dir(roots: Iterable[str | os.PathLike[str]] = ()) -> Path:
+    """Where the cache files of ``roots`` live: never inside a memory root.
+
+    A memory root is shared with gptme, Claude Code and version control, so
+    a ``MEMLS_CACHE_DIR`` inside one (inside any of ``roots``, or below a
+    directory that is a root by its look: a ``MEMORY.md`` or a
+    ``.memory-index.json``) is not used: :class:`CacheInsideRoot` is raised,
+    which every cache treats as it treats an unwritable directory, nothing
+    cached. Falling back to the default directory instead would write where
+    the user did not ask. The default directory is outside the roots by
+    construction and is not looked at (this runs in every replayed command).
+    """
     explicit = os.environ.get(CACHE_DIR_ENV)
     if explicit:
-        return Path(explicit)
+        directory = Path(explicit)
+        _refuse_inside_root(directory, roots)
+        return directory
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
     return base / "memls"
+
+
+def _refuse_inside_root(directory: Path, roots: Iterable[str | os.PathLike[str]]) -> None:
+    from .roots import MARKER_FILES
+
+    resolved = os.path.realpath(directory)
+    for root in roots:
+        inside = os.path.realpath(root)
+        if resolved == inside or resolved.startswith(inside.rstrip(os.sep) + os.sep):
+            raise CacheInsideRoot(f"{CACHE_DIR_ENV} {directory} is inside the memory root {root}")
+    ancestor, parent = resolved, os.path.dirname(resolved)
+    while True:
+        if any(os.path.isfile(os.path.join(ancestor, marker)) for marker in MARKER_FILES):
+            raise CacheInsideRoot(f"{CACHE_DIR_ENV} {directory} is inside the memory root {ancestor}")
+        if parent == ancestor:
+            return
+        ancestor, parent = parent, os.path.dirname(parent)
 
 
 def cache_file(root_dir: Path, kind: str) -> Path:
     """The cache file of one root and kind: named by a hash of the root's resolved path."""
     if kind not in KINDS:
         raise ValueError(f"unknown cache kind {kind!r}")
-    return cache_dir() / f"{root_digest(root_dir)}.{kind}"
+    return cache_dir([root_dir]) / f"{root_digest(root_dir)}.{kind}"
 
 
 def root_digest(root_dir: Path) -> str:
@@ -480,6 +513,25 @@ def sources_identity(paths: Iterable[str], *, prefix: int = 0) -> str:
             stamp = ()
         digest.update(marshal.dumps((path[prefix:], stamp)))
     return digest.hexdigest()
+
+
+def root_identity(root_dir: str | os.PathLike[str]) -> str:
+    """A root as a cached answer is keyed by: as spelled (made absolute, not normalized) and resolved.
+
+    The directory is what the files are; the spelling is how answers name
+    them (``check``'s ``path:line`` lines, paths inside messages such as an
+    ``OSError``'s text or ``audit``'s details). An answer computed through a
+    symlinked directory or a ``..`` is never replayed to a command that
+    named the directory another way: re-basing paths inside free text could
+    not be exact, and a new spelling costs one computation.
+    """
+    path = os.fspath(root_dir)
+    if not os.path.isabs(path):
+        try:
+            path = os.path.join(os.getcwd(), path)
+        except OSError:  # the working directory is gone: the spelling as given
+            pass
+    return f"{path}\0{resolved_path(Path(root_dir))}"
 
 
 def resolved_path(root_dir: Path) -> str:

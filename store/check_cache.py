@@ -33,8 +33,8 @@ of it, found from stored facts.
 
 **The index.** ``MEMORY.md`` and ``.memory-index.json`` are judged against
 every entry of the root. Each entry is stored with a digest of what those
-checks read of it (:func:`memls.store.model.index_key` and the place its
-problems point at) and its index line's fields; while no changed file's
+checks read of it (:func:`memls.store.model.index_key`, which holds the
+places its problems point at) and its index line's fields; while no changed file's
 digest moved and neither index file changed, the index results stand (a
 body edit, a link, a touch). Otherwise the root's index view is built from
 the stored fields (the component's from their documents), the documents
@@ -50,8 +50,11 @@ Why each part of the key is there:
 * **racy files** (changed within the racy window of :mod:`memls.store.cache`)
   are stored without an identity, so the next run re-checks them however
   their ``stat`` looks;
-* **the roots** (the path as given and resolved, scope, layer order):
-  layering checks compare roots, and problems name paths as given;
+* **the roots** (as spelled and resolved, :func:`memls.store.cache.root_identity`;
+  scope, layer order): layering checks compare roots, and problems name
+  paths as spelled, in their fields and in messages (an ``OSError``'s
+  text, another entry's path): another spelling of the same directory
+  keeps results of its own;
 * **the severities** from the settings, which turn codes off or change them;
 * **today's date**: ``recheck`` dates come due without any file changing;
 * **the engine** (memls version, its sources and the YAML library's files,
@@ -80,6 +83,7 @@ from .cache import (
     load_private,
     now_ns,
     resolved_path,
+    root_identity,
     store_private,
 )
 from .index import INDEX_FILENAME, POLICY_FILENAME
@@ -269,7 +273,6 @@ def _full(
 
 def _facts(doc: Document) -> Facts:
     """What other documents' checks read of ``doc``: its keys, its index digest and fields."""
-    from .checks.anchors import anchor
     from .model import index_key
 
     keys: set[str] = set()
@@ -283,8 +286,7 @@ def _facts(doc: Document) -> Facts:
     key = index_key(doc)
     if key is None:
         return tuple(sorted(keys)), None, None
-    # The index problems also point at the entry's anchor (its name, or the line the reader found it on).
-    digest = blake2b(repr((key, anchor(doc))).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    digest = blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=16).digest()
     entry = doc.index_entry
     assert entry is not None  # it has an index key
     return tuple(sorted(keys)), digest, (entry.name, entry.title, entry.description, entry.type, entry.status)
@@ -519,8 +521,8 @@ def _assemble(listings: list[_Listing], stored: list[_RootResults], rechecked: i
 
 
 def _identity(roots: Sequence[MemoryRoot], settings: Settings) -> str:
-    """The roots (as given and resolved) and severities, as one string (names the file, pins the header)."""
-    parts = [f"{root.path}\0{resolved_path(root.path)}\0{root.scope}" for root in roots]
+    """The roots (as spelled and resolved) and severities, as one string (names the file, pins the header)."""
+    parts = [f"{root_identity(root.path)}\0{root.scope}" for root in roots]
     parts.append(repr(sorted(settings.severity.items())))
     return "\n".join(parts)
 
@@ -528,6 +530,6 @@ def _identity(roots: Sequence[MemoryRoot], settings: Settings) -> str:
 def _location(roots: Sequence[MemoryRoot], settings: Settings) -> Path | None:
     try:
         digest = blake2b(os.fsencode(_identity(roots, settings)), digest_size=16).hexdigest()
-        return cache_dir() / f"{digest}.results"
+        return cache_dir(root.path for root in roots) / f"{digest}.results"
     except (OSError, RuntimeError):
         return None

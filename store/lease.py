@@ -36,7 +36,7 @@ LEASE_SUFFIX = ".lease"
 
 
 def lease_file(root_dir: Path) -> Path:
-    return cache_dir() / f"{root_digest(root_dir)}{LEASE_SUFFIX}"
+    return cache_dir([root_dir]) / f"{root_digest(root_dir)}{LEASE_SUFFIX}"
 
 
 class RootLease:
@@ -55,10 +55,10 @@ class RootLease:
         """Take the lease if nobody holds it; whether this server holds it now."""
         if self.held:
             return True
-        path = lease_file(self.root_dir)
-        lock = UnixFileLock(path, timeout=0, is_singleton=False, thread_local=False,
-                            fallback_to_soft=False, preserve_lock_file=True)
         try:
+            path = lease_file(self.root_dir)
+            lock = UnixFileLock(path, timeout=0, is_singleton=False, thread_local=False,
+                                fallback_to_soft=False, preserve_lock_file=True)
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             lock.acquire()
         except Timeout:

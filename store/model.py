@@ -29,6 +29,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .anchors import anchor, value_span
 from .cache import ParseCache, now_ns, paused_gc, stamp_of
 from .entry import MemoryEntry
 from .index import INDEX_FILENAME, POLICY_FILENAME
@@ -715,15 +716,17 @@ def index_key(doc: Document) -> tuple | None:
     """What the index checks of a root read of one document.
 
     The fields an index line and its grouping are made of, plus where the
-    ``name`` and ``status`` values sit (index problems point at them as
-    related locations). None for documents that are not parsed entries.
+    index problems point in the entry (its anchor and its ``status`` value,
+    as :mod:`memls.store.anchors` places them). The anchor of an entry whose
+    YAML does not load is the ``name:`` line the readers' fallback found:
+    a line added above it moves the index's related locations though no
+    field changed. None for documents that are not parsed entries.
     """
     entry = doc.index_entry
     if doc.kind != "entry" or entry is None:
         return None
-    keys = doc.parsed.frontmatter.keys if doc.parsed and doc.parsed.frontmatter else {}
-    spans = tuple(keys[k].value if k in keys else None for k in ("name", "status"))
-    return (entry.name, entry.title, entry.description, entry.type, entry.status, spans)
+    return (entry.name, entry.title, entry.description, entry.type, entry.status,
+            anchor(doc), value_span(doc, "status"))
 
 
 def _make_document(

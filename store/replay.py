@@ -12,6 +12,10 @@ file of its roots, and replayed while the digest is the same.
 
 Why each rule exists:
 
+* **The roots as spelled and as resolved** (scope too,
+  :func:`memls.store.cache.root_identity`): answers name paths as the
+  command spelled the root (``audit``'s messages), so a view made through
+  a symlinked directory or a ``..`` is not replayed to another spelling.
 * **Every document of every root counts** (entries, reserved ``MEMORY*``
   files, ``MEMORY.md``, ``.memory-index.json``, and names no reader can open),
   by name and identity (:data:`memls.store.cache.Stamp`): a view may depend
@@ -46,6 +50,7 @@ from .cache import (
     load_marshalled,
     now_ns,
     resolved_path,
+    root_identity,
     store_marshalled,
 )
 from .names import document_filenames
@@ -110,7 +115,7 @@ def replayed(
     fingerprint = roots_fingerprint(roots)
     digest = fingerprint_digest(fingerprint)
     identity = _identity(kind, roots, params)
-    location = _location(identity)
+    location = _location(identity, roots)
     if location is not None:
         cached = load_marshalled(location, identity)
         if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == digest:
@@ -141,7 +146,7 @@ def replayed_member(
     fingerprint = roots_fingerprint(roots)
     digest = fingerprint_digest(fingerprint)
     identity = _identity(kind, roots, params)
-    location = _location(identity)
+    location = _location(identity, roots)
     members: dict[str, Any] = {}
     if location is not None:
         cached = load_marshalled(location, identity)
@@ -203,13 +208,13 @@ def _link_stamp(name: str, fd: int) -> Stamp:
 
 
 def _identity(kind: str, roots: Sequence[Root], params: str) -> str:
-    parts = [kind, *(f"{resolved_path(root.path)}\0{root.scope}" for root in roots), params]
+    parts = [kind, *(f"{root_identity(root.path)}\0{root.scope}" for root in roots), params]
     return "\n".join(parts)
 
 
-def _location(identity: str) -> Path | None:
+def _location(identity: str, roots: Sequence[Root]) -> Path | None:
     try:
         digest = blake2b(os.fsencode(identity), digest_size=16).hexdigest()
-        return cache_dir() / f"{digest}.view"
+        return cache_dir(root.path for root in roots) / f"{digest}.view"
     except (OSError, RuntimeError):
         return None

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from ..anchors import anchor
 from ..diagnostics import Fix, Problem
 from ..index import INDEX_FILENAME
 from ..index_sync import lifted_by_manual_save_only
 from ..model import Document
-from .anchors import anchor
 
 if TYPE_CHECKING:
     from . import CheckContext

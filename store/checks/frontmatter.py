@@ -23,6 +23,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from ..anchors import anchor as _name_or_first
+from ..anchors import first_line as _first_line
 from ..diagnostics import Fix, Problem
 from ..edits import insert_first_key, set_scalar
 from ..entry import KNOWN_KEYS, PLACEHOLDER_DESCRIPTION, STATUSES
@@ -34,8 +36,6 @@ from ..reader import MAX_DOCUMENT_BYTES
 from ..rename_plan import plan_move_file, plan_rename
 from ..spans import Span
 from ..text import fold_line_breaks, has_line_break, index_line_hazards
-from .anchors import anchor as _name_or_first
-from .anchors import first_line as _first_line
 
 if TYPE_CHECKING:
     from . import CheckContext

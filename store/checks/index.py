@@ -52,6 +52,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..anchors import anchor as _name_span
+from ..anchors import line_span as _line_span
+from ..anchors import value_span as _key_span
 from ..diagnostics import START, CreateFile, Fix, Location, Problem, Related, TextEdit, minimal_edit
 from ..entry import MemoryEntry
 from ..index import (
@@ -78,9 +81,6 @@ from ..model import Document, RootState
 from ..names import is_index_filename
 from ..reader import MAX_INDEX_BYTES
 from ..spans import Span, split_lines
-from .anchors import anchor as _name_span
-from .anchors import line_span as _line_span
-from .anchors import value_span as _key_span
 
 if TYPE_CHECKING:
     from . import CheckContext

@@ -26,9 +26,9 @@ from collections.abc import Iterable, Iterator
 from datetime import date
 from typing import TYPE_CHECKING
 
+from ..anchors import value_span as _value_span
 from ..diagnostics import Fix, Location, Problem, Related
 from ..model import Document
-from .anchors import value_span as _value_span
 
 if TYPE_CHECKING:
     from . import CheckContext

@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from ..anchors import anchor as name_span
 from ..diagnostics import Fix, Location, Problem, Related
 from ..model import Document
 from ..names import is_index_filename, is_reserved_name
 from ..rename_plan import plan_move_file, plan_rename, suggest_free_name
-from .anchors import anchor as name_span
 
 if TYPE_CHECKING:
     from . import CheckContext

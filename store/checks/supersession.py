@@ -20,6 +20,10 @@ import difflib
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeGuard
 
+from ..anchors import anchor as _anchor
+from ..anchors import key_span as _key_span
+from ..anchors import keys as _keys
+from ..anchors import value_span as _value_span
 from ..diagnostics import CreateFile, Fix, Location, Problem, Related, TextEdit
 from ..edits import add_list_item, insert_keys, remove_key, remove_list_item, set_scalar, yaml_scalar
 from ..entry import STATUSES, MemoryEntry
@@ -28,10 +32,6 @@ from ..model import Document, RootState
 from ..names import check_name
 from ..parse import ParsedDocument, parse_document, with_description_prompt
 from ..spans import Span
-from .anchors import anchor as _anchor
-from .anchors import key_span as _key_span
-from .anchors import keys as _keys
-from .anchors import value_span as _value_span
 
 if TYPE_CHECKING:
     from . import CheckContext

@@ -122,9 +122,10 @@ class EntrySpec:
     superseded_by: str | None = None
     flow: bool = False  # supersedes as a flow list [a, b]
     broken: bool = False  # an unterminated flow list: invalid YAML
+    lead: int = 0  # comment lines above ``name:`` (moving every position the checks point at)
 
     def text(self) -> str:
-        lines = ["---", f"name: {self.name}", f'description: "about {self.name}"']
+        lines = ["---", *(f"# note {i}" for i in range(self.lead)), f"name: {self.name}", f'description: "about {self.name}"']
         if self.status is not None:
             lines.append(f"status: {self.status}")
         if self.supersedes:
@@ -202,7 +203,7 @@ def _edit_spec(data, files: Files) -> Path | None:
     spec = files.specs[path]
     op = data.draw(st.sampled_from((
         "add-supersedes", "remove-supersedes", "retarget-supersedes", "set-superseded-by",
-        "clear-superseded-by", "status", "rename", "toggle-broken", "toggle-flow",
+        "clear-superseded-by", "status", "rename", "toggle-broken", "toggle-flow", "lead",
     )))
     name = data.draw(st.sampled_from(NAMES + ("far-one", "far-two")))
     if op == "add-supersedes" and name not in spec.supersedes:
@@ -225,6 +226,8 @@ def _edit_spec(data, files: Files) -> Path | None:
         spec = replace(spec, broken=not spec.broken)
     elif op == "toggle-flow":
         spec = replace(spec, flow=not spec.flow)
+    elif op == "lead":
+        spec = replace(spec, lead=data.draw(st.integers(0, 2)))
     files.specs[path] = spec
     return path
 
@@ -396,3 +399,24 @@ def test_unreadable_entry_names_stay_in_the_model_through_every_way_of_loading(t
     (root / "dangling.md").unlink()
     workspace.update_from_disk(root / "dangling.md")
     assert read_errors(workspace) == {"fifo.md"}
+
+
+def test_a_line_added_above_an_unloadable_entrys_name_moves_the_index_problems_pointing_at_it():
+    """The index checks point at an entry whose YAML does not load through its ``name:`` line.
+
+    Nothing the index reads of the entry changes when a line is added above
+    that line, yet the place the index problem points at does: the
+    index's re-check must not be skipped.
+    """
+    files = initial_files()
+    gamma = NEAR / "gamma.md"
+    files.specs[gamma] = replace(files.specs[gamma], broken=True)
+    workspace = Workspace(ROOTS)
+    for path, text in sorted(files.texts().items()):
+        workspace.update(path, text)
+    results = check_workspace(CheckContext(workspace, today=TODAY))
+    for lead in (1, 2, 0):
+        files.specs[gamma] = replace(files.specs[gamma], lead=lead)
+        affected = workspace.update(gamma, files.texts()[gamma])
+        results = merged(results, check_paths(CheckContext(workspace, today=TODAY), affected))
+        assert results == nonempty(from_scratch(files.texts())), f"after {lead} lines above name:"

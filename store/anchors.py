@@ -11,9 +11,12 @@ lands in two places.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from ..model import Document
-from ..spans import KeySpans, Span, split_lines
+from .spans import KeySpans, Span, split_lines
+
+if TYPE_CHECKING:  # (the model asks where an entry's index problems point: memls.store.model.index_key)
+    from .model import Document
 
 # A top-level ``name:`` line, as the readers' fallback for unloadable YAML sees it.
 _NAME_LINE = re.compile(r"^name:[ \t]*(?P<value>.*?)[ \t]*$")

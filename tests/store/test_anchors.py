@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memls.store.checks.anchors import line_span
+from memls.store.anchors import line_span
 from memls.store.spans import Span
 
 
