@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memls.store.checks import CheckContext
+from memls.store.entry import MemoryEntry
 from memls.store.frontmatter import normalize_text
 from memls.store.lease import RootLease
 from memls.store.model import Document, RootState, StackChange, Workspace, document_kind
@@ -55,6 +56,16 @@ class RootsChange:
 
     affected: set[Path]
     gone: set[Path]
+
+
+@dataclass(frozen=True)
+class DiskCatchUp:
+    """What :meth:`ServerState.catch_up_with_disk` took in from a root's files."""
+
+    affected: set[Path]
+    # The index entries of the files it took in as the model held them before
+    # (by filename; None: no entry): the root the index last followed.
+    earlier: dict[str, MemoryEntry | None]
 
 
 @dataclass
@@ -413,6 +424,22 @@ class ServerState:
         for path in paths:
             affected |= self.disk_changed(path)
         return affected
+
+    def catch_up_with_disk(self, root: RootState) -> DiskCatchUp:
+        """Take in what other tools changed in ``root`` that no watcher event has told of yet.
+
+        Before the model stands for the whole root (a save renders its
+        index): editors deliver watcher events late, sometimes by seconds.
+        The files the store finds changed go the watchers' way
+        (:meth:`disk_changes`: open buffers win); the event that follows
+        finds the file already read and costs nothing.
+        """
+        if self.scanning and root.path in self.scan_roots:  # the scan is reading it
+            return DiskCatchUp(set(), {})
+        changed = [p for p in self.workspace.paths_changed_on_disk(root) if p not in self.buffers]
+        # An entry whose line an autosave holds counts as its held text before and after.
+        earlier = root.index_entries_of(p for p in changed if p not in self.held_index_lines)
+        return DiskCatchUp(self.disk_changes(changed), earlier)
 
     def all_paths(self) -> set[Path]:
         """Every document of every root, and each root's index path."""

@@ -56,6 +56,11 @@ class RootAroundSave:
 
     entries: Callable[[], tuple[Sequence[MemoryEntry], Sequence[MemoryEntry]]]
     renderings: Callable[[], tuple[str, str]] | None = None
+    # The unbudgeted index before the save with each other version of the saved
+    # entry its line may describe (``earlier`` of :func:`index_after_save`) in
+    # its place: the editor may have taken that version as the file's while
+    # the index was rendered for another. Left out: none.
+    earlier_renderings: Callable[[], Sequence[str]] = tuple
 
     def rendered(self) -> tuple[str, str]:
         if self.renderings is not None:
@@ -126,7 +131,7 @@ def _index_after_save(
     elif omission_budget(current) is None and opens_like_a_rendering(current):
         # Unbudgeted, the usual case: generated before or after stays generated.
         rendered_before, rendered_after = around.rendered()
-        if current in (rendered_before, rendered_after):
+        if current in (rendered_before, rendered_after) or current in around.earlier_renderings():
             text = rendered_after
         else:
             text = _curated_after_save(current, previous, saved, removed_filename, earlier)

@@ -22,6 +22,7 @@ Which paths are affected, and why:
 from __future__ import annotations
 
 import os
+import stat
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .anchors import anchor, value_span
-from .cache import ParseCache, now_ns, paused_gc, stamp_of
+from .cache import ParseCache, Stamp, is_settled, now_ns, paused_gc, stamp_of
 from .entry import MemoryEntry
 from .index import INDEX_FILENAME, POLICY_FILENAME
 from .index_view import IndexView
@@ -45,11 +46,30 @@ from .reader import (
     read_capped,
     stat_directory,
     unreadable_reason,
+    unreadable_why,
 )
 from .roots import MemoryRoot
 from .text import one_line
 
 _StackKey = TypeVar("_StackKey", bound=Hashable)
+
+
+@dataclass(frozen=True)
+class DiskRead:
+    """A document's file as it was when its text was read: its stamp, and when it was looked at.
+
+    With it one ``stat`` tells whether the file still holds what the model
+    read (:meth:`holds_for`). An equal stamp proves that only when the file
+    had been quiet for the racy window before the look: a write within the
+    timestamps' granularity can keep size and times (the parse cache's rule,
+    :func:`memls.store.cache.is_settled`).
+    """
+
+    stamp: Stamp
+    observed_ns: int
+
+    def holds_for(self, stamp: Stamp) -> bool:
+        return stamp == self.stamp and is_settled(self.stamp, self.observed_ns)
 
 
 @dataclass
@@ -71,6 +91,9 @@ class Document:
     # While this buffer's frontmatter does not load: the last document of this
     # path whose frontmatter did (see ``Workspace.update``), or None.
     last_good: Document | None = None
+    # The file as this text was read from it; None: the text is an editor
+    # buffer's, or the file could not be ``stat``-ed.
+    disk: DiskRead | None = None
 
     @property
     def entry(self) -> MemoryEntry | None:
@@ -273,6 +296,15 @@ class RootState:
             entry for p in sorted(docs, key=str)
             if docs[p].kind == "entry" and (entry := docs[p].index_entry) is not None
         ]
+
+    def index_entries_of(self, paths: Iterable[Path]) -> dict[str, MemoryEntry | None]:
+        """The index entry of each of ``paths`` as the model holds it now, by filename (None: none)."""
+        out: dict[str, MemoryEntry | None] = {}
+        for path in paths:
+            doc = self.documents.get(path)
+            if document_kind(path.name) == "entry":
+                out[path.name] = doc.index_entry if doc is not None else None
+        return out
 
     def named(self, name: str) -> list[Document]:
         """Entry documents carrying ``name``, first (the visible one) first."""
@@ -619,19 +651,59 @@ class Workspace:
         return self._affected(state, path, old, doc)
 
     def update_from_disk(self, path: Path) -> set[Path]:
-        """Re-read one file (a watcher event); a vanished file is removed."""
+        """Re-read one file (a watcher event); a vanished file is removed.
+
+        A file that still holds what the model read from it changes nothing
+        and affects nothing: word of a change often comes twice (a save took
+        it in first, :meth:`paths_changed_on_disk`; the editor's watcher event
+        follows), and the second must not re-check the file and its neighbours.
+        """
         state = self.root_of(path)
         kind = document_kind(path.name)
         if state is None or kind is None:
             return set()
         path = state.path / path.name
+        old = state.documents.get(path)
+        if old is not None and old.disk is not None and _still_read(old.disk, path):
+            return set()
         unreadable = unreadable_reason(path)
         if unreadable is not None and (kind != "entry" or not os.path.lexists(path)):
             return self.remove(path)
-        old = state.unregister(path)
         doc = _read_document(state, path, kind)
+        if old is not None and _same_read(old, doc):
+            old.disk = doc.disk  # the file was touched, its text is the same
+            return set()
+        state.unregister(path)
         state.register(doc)
         return self._affected(state, path, old, doc)
+
+    def paths_changed_on_disk(self, state: RootState) -> list[Path]:
+        """The documents of ``state`` whose file is not what the model read: added, changed or removed.
+
+        For a caller about to act on the whole root from the model -- an
+        editor's save renders the root's ``MEMORY.md`` from it -- while word
+        of another tool's write (a watcher event, which editors deliver late)
+        may still be on its way. One listing and a ``stat`` per file, no read
+        (10k files: a few tens of milliseconds). A document whose text came
+        from an editor buffer has no stamp and is listed whenever its file
+        is: the caller, which knows the open buffers, leaves those alone.
+        """
+        try:
+            listing = stat_directory(state.path, is_document_filename)
+        except OSError:
+            return []
+        docs = state.documents
+        by_name = {path.name: doc for path, doc in docs.items()}
+        changed = [
+            name for name, st in listing.files
+            if (doc := by_name.pop(name, None)) is None or doc.disk is None or not doc.disk.holds_for(stamp_of(st))
+        ]
+        for name, _ in listing.unreadable:
+            doc = by_name.pop(name, None)
+            if document_kind(name) == "entry" and (doc is None or doc.read_error is None):
+                changed.append(name)
+        child = child_path_maker(state.path)
+        return [child(name) for name in changed] + [doc.path for doc in by_name.values()]
 
     def remove(self, path: Path) -> set[Path]:
         """Forget one document (deleted on disk)."""
@@ -758,6 +830,7 @@ def _load_root(state: RootState) -> None:
     placed in the model as it is, so an unchanged 10k root costs a stat and
     a dictionary lookup per file, and no parse.
     """
+    observed_ns = now_ns()
     try:
         listing = stat_directory(state.path, is_document_filename)
     except OSError:
@@ -780,7 +853,7 @@ def _load_root(state: RootState) -> None:
         record = hits.get(name)
         if record is not None:
             doc = Document(path=path, root=state, kind=kind, text=record.text,
-                           parsed=record.place(path))
+                           parsed=record.place(path), disk=DiskRead(stamp_of(st), observed_ns))
         else:
             doc = _read_document(state, path, kind, cache, st)
         state.register(doc)
@@ -794,26 +867,34 @@ def _read_document(
     """One file from disk; with a ``cache``, a parsed document of an unchanged file is reused.
 
     The ``stat`` comes before the read, so a change between the two makes
-    the remembered identity stale (a re-parse next time), never the parse.
-    Cached parses are stored without their path and placed here.
+    the remembered identity stale (a re-parse next time, a re-read at the
+    next look: ``Document.disk``), never the parse. Cached parses are stored
+    without their path and placed here.
     """
-    if st is None:  # never open what is not a regular file (a FIFO would block)
-        unreadable = unreadable_reason(path)
-        if unreadable is not None:
-            return _make_document(state, path, kind, text="", read_error=unreadable)
-    parsed_kind = kind in ("entry", "reserved")
-    stamp = None
     observed_ns = now_ns()
-    if cache is not None and parsed_kind:
+    if st is None:  # never open what is not a regular file (a FIFO would block)
         try:
-            stamp = stamp_of(st if st is not None else os.stat(path))
-        except OSError:
-            stamp = None
-        if stamp is not None:
-            cached = cache.lookup(path.name, str(path), state.scope, stamp)
-            if cached is not None:
-                return Document(path=path, root=state, kind=kind, text=cached.text,
-                                parsed=cached.place(path))
+            st = os.stat(path)
+        except OSError as exc:
+            return _make_document(state, path, kind, text="", read_error=unreadable_why(path, exc))
+        if not stat.S_ISREG(st.st_mode):
+            return _make_document(state, path, kind, text="", read_error=unreadable_why(path, st))
+    stamp = stamp_of(st)
+    disk = DiskRead(stamp, observed_ns)
+    if cache is not None and kind in ("entry", "reserved"):
+        cached = cache.lookup(path.name, str(path), state.scope, stamp)
+        if cached is not None:
+            return Document(path=path, root=state, kind=kind, text=cached.text,
+                            parsed=cached.place(path), disk=disk)
+    doc = _read_bytes(state, path, kind)
+    doc.disk = disk
+    if cache is not None and doc.parsed is not None:
+        cache.remember(path.name, str(path), state.scope, stamp, doc.parsed, observed_ns)
+    return doc
+
+
+def _read_bytes(state: RootState, path: Path, kind: DocumentKind) -> Document:
+    """The document a file's bytes make: its text parsed, or why it has none (too large, not UTF-8)."""
     try:
         data = read_capped(path, max_document_bytes(kind))
     except OSError as exc:
@@ -829,10 +910,21 @@ def _read_document(
         return _make_document(
             state, path, kind, text="", read_error=f"not UTF-8 text (byte {exc.start})"
         )
-    doc = _make_document(state, path, kind, text=text)
-    if cache is not None and stamp is not None and doc.parsed is not None:
-        cache.remember(path.name, str(path), state.scope, stamp, doc.parsed, observed_ns)
-    return doc
+    return _make_document(state, path, kind, text=text)
+
+
+def _still_read(disk: DiskRead, path: Path) -> bool:
+    """Whether the file at ``path`` still holds what was read from it (one ``stat``)."""
+    try:
+        return disk.holds_for(stamp_of(os.stat(path)))
+    except OSError:
+        return False
+
+
+def _same_read(old: Document, new: Document) -> bool:
+    """Whether a fresh read of a file made the document the model already holds from it."""
+    return (old.disk is not None and not old.too_large and not new.too_large and old.kind == new.kind
+            and old.text == new.text and old.read_error == new.read_error)
 
 
 def _insert_sorted(paths: list[Path], path: Path) -> None:

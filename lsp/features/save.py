@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from memls.store.checks import check_paths
+from memls.store.entry import MemoryEntry
 from memls.store.index import IndexPolicy
 from memls.store.index_sync import RootAroundSave, commit_index, index_after_save, save_keeps_index_line
 from memls.store.parse import parse_document
@@ -60,12 +61,14 @@ class IndexUpdate:
 
 
 def update_index_on_save(
-    state: ServerState, path: Path, previous_texts: list[str]
+    state: ServerState, path: Path, previous_texts: list[str], affected: set[Path]
 ) -> IndexUpdate | None:
     """Bring the root's index up to date after ``path`` was saved (engine thread).
 
     ``previous_texts`` are the entry's texts before this save, the latest
-    first (the saved text; another version its line may describe).
+    first (the saved text; another version its line may describe). The
+    paths whose checks changed as the model caught up with the disk are
+    added to ``affected``.
 
     An open ``MEMORY.md`` without unsaved changes -- even one the editor
     has not reloaded after another tool wrote the file -- is the disk's
@@ -86,23 +89,29 @@ def update_index_on_save(
     versions = [e for text in previous_texts
                 if (e := parse_document(text, path=doc.path, scope=root.scope).entry) is not None]
     previous = versions[0] if versions else None
-    around = _around_save(state, root, doc.path, previous)
-    policy = IndexPolicy.read(root.path)
-
     saved = doc.entry
+    index_path = root.index_path
+    edit_buffer = beside_unsaved = False
+    # Set inside the root lock, once the model has caught up with the disk.
+    around: RootAroundSave | None = None
+    policy: IndexPolicy | None = None
 
     def compute(current: str | None, unsaved: bool = False) -> str | None:
+        assert around is not None
         return index_after_save(
             around=around, saved=saved, previous=previous, removed_filename=path.name,
             policy=policy, current=current, mode=mode, earlier=versions[1:], unsaved=unsaved,
         )
 
-    index_path = root.index_path
-    edit_buffer = beside_unsaved = False
-
     def compute_on_disk(current: str | None) -> str | None:
-        # Decided inside the root lock, against the bytes the write replaces.
-        nonlocal edit_buffer, beside_unsaved
+        # Decided inside the root lock, against the bytes the write replaces
+        # and the entries on disk: files other tools wrote that no watcher
+        # event has told of yet are taken in first, as such an event would.
+        nonlocal around, policy, edit_buffer, beside_unsaved
+        caught_up = state.catch_up_with_disk(root)
+        affected.update(caught_up.affected)
+        around = _around_save(state, root, doc.path, previous, caught_up.earlier, versions[1:])
+        policy = IndexPolicy.read(root.path)
         if state.has_unsaved_changes(index_path):
             beside_unsaved = state.changed_under(index_path, current)
             edit_buffer = not beside_unsaved
@@ -119,36 +128,50 @@ def update_index_on_save(
     return IndexUpdate(index_path, written=True, beside_unsaved=beside_unsaved)
 
 
-def _around_save(state: ServerState, root, path: Path, previous) -> RootAroundSave:
+def _around_save(
+    state: ServerState, root, path: Path, previous, caught_up: Mapping[str, MemoryEntry | None],
+    other_versions: Sequence[MemoryEntry] = (),
+) -> RootAroundSave:
     """The root's index entries before and after the save of ``path`` (whose entry was ``previous``).
 
-    The entry lists are :func:`_saved_entries`, with ``previous`` in the
-    saved file's place before. Once the first scan has loaded the root,
+    "Before" is the root as the index last followed it: ``previous`` in the
+    saved file's place, and each file the model just caught up with
+    (``caught_up``: its entry before, by filename) as it was -- an index
+    memls rendered before another tool added, changed or removed a file
+    behind the editor's back is still memls's rendering, and is rendered
+    anew (as ``memls index --refresh`` judges it against the last commit).
+
+    The entry lists are :func:`_saved_entries`, with those earlier entries
+    in their files' places before. Once the first scan has loaded the root,
     the renderings come from the model's kept index lines with the few
     files whose saved text is not what the model holds moved
     (:func:`_unsaved_in_model`): the same two texts, without listing or
     rendering the whole root on every save.
     """
+    earlier = {**caught_up, path.name: previous}
+
     @functools.cache
     def entries() -> tuple[list, list]:
         after = _saved_entries(state, root)
-        before = [e for e in after if e.path != path]
-        if previous is not None:
-            position = next((i for i, e in enumerate(after) if e.path == path), len(before))
-            before.insert(position, previous)
-        return before, after
+        before = [e for e in after if e.path.name not in earlier]
+        before.extend(e for e in earlier.values() if e is not None)
+        return sorted(before, key=lambda e: str(e.path)), after
 
     if state.scanning and root.path in state.scan_roots:
         return RootAroundSave(entries)
     view = root.index_view
     after_changes = _unsaved_in_model(state, root)
-    before_changes = {**after_changes, path.name: previous}
+    before_changes = {**after_changes, **earlier}
 
     @functools.cache  # one answer for the save, also when an open index's edit asks again later
     def renderings() -> tuple[str, str]:
         return view.rendering_with(before_changes), view.rendering_with(after_changes)
 
-    return RootAroundSave(entries, renderings)
+    @functools.cache
+    def earlier_renderings() -> tuple[str, ...]:
+        return tuple(view.rendering_with({**before_changes, path.name: e}) for e in other_versions)
+
+    return RootAroundSave(entries, renderings, earlier_renderings)
 
 
 def _unsaved_in_model(state: ServerState, root) -> dict[str, object]:
@@ -245,7 +268,7 @@ def save_entry(state: ServerState, path: Path, text: str | None, automatic: bool
             state.held_index_lines[path] = HeldIndexLine(reason, previous)
             return affected | {path}, None, None
     try:
-        update = update_index_on_save(state, path, previous)
+        update = update_index_on_save(state, path, previous, affected)
     except (OSError, ValueError) as exc:
         return affected, None, one_line(str(exc))
     if update is not None:

@@ -1,0 +1,95 @@
+"""``MEMORY.md`` on save when another tool changed the root and no watcher event has come yet.
+
+Editors deliver file-watcher events late, sometimes by seconds. An entry
+written, changed or deleted by gptme, a git checkout or the memls CLI just
+before the user saves another entry must count in the index that save
+writes, exactly as ``memls index`` counts it; a curated index keeps its
+hand-written text. Nothing here sends ``workspace/didChangeWatchedFiles``
+before the save.
+"""
+
+from __future__ import annotations
+
+from memls.store.roots import MemoryRoot
+from memls.store.store import MemoryStore
+
+from .conftest import barrier, entry
+from .test_index_on_save import rendered, save
+
+
+async def open_and_type(session, name: str, text: str) -> None:
+    session.open(name)
+    session.change(name, text, 2)
+    await barrier(session)
+
+
+async def test_a_save_lists_an_entry_another_tool_just_wrote(start):
+    session = await start({"a.md": entry("a", "first")})
+    (session.root / "MEMORY.md").write_text(rendered(session.root), encoding="utf-8")
+    await open_and_type(session, "a.md", entry("a", "first, now revised"))
+    (session.root / "c.md").write_text(entry("c", "charlie fact", type_="user"), encoding="utf-8")
+    save(session, "a.md", entry("a", "first, now revised"))
+    await barrier(session, "zz-probe-2.md")
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "(c.md) \u2014 charlie fact" in index
+    assert index == rendered(session.root), "the index the server wrote is not what `memls index` writes"
+
+
+async def test_a_save_drops_the_line_of_an_entry_deleted_behind_its_back(start):
+    session = await start({"a.md": entry("a", "first"), "c.md": entry("c", "charlie fact")})
+    (session.root / "MEMORY.md").write_text(rendered(session.root), encoding="utf-8")
+    await open_and_type(session, "a.md", entry("a", "first, now revised"))
+    (session.root / "c.md").unlink()  # `git checkout`, `rm`: the index is left as it was
+    save(session, "a.md", entry("a", "first, now revised"))
+    await barrier(session, "zz-probe-2.md")
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "c.md" not in index
+    assert index == rendered(session.root)
+
+
+async def test_a_save_shows_the_new_description_of_an_entry_changed_behind_its_back(start):
+    session = await start({"a.md": entry("a", "first"), "c.md": entry("c", "charlie fact")})
+    (session.root / "MEMORY.md").write_text(rendered(session.root), encoding="utf-8")
+    await open_and_type(session, "a.md", entry("a", "first, now revised"))
+    (session.root / "c.md").write_text(entry("c", "charlie, rewritten by an agent"), encoding="utf-8")
+    save(session, "a.md", entry("a", "first, now revised"))
+    await barrier(session, "zz-probe-2.md")
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == rendered(session.root)
+
+
+CURATED_WITH_HEADING = (
+    "# Memory\n\n## Ask Sam before touching these\n\n- [a](a.md) \u2014 first\n"
+)
+
+
+async def test_a_save_in_a_curated_root_keeps_the_hand_heading_and_the_line_the_cli_wrote(start):
+    """``memls save c`` upserts c's line into the curated index; the editor's save of a keeps it."""
+    files = {"a.md": entry("a", "first")}
+    session = await start(files, index=CURATED_WITH_HEADING)
+    await open_and_type(session, "a.md", entry("a", "first, now revised"))
+    MemoryStore([MemoryRoot("project", session.root)]).save("c", "charlie fact", type="user")
+    written_by_the_cli = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    save(session, "a.md", entry("a", "first, now revised"))
+    await barrier(session, "zz-probe-2.md")
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    c_line = next(line for line in written_by_the_cli.splitlines(keepends=True) if "(c.md)" in line)
+    assert "## Ask Sam before touching these\n" in index and c_line in index
+    # Only a's line changed, as the curated rule (the CLI's upsert) changes it.
+    assert index == written_by_the_cli.replace("\u2014 first\n", "\u2014 first, now revised\n")
+
+
+async def test_a_save_sent_right_after_its_change_lists_an_entry_another_tool_just_wrote(start):
+    """The editor writes the file before the server takes the change in: the change looks like a reload.
+
+    The entry's line was rendered for the text before the reload, which
+    still counts as what the index followed.
+    """
+    session = await start({"a.md": entry("a", "first")})
+    (session.root / "MEMORY.md").write_text(rendered(session.root), encoding="utf-8")
+    session.open("a.md")
+    await barrier(session)
+    (session.root / "c.md").write_text(entry("c", "charlie fact", type_="user"), encoding="utf-8")
+    session.change("a.md", entry("a", "first, now revised"), 2)
+    save(session, "a.md", entry("a", "first, now revised"))
+    await barrier(session, "zz-probe-2.md")
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == rendered(session.root)

@@ -1,0 +1,66 @@
+"""The model against its files: which documents changed on disk behind it, and reading one twice.
+
+An editor's save renders the root's ``MEMORY.md`` from the model while word
+of other tools' writes may still be on its way (``paths_changed_on_disk``);
+the watcher event that follows must then find nothing left to do.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from memls.store.cache import RACY_WINDOW_NS
+from memls.store.model import Workspace
+from memls.store.roots import MemoryRoot
+
+
+def entry(name: str, description: str) -> str:
+    return f"---\nname: {name}\ndescription: {description}\ntype: project\n---\n\nbody\n"
+
+
+def test_paths_changed_on_disk_names_the_files_added_changed_and_removed_and_no_other(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    for name in ("a", "b", "d"):
+        (root / f"{name}.md").write_text(entry(name, "first"), encoding="utf-8")
+    # A file touched within the racy window may change again unseen: only older ones count as read.
+    time.sleep(RACY_WINDOW_NS / 1e9 + 0.1)
+    ws = Workspace.load([MemoryRoot("project", root)])
+    state = ws.roots[0]
+    assert ws.paths_changed_on_disk(state) == []
+    (root / "b.md").write_text(entry("b", "second"), encoding="utf-8")
+    (root / "c.md").write_text(entry("c", "new"), encoding="utf-8")
+    (root / "d.md").unlink()
+    assert sorted(ws.paths_changed_on_disk(state)) == [root / "b.md", root / "c.md", root / "d.md"]
+
+
+def test_a_file_written_within_the_racy_window_counts_as_changed_until_read_again(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "a.md").write_text(entry("a", "first"), encoding="utf-8")
+    ws = Workspace.load([MemoryRoot("project", root)])
+    assert ws.paths_changed_on_disk(ws.roots[0]) == [root / "a.md"]
+
+
+def test_a_second_read_of_a_file_the_model_already_took_in_affects_nothing(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "a.md").write_text(entry("a", "first"), encoding="utf-8")
+    ws = Workspace.load([MemoryRoot("project", root)])
+    (root / "c.md").write_text(entry("c", "new"), encoding="utf-8")
+    assert root / "c.md" in ws.update_from_disk(root / "c.md")
+    assert ws.update_from_disk(root / "c.md") == set()
+    os.utime(root / "c.md")  # touched, same text
+    assert ws.update_from_disk(root / "c.md") == set()
+    assert ws.document(root / "c.md").entry.description == "new"
+
+
+def test_a_changed_file_is_read_again_after_an_earlier_read(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "a.md").write_text(entry("a", "first"), encoding="utf-8")
+    ws = Workspace.load([MemoryRoot("project", root)])
+    (root / "a.md").write_text(entry("a", "other"), encoding="utf-8")  # same size, same tick perhaps
+    assert root / "a.md" in ws.update_from_disk(root / "a.md")
+    assert ws.document(root / "a.md").entry.description == "other"
