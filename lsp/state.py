@@ -65,7 +65,7 @@ class DiskCatchUp:
     affected: set[Path]
     # The index entries of the files it took in as the model held them before
     # (by filename; None: no entry): the root the index last followed.
-    earlier: dict[str, MemoryEntry | None]
+    entries_before: dict[str, MemoryEntry | None]
 
 
 @dataclass
@@ -438,8 +438,8 @@ class ServerState:
             return DiskCatchUp(set(), {})
         changed = [p for p in self.workspace.paths_changed_on_disk(root) if p not in self.buffers]
         # An entry whose line an autosave holds counts as its held text before and after.
-        earlier = root.index_entries_of(p for p in changed if p not in self.held_index_lines)
-        return DiskCatchUp(self.disk_changes(changed), earlier)
+        before = root.index_entries_of(p for p in changed if p not in self.held_index_lines)
+        return DiskCatchUp(self.disk_changes(changed), before)
 
     def all_paths(self) -> set[Path]:
         """Every document of every root, and each root's index path."""

@@ -56,20 +56,26 @@ _StackKey = TypeVar("_StackKey", bound=Hashable)
 
 @dataclass(frozen=True)
 class DiskRead:
-    """A document's file as it was when its text was read: its stamp, and when it was looked at.
+    """A document's file as it was when its text was read: its stamp, and whether that proves anything.
 
     With it one ``stat`` tells whether the file still holds what the model
     read (:meth:`holds_for`). An equal stamp proves that only when the file
-    had been quiet for the racy window before the look: a write within the
-    timestamps' granularity can keep size and times (the parse cache's rule,
-    :func:`memls.store.cache.is_settled`).
+    had been quiet for the racy window before the look (``settled``): a
+    write within the timestamps' granularity can keep size and times (the
+    parse cache's rule, :func:`memls.store.cache.is_settled`).
     """
 
     stamp: Stamp
-    observed_ns: int
+    settled: bool
+
+    @classmethod
+    def of(cls, st: os.stat_result, observed_ns: int) -> DiskRead:
+        """The read of a file whose ``stat`` was ``st``, taken at or after ``observed_ns``."""
+        stamp = stamp_of(st)
+        return cls(stamp, is_settled(stamp, observed_ns))
 
     def holds_for(self, stamp: Stamp) -> bool:
-        return stamp == self.stamp and is_settled(self.stamp, self.observed_ns)
+        return self.settled and stamp == self.stamp
 
 
 @dataclass
@@ -694,10 +700,12 @@ class Workspace:
             return []
         docs = state.documents
         by_name = {path.name: doc for path, doc in docs.items()}
-        changed = [
-            name for name, st in listing.files
-            if (doc := by_name.pop(name, None)) is None or doc.disk is None or not doc.disk.holds_for(stamp_of(st))
-        ]
+        changed = []
+        for name, st in listing.files:
+            doc = by_name.pop(name, None)
+            disk = doc.disk if doc is not None else None
+            if disk is None or not disk.settled or disk.stamp != stamp_of(st):
+                changed.append(name)
         for name, _ in listing.unreadable:
             doc = by_name.pop(name, None)
             if document_kind(name) == "entry" and (doc is None or doc.read_error is None):
@@ -853,7 +861,7 @@ def _load_root(state: RootState) -> None:
         record = hits.get(name)
         if record is not None:
             doc = Document(path=path, root=state, kind=kind, text=record.text,
-                           parsed=record.place(path), disk=DiskRead(stamp_of(st), observed_ns))
+                           parsed=record.place(path), disk=DiskRead.of(st, observed_ns))
         else:
             doc = _read_document(state, path, kind, cache, st)
         state.register(doc)
@@ -879,8 +887,8 @@ def _read_document(
             return _make_document(state, path, kind, text="", read_error=unreadable_why(path, exc))
         if not stat.S_ISREG(st.st_mode):
             return _make_document(state, path, kind, text="", read_error=unreadable_why(path, st))
-    stamp = stamp_of(st)
-    disk = DiskRead(stamp, observed_ns)
+    disk = DiskRead.of(st, observed_ns)
+    stamp = disk.stamp
     if cache is not None and kind in ("entry", "reserved"):
         cached = cache.lookup(path.name, str(path), state.scope, stamp)
         if cached is not None:

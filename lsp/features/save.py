@@ -110,7 +110,7 @@ def update_index_on_save(
         nonlocal around, policy, edit_buffer, beside_unsaved
         caught_up = state.catch_up_with_disk(root)
         affected.update(caught_up.affected)
-        around = _around_save(state, root, doc.path, previous, caught_up.earlier, versions[1:])
+        around = _around_save(state, root, doc.path, previous, caught_up.entries_before, versions[1:])
         policy = IndexPolicy.read(root.path)
         if state.has_unsaved_changes(index_path):
             beside_unsaved = state.changed_under(index_path, current)
@@ -148,20 +148,20 @@ def _around_save(
     (:func:`_unsaved_in_model`): the same two texts, without listing or
     rendering the whole root on every save.
     """
-    earlier = {**caught_up, path.name: previous}
+    entries_before = {**caught_up, path.name: previous}
 
     @functools.cache
     def entries() -> tuple[list, list]:
         after = _saved_entries(state, root)
-        before = [e for e in after if e.path.name not in earlier]
-        before.extend(e for e in earlier.values() if e is not None)
+        before = [e for e in after if e.path.name not in entries_before]
+        before.extend(e for e in entries_before.values() if e is not None)
         return sorted(before, key=lambda e: str(e.path)), after
 
     if state.scanning and root.path in state.scan_roots:
         return RootAroundSave(entries)
     view = root.index_view
     after_changes = _unsaved_in_model(state, root)
-    before_changes = {**after_changes, **earlier}
+    before_changes = {**after_changes, **entries_before}
 
     @functools.cache  # one answer for the save, also when an open index's edit asks again later
     def renderings() -> tuple[str, str]:

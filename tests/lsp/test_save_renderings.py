@@ -7,8 +7,9 @@ them from the model's kept index lines with those few files moved
 (``memls.lsp.features.save._around_save``); if that ever differed from
 listing the entries and rendering them, a generated ``MEMORY.md`` would be
 taken for a curated one (or the reverse), or gain a half-typed line. So after
-random buffers, unsaved edits, never-saved files and held lines, both ways
-must give the same two texts, and the model's view must be left as it was.
+random buffers, unsaved edits, never-saved files, held lines and files other
+tools wrote behind the model's back, both ways must give the same two texts,
+and the model's view must be left as it was.
 """
 
 from __future__ import annotations
@@ -72,7 +73,20 @@ def test_renderings_from_the_kept_lines_equal_those_of_the_listed_entries(data):
         earlier = data.draw(st.sampled_from((None, files[saved.name], variant(data, saved.name[0]))))
         previous = parse_document(earlier, path=saved, scope=root.scope).entry if earlier is not None else None
 
-        around = _around_save(state, root, saved, previous)
+        # Other tools' writes the model has not heard of: taken in by the save, counted as they were before.
+        behind = data.draw(st.lists(st.sampled_from([f for f in FILES if root.path / f not in state.buffers
+                                                     and root.path / f != saved]),
+                                    max_size=3, unique=True), label="written behind the model's back")
+        for filename in behind:
+            path = root.path / filename
+            if path.exists() and data.draw(st.booleans(), label=f"delete {filename}"):
+                path.unlink()
+            else:
+                path.write_text(variant(data, filename[0]), encoding="utf-8")
+        caught_up = state.catch_up_with_disk(root)
+        assert set(caught_up.entries_before) >= set(behind)
+
+        around = _around_save(state, root, saved, previous, caught_up.entries_before)
         assert around.renderings is not None, "a loaded root renders from its kept lines"
         assert around.rendered() == RootAroundSave(around.entries).rendered()
         before, after = around.entries()
