@@ -703,8 +703,7 @@ class Workspace:
         changed = []
         for name, st in listing.files:
             doc = by_name.pop(name, None)
-            disk = doc.disk if doc is not None else None
-            if disk is None or not disk.settled or disk.stamp != stamp_of(st):
+            if doc is None or doc.disk is None or not doc.disk.holds_for(stamp_of(st)):
                 changed.append(name)
         for name, _ in listing.unreadable:
             doc = by_name.pop(name, None)
