@@ -171,12 +171,9 @@ def create_server() -> MemlsServer:
         # applied to pygls's document before this handler runs.
         document = ls.workspace.get_text_document(params.text_document.uri)
         version = document.version if document.version is not None else params.text_document.version
-        # Coalesced: while a change of this document waits for the engine, a newer
-        # one replaces its text, so a burst of keystrokes is parsed once, not once each.
-        queued = path in ls.unapplied
+        # Coalesced: a newer change replaces the text still waiting, and the
+        # engine takes only the latest (see _apply_change).
         ls.unapplied[path] = (document.source, version)
-        if queued:
-            return
         affected = await ls.engine.run(_apply_change, ls, path)
         ls.after_change(affected)
 
@@ -210,8 +207,21 @@ def create_server() -> MemlsServer:
 
 
 def _apply_change(ls: MemlsServer, path: Path) -> set[Path]:
-    """Take the latest unapplied text of ``path`` into the model (engine thread)."""
-    text, version = ls.unapplied.pop(path)
+    """Take the latest unapplied text of ``path`` into the model (engine thread); nothing if taken already.
+
+    Every change queues this job after storing its text, so a burst of
+    keystrokes is parsed once: the first job takes the latest text, the
+    jobs after it find none. Scheduling only when no text was waiting would
+    race: the loop sees a text waiting, this thread takes that (older) text,
+    the loop stores the newer one, and no job is left to take it -- nor
+    would any later change schedule one, seeing a text waiting. Here the
+    job queued after a text is stored runs after it, on the one engine
+    thread, so the last text is always taken.
+    """
+    latest = ls.unapplied.pop(path, None)
+    if latest is None:
+        return set()
+    text, version = latest
     return ls.state.change(path, text, version)
 
 

@@ -290,7 +290,11 @@ def answer_as_editor(session: Session, method: str, handler) -> None:
     session.client.feature(method)(handler)
 
 
-def _units(char: str, encoding: str) -> int:
+def char_units(char: str, encoding: str) -> int:
+    """How many position units ``char`` takes in ``encoding`` (a UTF-8 byte, a UTF-16 unit, a code point).
+
+    Counted here, not with memls.lsp.convert: the tests' count is an independent check on that code.
+    """
     if encoding == types.PositionEncodingKind.Utf8:
         return len(char.encode("utf-8"))
     if encoding == types.PositionEncodingKind.Utf32:
@@ -309,7 +313,7 @@ def _offset(text: str, position: types.Position, encoding: str = types.PositionE
     for col, char in enumerate(lines[line]):
         if units >= position.character:
             return start + col
-        units += _units(char, encoding)
+        units += char_units(char, encoding)
     return start + len(lines[line])
 
 

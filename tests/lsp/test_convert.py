@@ -6,8 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol.types import Position, PositionEncodingKind, Range
 
-from memls.lsp.convert import Positions, _units, path_to_uri, uri_to_path
+from memls.lsp.convert import Positions, path_to_uri, uri_to_path
 from memls.store.spans import Span
+
+from .conftest import char_units
 
 UTF8, UTF16, UTF32 = PositionEncodingKind.Utf8, PositionEncodingKind.Utf16, PositionEncodingKind.Utf32
 # 'é' is 2 UTF-8 bytes / 1 UTF-16 unit; '😀' is 4 bytes / 2 UTF-16 units; '中' is 3 bytes / 1 unit.
@@ -106,4 +108,4 @@ def test_a_prefix_is_counted_in_client_units_as_character_by_character_counting_
         text = text.replace("\ud800", "")  # (not encodable as UTF-8 one character at a time either)
     positions = Positions(f"x\n{text}", encoding)
     for col in range(len(text) + 1):
-        assert positions.to_client(1, col).character == sum(_units(c, encoding) for c in text[:col])
+        assert positions.to_client(1, col).character == sum(char_units(c, encoding) for c in text[:col])

@@ -8,18 +8,12 @@ from lsprotocol import types
 
 from memls.lsp.text_edits import line_edits, minimal_edit
 
+from .conftest import char_units
+
 ENCODINGS = (types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf8, types.PositionEncodingKind.Utf32)
 # Line breaks of every kind, astral characters (two UTF-16 units, four UTF-8 bytes), and the rest.
 PIECES = st.sampled_from(["\r\n", "\r", "\n", "a", "é", "日", "\U0001f600", "\U00010348", " ", "-", "\u2028"])
 TEXTS = st.one_of(st.lists(PIECES, max_size=30).map("".join), st.text(max_size=40))
-
-
-def _units(char: str, encoding: str) -> int:
-    if encoding == types.PositionEncodingKind.Utf8:
-        return len(char.encode("utf-8"))
-    if encoding == types.PositionEncodingKind.Utf32:
-        return 1
-    return 2 if ord(char) > 0xFFFF else 1
 
 
 def _offset(text: str, position: types.Position, encoding: str) -> int:
@@ -41,7 +35,7 @@ def _offset(text: str, position: types.Position, encoding: str) -> int:
     offset, units = starts[position.line], 0
     while units < position.character:
         assert offset < ends[position.line], "the edit names a column past the end of its line"
-        units += _units(text[offset], encoding)
+        units += char_units(text[offset], encoding)
         offset += 1
     assert units == position.character, "the edit names a column inside a character"
     return offset
