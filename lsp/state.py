@@ -359,7 +359,10 @@ class ServerState:
         if not buffer.modified and text != buffer.text:
             _take_reload(buffer, path, text)
         buffer.text, buffer.version = text, version
-        return self.workspace.update(path, text, version=version)
+        affected = self.workspace.update(path, text, version=version)
+        if not buffer.modified:  # reloaded from disk, or typed back to it
+            affected |= self.workspace.saved(path)
+        return affected
 
     def close(self, path: Path) -> set[Path]:
         """The buffer is gone: the disk is the truth again."""
@@ -368,13 +371,16 @@ class ServerState:
             return set()
         return self.workspace.update_from_disk(path)
 
-    def saved(self, path: Path, text: str | None) -> None:
+    def saved(self, path: Path, text: str | None) -> set[Path]:
+        """The editor saved ``path``: the buffer is the file now (the paths whose checks changed)."""
         buffer = self.buffers.get(path)
-        if buffer is not None:
-            if text is not None:
-                buffer.text = text
-            buffer.saved_text = buffer.text
-            buffer.earlier_text = None
+        if buffer is None:
+            return set()
+        if text is not None:
+            buffer.text = text
+        buffer.saved_text = buffer.text
+        buffer.earlier_text = None
+        return self.workspace.saved(path)
 
     def has_unsaved_changes(self, path: Path) -> bool:
         """Whether ``path`` is open with changes the user has not saved.
@@ -406,8 +412,7 @@ class ServerState:
         if buffer.modified:  # the user's unsaved text stays; the editor tells them the file changed
             return set()
         affected = self.change(path, text, buffer.version)
-        self.saved(path, text)
-        return affected
+        return affected | self.saved(path, text)
 
     def disk_changed(self, path: Path) -> set[Path]:
         """A file changed on disk (watcher, another process): ignored while open."""

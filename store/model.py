@@ -25,7 +25,7 @@ import os
 import stat
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
@@ -640,8 +640,9 @@ class Workspace:
         the path is not a memory document. When the new text's frontmatter
         does not load, the other entries keep being checked against the last
         text of this path that loaded (``Document.facts``): one Enter inside a
-        value must not light up its link neighbours. Disk reads
-        (``update_from_disk``) keep no such memory: a file is what it says.
+        value must not light up its link neighbours. That memory lasts only
+        while the buffer holds unsaved text: :meth:`saved` drops it, and disk
+        reads (``update_from_disk``, a closed buffer) keep none: a file is what it says.
         """
         state = self.root_of(path)
         kind = document_kind(path.name)
@@ -653,6 +654,30 @@ class Workspace:
         if doc.facts is None and old is not None:
             # A keystroke that breaks the YAML leaves other entries told what they were told.
             doc.last_good = old.facts
+        state.register(doc)
+        return self._affected(state, path, old, doc)
+
+    def saved(self, path: Path) -> set[Path]:
+        """The buffer of ``path`` now holds what its file holds (saved, or reloaded from disk).
+
+        Forgets the last loaded text ``update`` remembered for it. That memory
+        bridges keystrokes, so the neighbours of an entry do not flicker while
+        its YAML is half typed; once the broken text is the file, ``memls
+        check`` (and every other reader) sees only that file, and the editor
+        must tell the neighbours what CI tells them. Typing on keeps no memory
+        either until the text loads again: the file it differs from does not load.
+        Returns the paths whose check results may have changed (the entries the
+        remembered text linked to among them); empty when nothing was remembered.
+        """
+        state = self.root_of(path)
+        if state is None:
+            return set()
+        path = state.path / path.name
+        old = state.documents.get(path)
+        if old is None or old.last_good is None:
+            return set()
+        state.unregister(path)
+        doc = replace(old, last_good=None)
         state.register(doc)
         return self._affected(state, path, old, doc)
 

@@ -257,7 +257,7 @@ def save_entry(state: ServerState, path: Path, text: str | None, automatic: bool
     affected: set[Path] = {path} if held is not None else set()
     if text is not None and buffer is not None and text != buffer.text:
         affected |= state.change(path, text, buffer.version)
-    state.saved(path, text)
+    affected |= state.saved(path, text)
     doc = state.document(path)
     if doc is not None and doc.kind == "entry" and state.settings_for(path).index_on_save != "off" and (
             automatic or not doc.loads):

@@ -315,7 +315,8 @@ def test_incremental_results_equal_a_from_scratch_check_after_every_edit(data):
     results = check_workspace(CheckContext(workspace, today=TODAY))
 
     for _ in range(data.draw(st.integers(1, 10), label="edits")):
-        kind = data.draw(st.sampled_from(("entry", "entry", "entry", "chain", "add", "delete", "index", "policy")))
+        kind = data.draw(st.sampled_from(
+            ("entry", "entry", "entry", "chain", "add", "delete", "index", "policy", "save")))
         if kind == "chain":  # both ends change, each taken (and re-checked) as its own keystroke
             for path in _link_into_chain(data, files):
                 text = files.texts()[path]
@@ -331,6 +332,23 @@ def test_incremental_results_equal_a_from_scratch_check_after_every_edit(data):
             files.raw.pop(path, None)
             last_loaded.pop(path, None)
             affected = workspace.remove(path)
+        elif kind == "save":
+            # Often the user retargets an entry's successor, breaks its YAML (keystrokes: the
+            # retargeted text is remembered) and saves; then the buffer is the file, and
+            # nothing is remembered.
+            path = data.draw(st.sampled_from(sorted(files.texts())))
+            if path in files.specs and data.draw(st.booleans()):
+                successor = data.draw(st.sampled_from(NAMES))
+                for spec in (replace(files.specs[path], superseded_by=successor, broken=False),
+                             replace(files.specs[path], superseded_by=successor, broken=True)):
+                    files.specs[path] = spec
+                    affected = workspace.update(path, spec.text())
+                    if loads(path, spec.text()):
+                        last_loaded[path] = spec.text()
+                    results = merged(results, check_paths(CheckContext(workspace, today=TODAY), affected))
+            if not loads(path, files.texts()[path]):
+                last_loaded.pop(path, None)
+            affected = workspace.saved(path)
         else:
             if kind == "entry":
                 path = _edit_spec(data, files)

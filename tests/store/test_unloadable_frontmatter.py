@@ -6,7 +6,7 @@ link checks: the broken document gets its YAML error (and checks of a name it
 states for certain), and the other documents are told nothing new about it.
 On disk (``memls check``) its links are unknown; in the server's model
 (``Workspace.update``) the other documents keep the facts of the last text of
-that buffer that loaded.
+that buffer that loaded, until it is saved or closed (then the file is the truth).
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from memls.store.checks import CheckContext, check_workspace, supersession
+from memls.store.checks import CheckContext, check_paths, check_workspace, supersession
 from memls.store.model import Workspace
 from memls.store.parse import parse_document
 from memls.store.roots import MemoryRoot
@@ -109,6 +110,10 @@ def results(workspace: Workspace) -> dict[Path, list]:
     return check_workspace(CheckContext(workspace, today=TODAY))
 
 
+def nonempty(found: dict[Path, list]) -> dict[Path, list]:
+    return {p: problems for p, problems in found.items() if problems}
+
+
 def others(found: dict[Path, list], path: Path) -> dict[Path, list]:
     return {p: problems for p, problems in found.items() if p != path}
 
@@ -130,6 +135,28 @@ def test_other_entries_keep_the_last_good_facts_of_a_buffer_until_it_loads_again
     # It loads again: the neighbours see the new text.
     workspace.update(v2, CHAIN["deploy-freeze-v2.md"])
     assert results(workspace) == before
+
+
+@pytest.mark.parametrize("end", ["saved", "closed"])
+def test_a_saved_or_closed_buffer_that_does_not_load_tells_the_others_what_its_file_tells_memls_check(tmp_path, end):
+    """The last good facts bridge keystrokes only: once the broken text is the file, the file is the truth."""
+    root = write_root(tmp_path / "memory", CHAIN)
+    memory_root = MemoryRoot("explicit", root)
+    workspace = Workspace.load([memory_root])
+    v2, v3 = root / "deploy-freeze-v2.md", root / "deploy-freeze-v3.md"
+    retargeted = CHAIN[v2.name].replace("superseded_by: deploy-freeze-v3", "superseded_by: other")
+    broken = retargeted.replace("superseded_by: oth", "superseded_by: oth\n")
+    workspace.update(v2, retargeted)
+    workspace.update(v2, broken)
+    typing = results(workspace)
+    assert "asymmetric-supersession" in {p.code for p in typing[v3]}  # told the retargeted link meanwhile
+    v2.write_text(broken, encoding="utf-8")
+    affected = workspace.saved(v2) if end == "saved" else workspace.update_from_disk(v2)
+    assert v3 in affected
+    rechecked = check_paths(CheckContext(workspace, today=TODAY), affected)
+    on_disk = check_workspace(CheckContext(Workspace.load([memory_root]), today=TODAY))
+    assert nonempty({**typing, **rechecked}) == nonempty(on_disk)
+    assert "asymmetric-supersession" not in {p.code for p in on_disk.get(v3, [])}
 
 
 def test_a_buffer_that_never_loaded_tells_the_others_nothing():
