@@ -5,11 +5,16 @@ every method here runs there, so the model never sees two writers. The
 protocol side hands it buffer texts and asks it questions.
 
 Open buffers win over disk: a file open in the editor is only ever updated
-from the editor, and a watcher event for it is ignored until it is closed.
+from the editor, and a watcher event for it is ignored until it is closed --
+except for whether the file exists. A buffer without unsaved changes whose
+file is deleted follows the disk (the document is gone, as for ``memls
+check``) until the file comes back; unsaved text of a deleted file stays the
+user's, as an entry no index line can point at yet.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +44,8 @@ class Buffer:
     # Another text the entry may have been indexed from: the buffer's text at
     # open when it differed from the disk's, or the saved text a reload replaced.
     earlier_text: str | None = None
+    # Whether its file exists, as last seen (open, watcher event, save).
+    on_disk: bool = True
 
     @property
     def modified(self) -> bool:
@@ -348,9 +355,10 @@ class ServerState:
             return set()
         disk = disk_text(path)
         opened = text if disk is not None and normalize_text(text) != disk else None
-        self.buffers[path] = Buffer(text=text, version=version, saved_text=disk, earlier_text=opened)
+        buffer = self.buffers[path] = Buffer(text=text, version=version, saved_text=disk, earlier_text=opened,
+                                             on_disk=os.path.lexists(path))
         affected = joined | self._load_new_root(state)
-        return affected | self.workspace.update(path, text, version=version)
+        return affected | self._model_buffer(path, buffer)
 
     def change(self, path: Path, text: str, version: int | None) -> set[Path]:
         buffer = self.buffers.get(path)
@@ -358,11 +366,25 @@ class ServerState:
             return set() if path in self.released else self.open(path, text, version)
         if not buffer.modified and text != buffer.text:
             _take_reload(buffer, path, text)
+        if not buffer.on_disk:  # (a stat only while the file is missing)
+            buffer.on_disk = os.path.lexists(path)
         buffer.text, buffer.version = text, version
-        affected = self.workspace.update(path, text, version=version)
+        affected = self._model_buffer(path, buffer)
         if not buffer.modified:  # reloaded from disk, or typed back to it
             affected |= self.workspace.saved(path)
         return affected
+
+    def _model_buffer(self, path: Path, buffer: Buffer) -> set[Path]:
+        """Give the model an open buffer's text, as far as its file's existence lets it count.
+
+        A buffer without unsaved changes whose file is gone holds nothing of
+        the user's: the document is gone, as every reader of the disk finds.
+        Unsaved text of a file that does not exist is the user's work: it
+        counts as the entry it is, as no file an index line may point at.
+        """
+        if not buffer.on_disk and not buffer.modified:
+            return self.workspace.remove(path)
+        return self.workspace.update(path, buffer.text, version=buffer.version, file_absent=not buffer.on_disk)
 
     def close(self, path: Path) -> set[Path]:
         """The buffer is gone: the disk is the truth again."""
@@ -380,7 +402,11 @@ class ServerState:
             buffer.text = text
         buffer.saved_text = buffer.text
         buffer.earlier_text = None
-        return self.workspace.saved(path)
+        affected: set[Path] = set()
+        if not buffer.on_disk:  # the save made the file
+            buffer.on_disk = True
+            affected = self._model_buffer(path, buffer)
+        return affected | self.workspace.saved(path)
 
     def has_unsaved_changes(self, path: Path) -> bool:
         """Whether ``path`` is open with changes the user has not saved.
@@ -415,14 +441,30 @@ class ServerState:
         return affected | self.saved(path, text)
 
     def disk_changed(self, path: Path) -> set[Path]:
-        """A file changed on disk (watcher, another process): ignored while open."""
-        if path in self.buffers:
-            return set()
+        """A file changed on disk (watcher, another process): ignored while open, but for its existence."""
+        buffer = self.buffers.get(path)
+        if buffer is not None:
+            return self._existence_changed(path, buffer)
         joined = self._join_new_folder_root(path)
         state = self.root_for(path)
         if state is None:
             return joined
         return joined | self._load_new_root(state) | self.workspace.update_from_disk(path)
+
+    def _existence_changed(self, path: Path, buffer: Buffer) -> set[Path]:
+        """An open file was deleted or made again: the model follows (see :meth:`_model_buffer`).
+
+        A file that comes back under a buffer without unsaved changes is
+        read from disk, as a closed one would be; the editor's reload, if
+        it makes one, arrives as a change.
+        """
+        on_disk = os.path.lexists(path)
+        if on_disk == buffer.on_disk:
+            return set()
+        buffer.on_disk = on_disk
+        if on_disk and not buffer.modified:
+            return self.workspace.update_from_disk(path)
+        return self._model_buffer(path, buffer)
 
     def disk_changes(self, paths: Iterable[Path]) -> set[Path]:
         affected: set[Path] = set()

@@ -45,6 +45,7 @@ from .reader import (
     max_document_bytes,
     read_capped,
     stat_directory,
+    text_over_cap,
     unreadable_reason,
     unreadable_why,
 )
@@ -100,6 +101,9 @@ class Document:
     # The file as this text was read from it; None: the text is an editor
     # buffer's, or the file could not be ``stat``-ed.
     disk: DiskRead | None = None
+    # The text is an editor buffer's unsaved work and its file does not exist
+    # (never saved, or deleted under the buffer): see ``index_entry``.
+    file_absent: bool = False
 
     @property
     def entry(self) -> MemoryEntry | None:
@@ -107,7 +111,15 @@ class Document:
 
     @property
     def index_entry(self) -> MemoryEntry | None:
-        """The entry as the index sees it: the entry, or a too-large file's headline."""
+        """The entry as the index sees it: the entry, or a too-large file's headline.
+
+        None while the file is absent (``file_absent``): the unsaved text
+        still counts as the entry it is (names, links), but an index line
+        for it would link to no file -- ``memls check`` would report it
+        broken. Its line comes when the buffer is saved.
+        """
+        if self.file_absent:
+            return None
         entry = self.entry
         return entry if entry is not None else self.headline
 
@@ -297,10 +309,14 @@ class RootState:
 
     def entries_for_index(self) -> list[MemoryEntry]:
         """What the index lists, in file order: every entry, and every too-large file's headline."""
+        return [entry for doc in self.index_documents() if (entry := doc.index_entry) is not None]
+
+    def index_documents(self) -> list[Document]:
+        """The entry documents the index lists, in file order: those with an entry or a headline."""
         docs = self.documents
         return [
-            entry for p in sorted(docs, key=str)
-            if docs[p].kind == "entry" and (entry := docs[p].index_entry) is not None
+            docs[p] for p in sorted(docs, key=str)
+            if docs[p].kind == "entry" and docs[p].index_entry is not None
         ]
 
     def index_entries_of(self, paths: Iterable[Path]) -> dict[str, MemoryEntry | None]:
@@ -633,8 +649,10 @@ class Workspace:
             return None
         return _make_document(state, state.path / path.name, kind, text=text)
 
-    def update(self, path: Path, text: str, *, version: int | None = None) -> set[Path]:
-        """Replace one document's text (an editor buffer).
+    def update(
+        self, path: Path, text: str, *, version: int | None = None, file_absent: bool = False
+    ) -> set[Path]:
+        """Replace one document's text (an editor buffer); ``file_absent``: its file does not exist.
 
         Returns the paths whose check results may have changed; empty when
         the path is not a memory document. When the new text's frontmatter
@@ -651,6 +669,7 @@ class Workspace:
         path = state.path / path.name
         old = state.unregister(path)
         doc = _make_document(state, path, kind, text=text, version=version)
+        doc.file_absent = file_absent
         if doc.facts is None and old is not None:
             # A keystroke that breaks the YAML leaves other entries told what they were told.
             doc.last_good = old.facts
@@ -837,8 +856,10 @@ def _make_document(
     state: RootState, path: Path, kind: DocumentKind, *, text: str, version: int | None = None,
     read_error: str | None = None, too_large: bool = False,
 ) -> Document:
-    if len(text) > max_document_bytes(kind):
-        text, too_large = "", True
+    if not too_large and text_over_cap(text, max_document_bytes(kind)):
+        # An editor's buffer of a file too large to read is judged as the file
+        # is (:func:`_read_bytes`): same headline, same index line, same checks.
+        return _too_large_document(state, path, kind, text.encode("utf-8", "surrogatepass"), version)
     parsed = None
     if kind in ("entry", "reserved") and read_error is None and not too_large:
         parsed = parse_document(text, path=path, scope=state.scope)
@@ -932,10 +953,7 @@ def _read_bytes(state: RootState, path: Path, kind: DocumentKind) -> Document:
     except OSError as exc:
         return _make_document(state, path, kind, text="", read_error=one_line(str(exc)))
     if len(data) > max_document_bytes(kind):
-        doc = _make_document(state, path, kind, text="", too_large=True)
-        if kind == "entry":
-            doc.headline = headline(path, data, state.scope)
-        return doc
+        return _too_large_document(state, path, kind, data)
     try:
         text = decode_document(data)
     except UnicodeDecodeError as exc:
@@ -943,6 +961,21 @@ def _read_bytes(state: RootState, path: Path, kind: DocumentKind) -> Document:
             state, path, kind, text="", read_error=f"not UTF-8 text (byte {exc.start})"
         )
     return _make_document(state, path, kind, text=text)
+
+
+def _too_large_document(
+    state: RootState, path: Path, kind: DocumentKind, data: bytes, version: int | None = None
+) -> Document:
+    """A file too large to read (``data``: its bytes, at least the first over the cap): no text, no parse.
+
+    An entry keeps the fields of its first MiB for the index alone
+    (:func:`memls.store.reader.headline`), so neither a read of the file nor
+    a buffer holding it loses its ``MEMORY.md`` line.
+    """
+    doc = _make_document(state, path, kind, text="", version=version, too_large=True)
+    if kind == "entry":
+        doc.headline = headline(path, data, state.scope)
+    return doc
 
 
 def _still_read(disk: DiskRead, path: Path) -> bool:

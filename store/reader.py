@@ -443,6 +443,21 @@ def parse_bytes(
     return parse_document(text, path=path, scope=scope), None
 
 
+def text_over_cap(text: str, limit: int) -> bool:
+    """Whether a file holding ``text`` (UTF-8) is larger than ``limit`` bytes.
+
+    The readers' cap counts the bytes on disk, so an editor's buffer is
+    measured as the file its save writes, not by its characters: 900k
+    characters of CJK text are over the cap on disk, and must be in the
+    buffer too. Encoding is skipped when the character count decides.
+    """
+    if len(text) > limit:
+        return True
+    if len(text) * 4 <= limit:  # UTF-8 takes at most four bytes a character
+        return False
+    return len(text.encode("utf-8", "surrogatepass")) > limit
+
+
 def read_capped(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
     """A file's bytes, at most one more than ``limit`` (then it is too large)."""
     with open(path, "rb") as f:

@@ -33,7 +33,6 @@ from memls.store.checks import check_paths
 from memls.store.entry import MemoryEntry
 from memls.store.index import IndexPolicy
 from memls.store.index_sync import RootAroundSave, commit_index, index_after_save, save_keeps_index_line
-from memls.store.parse import parse_document
 from memls.store.reader import read_root
 from memls.store.text import one_line
 
@@ -86,10 +85,9 @@ def update_index_on_save(
     mode = state.settings_for(path).index_on_save
     if mode == "off":
         return None
-    versions = [e for text in previous_texts
-                if (e := parse_document(text, path=doc.path, scope=root.scope).entry) is not None]
+    versions = [e for text in previous_texts if (e := _index_entry(state, doc.path, text)) is not None]
     previous = versions[0] if versions else None
-    saved = doc.entry
+    saved = doc.index_entry
     index_path = root.index_path
     edit_buffer = beside_unsaved = False
     # Set inside the root lock, once the model has caught up with the disk.
@@ -184,16 +182,16 @@ def _unsaved_in_model(state: ServerState, root) -> dict[str, object]:
     out: dict[str, object] = {}
     for path in {*state.buffers, *state.held_index_lines}:
         doc = root.documents.get(root.path / path.name)
-        if doc is None or path.parent != root.path or doc.kind != "entry" or doc.entry is None:
+        if doc is None or path.parent != root.path or doc.kind != "entry" or doc.index_entry is None:
             continue
         if doc.path in state.held_index_lines:
-            out[path.name] = _held_version(state, root, doc.path, doc.entry)
+            out[path.name] = _held_version(state, root, doc.path, doc.index_entry)
             continue
         buffer = state.buffers[path]
         if buffer.saved_text is None:
             out[path.name] = None
         elif buffer.modified:
-            out[path.name] = parse_document(buffer.saved_text, path=doc.path, scope=root.scope).entry
+            out[path.name] = _index_entry(state, doc.path, buffer.saved_text)
     return out
 
 
@@ -212,25 +210,25 @@ def _saved_entries(state: ServerState, root) -> list:
                    for e in read_root(root.path, root.scope).entries_for_index]
         return [e for e in entries if e is not None]
     out = []
-    for doc in root.entry_documents():
-        if doc.path in state.held_index_lines:
-            kept = _held_version(state, root, doc.path, doc.entry)
+    # Files too large to read count with their headline: they keep their index line.
+    for doc in root.index_documents():
+        path, entry = doc.path, doc.index_entry
+        if path in state.held_index_lines:
+            kept = _held_version(state, root, path, entry)
             if kept is not None:
                 out.append(kept)
             continue
-        buffer = state.buffers.get(doc.path)
+        buffer = state.buffers.get(path)
         saved_text = buffer.saved_text if buffer is not None else None
         if buffer is not None and saved_text is None:
             continue
         if buffer is not None and saved_text is not None and buffer.modified:
-            saved = parse_document(saved_text, path=doc.path, scope=root.scope).entry
+            saved = _index_entry(state, path, saved_text)
             if saved is not None:
                 out.append(saved)
             continue
-        out.append(doc.entry)
-    # Files too large to read keep their index line (their headline).
-    out.extend(d.headline for d in root.documents.values() if d.headline is not None)
-    return sorted(out, key=lambda e: str(e.path))
+        out.append(entry)
+    return out
 
 
 def _held_version(state: ServerState, root, path, entry):
@@ -238,7 +236,17 @@ def _held_version(state: ServerState, root, path, entry):
     held = state.held_index_lines.get(path)
     if held is None:
         return entry
-    return parse_document(held.synced_text, path=path, scope=root.scope).entry if held.synced_text else None
+    return _index_entry(state, path, held.synced_text) if held.synced_text else None
+
+
+def _index_entry(state: ServerState, path: Path, text: str) -> MemoryEntry | None:
+    """The entry the index lists for ``path`` holding ``text``, as the model judges a buffer of it.
+
+    Its entry, or the headline of a text too large to read: a saved version
+    of such a file is judged as the file is, so no save drops its line.
+    """
+    doc = state.workspace.detached(path, text)
+    return doc.index_entry if doc is not None else None
 
 
 AUTOMATIC_SAVES = (types.TextDocumentSaveReason.AfterDelay, types.TextDocumentSaveReason.FocusOut)
@@ -262,7 +270,7 @@ def save_entry(state: ServerState, path: Path, text: str | None, automatic: bool
     if doc is not None and doc.kind == "entry" and state.settings_for(path).index_on_save != "off" and (
             automatic or not doc.loads):
         problems = check_paths(state.context(), [path]).get(path, [])
-        synced = parse_document(previous[0], path=path, scope=doc.root.scope).entry if previous else None
+        synced = _index_entry(state, path, previous[0]) if previous else None
         reason = save_keeps_index_line(doc.entry, problems, loads=doc.loads, automatic=automatic, previous=synced)
         if reason is not None:
             state.held_index_lines[path] = HeldIndexLine(reason, previous)
