@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterable
 
 from lsprotocol import types
 
@@ -32,13 +33,13 @@ SERVER_ONLY = {"index-line-kept"}
 Verdict = frozenset[tuple[int, int, int, int, str, str, str]]
 
 
-def cli_verdict(session: Session) -> dict[str, Verdict]:
+def cli_verdict(session: Session, files: Iterable[str] = FILES) -> dict[str, Verdict]:
     """``memls check --format json`` run in the session's folder (the server's environment), per file of its root."""
     env = {**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": ""}
     done = subprocess.run([sys.executable, "-m", "memls", "check", "--format", "json"],
                           cwd=session.folder, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode in (0, 1), done.stderr
-    out: dict[str, set] = {name: set() for name in FILES}
+    out: dict[str, set] = {name: set() for name in files}
     for item in json.loads(done.stdout):
         folder, _, name = item["path"].rpartition("/")
         if folder != "memory":  # another root of the environment (the user's)
@@ -55,10 +56,11 @@ def served(diagnostics: list[types.Diagnostic]) -> Verdict:
         for d in diagnostics if d.code not in SERVER_ONLY)
 
 
-async def assert_server_agrees_with_check(session: Session) -> None:
-    expected = cli_verdict(session)
-    assert set(expected) == set(FILES), expected
-    for name in FILES:
+async def assert_server_agrees_with_check(session: Session, files: Iterable[str] = FILES) -> None:
+    """Every file of ``files`` (the root's, and only those) shows what ``memls check`` says of it."""
+    expected = cli_verdict(session, files)
+    assert set(expected) == set(files), expected
+    for name in files:
         await session.diagnostics(name, lambda d, want=expected[name]: served(d) == want)
 
 
