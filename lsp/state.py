@@ -478,12 +478,15 @@ class ServerState:
         Before the model stands for the whole root (a save renders its
         index): editors deliver watcher events late, sometimes by seconds.
         The files the store finds changed go the watchers' way
-        (:meth:`disk_changes`: open buffers win); the event that follows
+        (:meth:`disk_changes`: open buffers win, but for their file's
+        existence); the event that follows
         finds the file already read and costs nothing.
         """
         if self.scanning and root.path in self.scan_roots:  # the scan is reading it
             return DiskCatchUp(set(), {})
-        changed = [p for p in self.workspace.paths_changed_on_disk(root) if p not in self.buffers]
+        # An open file counts only when it was deleted or made (:meth:`_existence_changed`).
+        changed = [p for p in self.workspace.paths_changed_on_disk(root)
+                   if p not in self.buffers or self.buffers[p].on_disk != os.path.lexists(p)]
         # An entry whose line an autosave holds counts as its held text before and after.
         before = root.index_entries_of(p for p in changed if p not in self.held_index_lines)
         return DiskCatchUp(self.disk_changes(changed), before)

@@ -126,3 +126,23 @@ async def test_a_clean_open_index_deleted_by_another_tool_is_missing_as_memls_ch
 
     await session.diagnostics("MEMORY.md", lambda d: "index-missing" in session.codes(d))
     await assert_server_agrees_with_check(session, ("a.md", "b.md", "MEMORY.md"))
+
+
+async def test_a_save_before_the_deleted_event_arrives_does_not_bring_back_the_deleted_entrys_line(start):
+    session = await start({"a.md": A, "b.md": B})
+    memls(session, "index", "--write")
+    session.open("a.md")
+    session.open("b.md")
+    await barrier(session, "zz-probe0.md")
+
+    memls(session, "delete", "a")  # the editor's watcher event is still on its way
+    edited = B.replace("bravo", "bravo, edited")
+    (session.root / "b.md").write_text(edited, encoding="utf-8")
+    session.change("b.md", edited, 2)
+    session.client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=session.uri("b.md")), text=edited))
+    await barrier(session, "zz-probe.md")
+
+    text = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "bravo, edited" in text and "(a.md)" not in text
+    await assert_server_agrees_with_check(session, ("a.md", "b.md", "MEMORY.md"))
