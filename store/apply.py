@@ -57,11 +57,20 @@ def planned_files(fixes: Sequence[Fix], texts: Mapping[Path, str]) -> dict[Path,
     return result
 
 
+def _as_read(text: str | None) -> str | None:
+    """``text`` as the reader sees it (None for a file that does not exist)."""
+    return None if text is None else normalize_text(text)
+
+
 def apply_fixes(fixes: Sequence[Fix], texts: Mapping[Path, str], *, root: Path) -> dict[Path, str | None]:
     """Write the fixes' result to disk in one locked commit; return what changed.
 
-    ``texts`` are the normalised texts the fixes were computed against; the
-    edits are applied to each file's own text, so a fix leaves a CRLF file CRLF.
+    ``texts`` are the texts the fixes were computed against: an editor's
+    buffer as it holds it (CRLF, a byte-order mark) or the reader's normalised
+    text. Both sides are compared as the reader sees them, since the fixes'
+    spans are lines and columns of the normalised text: a CRLF buffer equal
+    to its CRLF file is not stale. The edits are applied to each file's own
+    text, so a fix leaves a CRLF file CRLF and keeps its byte-order mark.
     """
     with root_lock(root):
         # The file's own text: the edits keep its line endings and byte-order mark.
@@ -73,8 +82,7 @@ def apply_fixes(fixes: Sequence[Fix], texts: Mapping[Path, str], *, root: Path) 
             except FileNotFoundError:
                 continue
         for path in touched:
-            seen = current.get(path)
-            if (normalize_text(seen) if seen is not None else None) != texts.get(path):
+            if _as_read(current.get(path)) != _as_read(texts.get(path)):
                 raise StaleFixError(f"{path.name} changed since it was checked; check again")
         planned = planned_files(fixes, current)
         created = {op.path for fix in fixes for op in fix.operations if isinstance(op, CreateFile)}

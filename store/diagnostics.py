@@ -8,6 +8,7 @@ decides anything about them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -68,15 +69,28 @@ def minimal_edit(path: Path, old: str, new: str) -> TextEdit:
     A whole-file replacement would move an editor's cursor and folds and
     make every line look changed; the common prefix and suffix stay.
     """
-    prefix = 0
     limit = min(len(old), len(new))
-    while prefix < limit and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
-        suffix += 1
+    prefix = _common_length(lambda k: old[:k] == new[:k], limit)
+    suffix = _common_length(lambda k: old[len(old) - k:] == new[len(new) - k:], limit - prefix)
     start, end = prefix, len(old) - suffix
     return TextEdit(path, Span(*_position(old, start), *_position(old, end)), new[start : len(new) - suffix])
+
+
+def _common_length(same: Callable[[int], bool], limit: int) -> int:
+    """The largest ``k <= limit`` with ``same(k)`` (``same`` holds up to some length, then never).
+
+    Found by halving, comparing slices: a fix of a long ``MEMORY.md`` computes
+    this for every line problem, and a character-by-character loop made
+    each one cost the whole file in interpreted steps.
+    """
+    low, high = 0, limit
+    while low < high:
+        mid = (low + high + 1) // 2
+        if same(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def _position(text: str, offset: int) -> tuple[int, int]:

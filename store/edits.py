@@ -157,10 +157,32 @@ def remove_list_item(doc: ParsedDocument, key: str, index: int) -> TextEdit:
     if not isinstance(values, list) or len(values) <= 1:
         return remove_key(doc, key)
     if _is_flow(doc, key):
-        rest = [str(v) for i, v in enumerate(values) if i != index]
-        return TextEdit(_path(doc), spans.value, "[" + ", ".join(yaml_scalar(v) for v in rest) + "]")
+        return _remove_flow_item(doc, key, values, index)
     item = spans.items[index]
     return TextEdit(_path(doc), _whole_lines(item.start_line, item.end_line), "")
+
+
+def _remove_flow_item(doc: ParsedDocument, key: str, values: list, index: int) -> TextEdit:
+    """Remove one item of a ``[a, b, c]`` list, with one separator, touching nothing else.
+
+    Only the item's own text goes: the other items keep their quoting and
+    spacing, and the edit's size does not grow with the list, so the fixes
+    for every dangling item of a long list cost as much as the list, not its
+    square. An item that is not the last goes with the separator after it;
+    the last goes with the separator before it.
+    """
+    spans = _frontmatter(doc).keys[key]
+    items = spans.items
+    if len(items) != len(values):
+        # Items the parser recorded no span for (nested values): write the list anew.
+        rest = [str(v) for i, v in enumerate(values) if i != index]
+        return TextEdit(_path(doc), spans.value, "[" + ", ".join(yaml_scalar(v) for v in rest) + "]")
+    item = items[index]
+    if index + 1 < len(items):
+        after = items[index + 1]
+        return TextEdit(_path(doc), Span(item.start_line, item.start_col, after.start_line, after.start_col), "")
+    before = items[index - 1]
+    return TextEdit(_path(doc), Span(before.end_line, before.end_col, item.end_line, item.end_col), "")
 
 
 def replace_list_item(doc: ParsedDocument, key: str, index: int, new: str) -> TextEdit:

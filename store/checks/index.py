@@ -758,8 +758,8 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
     if problem.code not in ("index-drift", "index-broken-link", "index-lists-non-living",
                             "index-missing-entry"):
         return []
-    budget = problem.data.get("budget")
-    expected = _expected(state, budget=budget)
+    basis = _fix_basis(ctx, doc, problem.data.get("budget"))
+    expected = basis.expected
     regenerate = None
     if expected.text is not None and expected.text != doc.text:
         regenerate = Fix(f"Regenerate {INDEX_FILENAME}",
@@ -769,8 +769,7 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
         return [regenerate] if regenerate is not None else []
     # A legacy index that differs from the rendering is curated: regenerating
     # it would replace what a person wrote, so it is never the safe fix.
-    findings = [f for f in _line_findings(doc, expected, budget)
-                if ctx.settings.severity_of(f.code) != "off"]
+    findings = basis.findings
     this = next((f for f in findings if _is_finding_of(f, problem)), None)
     out = []
     if this is not None:
@@ -778,12 +777,52 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
         out.append(Fix(_line_fix_title([this]),
                        (_line_repair(doc, [this], expected.text),), safe=alone))
         if not alone:
-            out.append(Fix(_line_fix_title(findings),
-                           (_line_repair(doc, findings, expected.text),), safe=True))
+            out.append(basis.repair_all)
     if regenerate is not None:
         out.append(Fix(f"Regenerate {INDEX_FILENAME} (replaces its hand-written lines)",
                        regenerate.operations))
     return out
+
+
+class _FixBasis:
+    """What the fixes of every problem of one legacy index share, computed once.
+
+    Each line problem of a curated ``MEMORY.md`` offers its own repair and the
+    repair of all of them; an editor asks for the fixes of every problem at
+    once (fix-all, or a code action request). Rendering the root, finding the
+    line problems and building the all-lines repair again for each of N
+    problems made that cost N times the index.
+    """
+
+    def __init__(self, ctx: CheckContext, doc: Document, budget: int | None) -> None:
+        self.doc = doc
+        self.expected = _expected(doc.root, budget=budget)
+        self._budget = budget
+        self._settings = ctx.settings
+
+    @cached_property
+    def findings(self) -> list[_LineFinding]:
+        return [f for f in _line_findings(self.doc, self.expected, self._budget)
+                if self._settings.severity_of(f.code) != "off"]
+
+    @cached_property
+    def repair_all(self) -> Fix:
+        findings = self.findings
+        return Fix(_line_fix_title(findings), (_line_repair(self.doc, findings, self.expected.text),), safe=True)
+
+
+def _fix_basis(ctx: CheckContext, doc: Document, budget: int | None) -> _FixBasis:
+    """The root's :class:`_FixBasis`, reused while nothing it reads has changed (as :func:`_memoized`)."""
+    state = doc.root
+    policy = state.documents.get(state.policy_path)
+    key = (state.index_revision, doc.text, policy.text if policy is not None else None,
+           tuple(sorted(ctx.settings.severity.items())), budget)
+    cached = state.memo.get("fix-basis")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    basis = _FixBasis(ctx, doc, budget)
+    state.memo["fix-basis"] = (key, basis)
+    return basis
 
 
 def _is_finding_of(finding: _LineFinding, problem: Problem) -> bool:

@@ -245,3 +245,27 @@ def test_apply_edits_on_a_files_own_text_keeps_crlf_and_the_byte_order_mark():
 def test_apply_edits_lines_match_the_normalised_texts_lines_for_lone_cr():
     raw = "a\rb\r\nc\n"
     assert apply_edits(raw, [TextEdit(PATH, Span(2, 0, 2, 1), "C")]) == "a\rb\r\nC\n"
+
+
+@pytest.mark.parametrize("items", [
+    ["a", '"b"', "'c d'", "e"],
+    [f"n{i}" for i in range(50)],
+], ids=["quoted", "long"])
+def test_remove_list_item_of_a_flow_list_removes_that_item_alone_keeping_the_others_bytes(items):
+    # Only the item and one separator go: the edit does not rewrite (or grow with) the list.
+    text = BLOCK.replace("supersedes:\n- b\n- c\n", "supersedes: [" + ",  ".join(items) + " ]\n")
+    for i in range(len(items)):
+        edit = remove_list_item(doc(text), "supersedes", i)
+        assert edit.new_text == ""
+        rest = items[:i] + items[i + 1:]
+        new, parsed = edited(text, edit)
+        assert new == text.replace("[" + ",  ".join(items) + " ]", "[" + ",  ".join(rest) + " ]")
+        assert len(parsed.entry.supersedes) == len(items) - 1
+
+
+def test_remove_list_item_of_a_flow_list_over_several_lines_keeps_the_layout():
+    text = BLOCK.replace("supersedes:\n- b\n- c\n", "supersedes: [\n  b,\n  c\n]\n")
+    first, _ = edited(text, remove_list_item(doc(text), "supersedes", 0))
+    last, _ = edited(text, remove_list_item(doc(text), "supersedes", 1))
+    assert "supersedes: [\n  c\n]\n" in first
+    assert "supersedes: [\n  b\n]\n" in last

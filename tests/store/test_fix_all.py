@@ -60,6 +60,17 @@ def test_apply_fixes_edits_a_crlf_file_in_place_keeping_its_line_endings(tmp_pat
     assert (root / "a.md").read_bytes() == b"---\r\nname: a  # mine\r\nstatus: historical\r\n---\r\nBody\r\n"
 
 
+@pytest.mark.parametrize("raw", ["---\r\nname: a\r\n---\r\nBody\r\n", "\ufeff---\nname: a\n---\nBody\n"])
+def test_apply_fixes_takes_an_editors_crlf_or_bom_text_of_the_unchanged_file_as_not_stale(tmp_path, raw):
+    # An editor's buffer holds the file's own endings; the disk is compared as the reader sees both.
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "a.md").write_bytes(raw.encode())
+    fix = Fix("t", (TextEdit(root / "a.md", Span(1, 6, 1, 7), "b"),))
+    apply_fixes([fix], {root / "a.md": raw}, root=root)
+    assert (root / "a.md").read_bytes() == raw.replace("name: a", "name: b").encode()
+
+
 def test_apply_fixes_refuses_a_fix_for_a_file_changed_on_disk(tmp_path):
     root = write(tmp_path / "memory", {"a.md": "hello\n"})
     fix = Fix("t", (TextEdit(root / "a.md", Span(0, 0, 0, 5), "bye"),))

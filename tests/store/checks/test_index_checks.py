@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from memls.store.apply import apply_fixes
-from memls.store.checks import fixes_for
+from memls.store.checks import check_workspace, fixes_for
 from memls.store.diagnostics import CreateFile, Fix
+from memls.store.edits import apply_edits
 from memls.store.index import render_index, upsert_index_line
 from memls.store.parse import parse_document
 from memls.store.reader import MAX_DOCUMENT_BYTES, MAX_INDEX_BYTES
@@ -544,3 +545,42 @@ def test_an_index_past_its_own_cap_is_reported_not_passed_in_silence(check_root)
     [problem] = after.problems("index-beyond-claude-code-limit")
     assert "does not read or check it" in problem.message
     assert fixes_for(after.ctx, problem) == []
+
+
+# -- the fixes of many line problems ------------------------------------------------------
+
+
+CURATED_WITH_BROKEN_LINES = "# Mine\n\n" + "".join(f"- [x{i}](x{i}.md) \u2014 gone\n" for i in range(30))
+
+
+def test_every_line_problem_of_a_curated_index_offers_its_own_repair_and_one_shared_repair_of_all(check_root):
+    checked = check_root({"MEMORY.md": CURATED_WITH_BROKEN_LINES})
+    problems = checked.problems("index-broken-link")
+    assert len(problems) == 30
+    offered = [fixes_for(checked.ctx, p) for p in problems]
+    # The repair of all lines is built once for the root, not once per problem.
+    shared = {id(fixes[1]) for fixes in offered}
+    assert len(shared) == 1
+    assert offered[0][1].title.startswith("Remove the lines for 'x0.md', 'x1.md'")
+    for i, fixes in enumerate(offered):
+        assert fixes[0].title == f"Remove the line for 'x{i}.md' in MEMORY.md"
+        [edit] = fixes[0].operations
+        repaired = apply_edits(CURATED_WITH_BROKEN_LINES, [edit])
+        assert repaired == CURATED_WITH_BROKEN_LINES.replace(f"- [x{i}](x{i}.md) \u2014 gone\n", "")
+    [edit] = offered[0][1].operations
+    assert apply_edits(CURATED_WITH_BROKEN_LINES, [edit]) == "# Mine\n\n"
+
+
+def test_the_shared_repair_of_all_lines_follows_an_entry_that_changed_since(check_root):
+    checked = check_root({"MEMORY.md": CURATED_WITH_BROKEN_LINES})
+    [before, *_] = checked.problems("index-broken-link")
+    assert "add the line" not in fixes_for(checked.ctx, before)[1].title
+    root = root_of(checked)
+    (root / "x0.md").write_text(entry_text("x0", "back"), encoding="utf-8")
+    checked.workspace.update_from_disk(root / "x0.md")
+    (root / "new.md").write_text(entry_text("new", "fresh"), encoding="utf-8")
+    checked.workspace.update_from_disk(root / "new.md")
+    problems = [p for ps in check_workspace(checked.ctx).values() for p in ps if p.code == "index-broken-link"]
+    assert len(problems) == 29
+    title = fixes_for(checked.ctx, problems[0])[1].title
+    assert title.startswith("Add the line for 'new' and remove the lines for 'x1.md'") and "'x0.md'" not in title
