@@ -716,6 +716,9 @@ class Workspace:
         old = state.documents.get(path)
         if old is not None and old.disk is not None and _still_read(old.disk, path):
             return set()
+        if old is not None and (confirmed := _read_again(old, path)) is not None:
+            old.disk = confirmed
+            return set()
         unreadable = unreadable_reason(path)
         if unreadable is not None and (kind != "entry" or not os.path.lexists(path)):
             return self.remove(path)
@@ -984,6 +987,32 @@ def _still_read(disk: DiskRead, path: Path) -> bool:
         return disk.holds_for(stamp_of(os.stat(path)))
     except OSError:
         return False
+
+
+def _read_again(doc: Document, path: Path) -> DiskRead | None:
+    """The new read of a file whose stamp is the one the model saw, if it still holds ``doc``'s text.
+
+    A stamp seen within the racy window proves nothing (:class:`DiskRead`),
+    so such a file must be read again when it is next looked at -- after a
+    checkout or a copy, every file of the root. Reading and comparing the
+    text costs a fraction of parsing it again, and a file whose text is the
+    model's changes nothing. The ``stat`` comes before the read, as in
+    :func:`_read_document`: a write between the two is seen at the next look.
+    """
+    if doc.disk is None or doc.too_large or doc.read_error is not None:
+        return None
+    observed_ns = now_ns()
+    try:
+        st = os.stat(path)
+        if stamp_of(st) != doc.disk.stamp:
+            return None
+        data = read_capped(path, max_document_bytes(doc.kind))
+        text = decode_document(data)
+    except (OSError, UnicodeDecodeError):
+        return None
+    if len(data) > max_document_bytes(doc.kind) or text != doc.text:
+        return None
+    return DiskRead.of(st, observed_ns)
 
 
 def _same_read(old: Document, new: Document) -> bool:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
+from memls.store import model
 from memls.store.cache import RACY_WINDOW_NS
 from memls.store.model import Workspace
 from memls.store.roots import MemoryRoot
@@ -64,3 +66,27 @@ def test_a_changed_file_is_read_again_after_an_earlier_read(tmp_path):
     (root / "a.md").write_text(entry("a", "other"), encoding="utf-8")  # same size, same tick perhaps
     assert root / "a.md" in ws.update_from_disk(root / "a.md")
     assert ws.document(root / "a.md").entry.description == "other"
+
+
+def test_an_unchanged_file_read_within_the_racy_window_is_confirmed_by_its_text_not_parsed_again(
+    tmp_path, monkeypatch
+):
+    parsed: list[Path] = []
+    real_parse = model.parse_document
+
+    def counted(text, *, path, scope):
+        parsed.append(path)
+        return real_parse(text, path=path, scope=scope)
+
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "a.md").write_text(entry("a", "first"), encoding="utf-8")
+    ws = Workspace.load([MemoryRoot("project", root)])  # within the window: the read proves nothing yet
+    held = ws.document(root / "a.md")
+    monkeypatch.setattr(model, "parse_document", counted)
+    time.sleep(RACY_WINDOW_NS / 1e9 + 0.1)
+    assert ws.paths_changed_on_disk(ws.roots[0]) == [root / "a.md"]
+    assert ws.update_from_disk(root / "a.md") == set()
+    assert ws.document(root / "a.md") is held
+    assert parsed == []  # confirmed by reading its text, not by parsing it again
+    assert ws.paths_changed_on_disk(ws.roots[0]) == []  # and the new read is settled
