@@ -331,7 +331,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         store_args = ["--sizes", args.sizes, *common]
         server_args = ["--entries", args.server_sizes, *common]
-    if not args.report_only:
+    if args.report_only:  # the figures are the last run's: name the command that measured them
+        command = _load(args.results / "summary.json").get("command", command)
+    else:
         bench_store.main(store_args)
         if args.server_sizes.strip() or args.smoke:
             bench_server.main(server_args)
