@@ -119,6 +119,10 @@ class ServerState:
     scan_total: int = 0
     home: Path | None = None
     held_index_lines: dict[Path, HeldIndexLine] = field(default_factory=dict)
+    # Per root directory: the index entries files had before other tools changed
+    # them on disk, by filename (None: no entry), since the root's MEMORY.md
+    # was last judged (:meth:`index_lag`).
+    index_lags: dict[Path, dict[str, MemoryEntry | None]] = field(default_factory=dict)
     # Notices shown to the user once per session (a key per notice).
     told: set[str] = field(default_factory=set)
     # Documents still open in a root that left the model (its folder was
@@ -467,10 +471,44 @@ class ServerState:
         return self._model_buffer(path, buffer)
 
     def disk_changes(self, paths: Iterable[Path]) -> set[Path]:
+        paths = list(paths)
+        self._remember_index_lag(paths)
         affected: set[Path] = set()
         for path in paths:
             affected |= self.disk_changed(path)
         return affected
+
+    def _remember_index_lag(self, paths: list[Path]) -> None:
+        """Before taking in files other tools changed: each entry as the root's index last followed it.
+
+        A ``MEMORY.md`` memls rendered before another tool added, changed
+        or deleted an entry is still memls's rendering, and a save renders
+        it anew -- whether the watcher's word of that write came before the
+        save or not (:meth:`catch_up_with_disk`). The earliest entry of a
+        file is kept. An index another tool rewrote meanwhile then differs
+        from the rendering of these entries, so it counts as curated and
+        keeps its bytes: never a line lost, at worst one not refreshed.
+        An entry whose line an autosave holds counts as its held text.
+        """
+        for path in paths:
+            root = self.workspace.root_of(path)
+            if root is None or path in self.held_index_lines or document_kind(path.name) != "entry":
+                continue
+            lag = self.index_lags.setdefault(root.path, {})
+            if path.name in lag:
+                continue
+            path = root.path / path.name
+            buffer = self.buffers.get(path)
+            if buffer is not None and buffer.modified and buffer.saved_text is not None:
+                # The index follows the saved text, not the unsaved one.
+                saved = self.workspace.detached(path, buffer.saved_text)
+                lag[path.name] = saved.index_entry if saved is not None else None
+            else:
+                lag.update(root.index_entries_of([path]))
+
+    def index_lag(self, root: RootState) -> dict[str, MemoryEntry | None]:
+        """The entries of :meth:`_remember_index_lag` for ``root``, forgotten as its index is judged now."""
+        return self.index_lags.pop(root.path, {})
 
     def catch_up_with_disk(self, root: RootState) -> DiskCatchUp:
         """Take in what other tools changed in ``root`` that no watcher event has told of yet.
@@ -483,13 +521,12 @@ class ServerState:
         finds the file already read and costs nothing.
         """
         if self.scanning and root.path in self.scan_roots:  # the scan is reading it
-            return DiskCatchUp(set(), {})
+            return DiskCatchUp(set(), self.index_lag(root))
         # An open file counts only when it was deleted or made (:meth:`_existence_changed`).
         changed = [p for p in self.workspace.paths_changed_on_disk(root)
                    if p not in self.buffers or self.buffers[p].on_disk != os.path.lexists(p)]
-        # An entry whose line an autosave holds counts as its held text before and after.
-        before = root.index_entries_of(p for p in changed if p not in self.held_index_lines)
-        return DiskCatchUp(self.disk_changes(changed), before)
+        affected = self.disk_changes(changed)
+        return DiskCatchUp(affected, self.index_lag(root))
 
     def all_paths(self) -> set[Path]:
         """Every document of every root, and each root's index path."""

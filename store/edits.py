@@ -29,6 +29,24 @@ def yaml_scalar(value: str) -> str:
     return dumped.rstrip("\n")
 
 
+def flow_scalar(value: str) -> str:
+    """``value`` as a scalar inside a flow list (``[a, b]``) that reads back as the same string.
+
+    In a flow collection ``,``, ``[``, ``]``, ``{`` and ``}`` end a plain
+    scalar and a leading ``:`` starts a key, though a block value may hold
+    them: written plain, ``a, b`` would read back as two links and ``c]d``
+    would break the YAML. So the block form is kept only when it reads back
+    alone inside brackets; otherwise the value is double-quoted.
+    """
+    scalar = yaml_scalar(value)
+    try:
+        if yaml.safe_load(f"[{scalar}]") == [value]:
+            return scalar
+    except yaml.YAMLError:
+        pass
+    return yaml.safe_dump(value, default_style='"', allow_unicode=True, width=10_000).rstrip("\n")
+
+
 def _frontmatter(doc: ParsedDocument) -> Frontmatter:
     if doc.frontmatter is None:
         raise ValueError("the document has no frontmatter to edit")
@@ -121,13 +139,13 @@ def add_list_item(doc: ParsedDocument, key: str, item: str) -> TextEdit:
         old = fm.data.get(key) if isinstance(fm.data, dict) else None
         if old is None or old == "":
             return set_list(doc, key, [item])
-        return TextEdit(_path(doc), spans.value, f"[{yaml_scalar(str(old))}, {scalar}]")
+        return TextEdit(_path(doc), spans.value, f"[{flow_scalar(str(old))}, {flow_scalar(item)}]")
     if not spans.items:
-        return TextEdit(_path(doc), spans.value, f"[{scalar}]")
+        return TextEdit(_path(doc), spans.value, f"[{flow_scalar(item)}]")
     if _is_flow(doc, key):
         last = spans.items[-1]
         return TextEdit(
-            _path(doc), Span(last.end_line, last.end_col, last.end_line, last.end_col), f", {scalar}"
+            _path(doc), Span(last.end_line, last.end_col, last.end_line, last.end_col), f", {flow_scalar(item)}"
         )
     last = spans.items[-1]
     first_line = _lines(doc)[spans.items[0].start_line]
@@ -302,7 +320,8 @@ def replace_list_item(doc: ParsedDocument, key: str, index: int, new: str) -> Te
     fm = _frontmatter(doc)
     spans = fm.keys[key]
     if spans.items:
-        return TextEdit(_path(doc), spans.items[index], yaml_scalar(new))
+        scalar = flow_scalar(new) if _is_flow(doc, key) else yaml_scalar(new)
+        return TextEdit(_path(doc), spans.items[index], scalar)
     return TextEdit(_path(doc), spans.value, yaml_scalar(new))
 
 

@@ -25,7 +25,15 @@ from ..anchors import key_span as _key_span
 from ..anchors import keys as _keys
 from ..anchors import value_span as _value_span
 from ..diagnostics import CreateFile, Fix, Location, Problem, Related, TextEdit
-from ..edits import add_list_item, insert_keys, remove_key, remove_list_item, set_scalar, yaml_scalar
+from ..edits import (
+    add_list_item,
+    insert_keys,
+    remove_key,
+    remove_list_item,
+    replace_list_item,
+    set_scalar,
+    yaml_scalar,
+)
 from ..entry import STATUSES, MemoryEntry
 from ..errors import ReservedNameError
 from ..model import Document, RootState
@@ -474,8 +482,10 @@ def _retarget_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Itera
                 continue  # it already has a successor: retargeting would contradict it
             index = problem.data["index"]
             spans = _keys(doc)[SUPERSEDES]
-            span = spans.items[index] if index < len(spans.items) else spans.value
-            edits = [TextEdit(doc.path, span, yaml_scalar(choice))]
+            if index < len(spans.items):  # quoted as its list needs (a flow list ends plain items at ",")
+                edits = [replace_list_item(_parsed(doc), SUPERSEDES, index, choice)]
+            else:
+                edits = [TextEdit(doc.path, spans.value, yaml_scalar(choice))]
             if other_entry.superseded_by != name:
                 values = {SUPERSEDED_BY: name}
                 if _written_status(other) != "superseded":

@@ -400,3 +400,22 @@ def test_a_file_in_a_folder_with_a_memory_index_is_a_memory_file_anywhere(tmp_pa
     result = memls_check("elsewhere/notes/lonely.md")
     assert result.exit_code == 1
     assert "dangling-superseded-by" in result.stdout
+
+
+@pytest.mark.parametrize("name", ["a, b", "c]d", "p{q}", ":0"])
+def test_fix_adds_a_name_with_flow_indicators_to_a_flow_list_as_one_quoted_item(tmp_path, name):
+    # The back-link fix wrote `[z, a, b]` (two dangling links, doubled by every
+    # --fix pass) or `[z, c]d]` (y.md no longer loaded).
+    root = tmp_path / "memory"
+    root.mkdir()
+    quoted = name.replace('"', '\\"')
+    (root / "x.md").write_text(f'---\nname: "{quoted}"\ndescription: d\ntype: project\n'
+                               "status: superseded\nsuperseded_by: y\n---\nb\n", encoding="utf-8")
+    (root / "z.md").write_text("---\nname: z\ndescription: d\ntype: project\n"
+                               "status: superseded\nsuperseded_by: y\n---\nb\n", encoding="utf-8")
+    (root / "y.md").write_text("---\nname: y\ndescription: d\ntype: project\nsupersedes: [z]\n---\nb\n",
+                               encoding="utf-8")
+    memls_check(str(root), "--fix")
+    assert entry_from_text((root / "y.md").read_text(encoding="utf-8")).supersedes == ["z", name]
+    codes = {line.split()[2] for line in memls_check(str(root)).stdout.splitlines() if line.startswith(str(root))}
+    assert not codes & {"invalid-yaml", "dangling-supersedes", "asymmetric-supersession"}

@@ -4,16 +4,21 @@ Editors deliver file-watcher events late, sometimes by seconds. An entry
 written, changed or deleted by gptme, a git checkout or the memls CLI just
 before the user saves another entry must count in the index that save
 writes, exactly as ``memls index`` counts it; a curated index keeps its
-hand-written text. Nothing here sends ``workspace/didChangeWatchedFiles``
-before the save.
+hand-written text. The first tests send no
+``workspace/didChangeWatchedFiles`` before the save; the last ones do,
+and the save must write the same index.
 """
 
 from __future__ import annotations
+
+import pytest
+from lsprotocol import types
 
 from memls.store.roots import MemoryRoot
 from memls.store.store import MemoryStore
 
 from .conftest import barrier, entry
+from .test_deleted_open_file import disk_changed
 from .test_index_on_save import rendered, save
 
 
@@ -93,3 +98,52 @@ async def test_a_save_sent_right_after_its_change_lists_an_entry_another_tool_ju
     save(session, "a.md", entry("a", "first, now revised"))
     await barrier(session, "zz-probe-2.md")
     assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == rendered(session.root)
+
+
+# -- the same writes, with the watcher's word arriving before the save --------------------------
+
+
+def _add_c(root):
+    (root / "c.md").write_text(entry("c", "charlie fact", type_="user"), encoding="utf-8")
+    return {root / "c.md": types.FileChangeType.Created}
+
+
+def _rewrite_c(root):
+    (root / "c.md").write_text(entry("c", "charlie, rewritten by an agent"), encoding="utf-8")
+    return {root / "c.md": types.FileChangeType.Changed}
+
+
+def _delete_c(root):
+    (root / "c.md").unlink()
+    return {root / "c.md": types.FileChangeType.Deleted}
+
+
+@pytest.mark.parametrize("write", [_add_c, _rewrite_c, _delete_c], ids=["added", "changed", "deleted"])
+async def test_a_save_after_the_watcher_told_of_another_tools_write_renders_the_index_as_memls_index(
+    start, write
+):
+    """The index memls rendered before the write is still its rendering: when word of the write
+    comes before the save or after it, the save writes what ``memls index`` writes."""
+    files = {"a.md": entry("a", "first")}
+    if write is not _add_c:
+        files["c.md"] = entry("c", "charlie fact")
+    session = await start(files)
+    (session.root / "MEMORY.md").write_text(rendered(session.root), encoding="utf-8")
+    await open_and_type(session, "a.md", entry("a", "first, now revised"))
+    await disk_changed(session, write(session.root), "zz-probe-1.md")
+    save(session, "a.md", entry("a", "first, now revised"))
+    await barrier(session, "zz-probe-2.md")
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == rendered(session.root)
+
+
+async def test_unsaved_text_of_an_entry_deleted_behind_the_servers_back_keeps_no_index_line(start):
+    session = await start({"a.md": entry("a", "first"), "c.md": entry("c", "charlie fact")})
+    (session.root / "MEMORY.md").write_text(rendered(session.root), encoding="utf-8")
+    await open_and_type(session, "c.md", entry("c", "charlie, being edited"))
+    await open_and_type(session, "a.md", entry("a", "first, now revised"))
+    (session.root / "c.md").unlink()  # no watcher event yet
+    save(session, "a.md", entry("a", "first, now revised"))
+    await barrier(session, "zz-probe-2.md")
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "c.md" not in index
+    assert index == rendered(session.root)

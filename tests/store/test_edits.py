@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memls.store.diagnostics import TextEdit
 from memls.store.edits import (
@@ -210,6 +212,24 @@ def test_an_edit_needs_frontmatter():
 def test_yaml_scalar_reads_back_as_the_same_string():
     for value in ("plain", "yes", "123", "a: b", "- x", "", "ünïcode", "[x]"):
         assert doc(f"---\nname: {yaml_scalar(value)}\n---\n").frontmatter.data["name"] == value
+
+
+NAMES = st.text(st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from(",[]{}#:'\"&*!|>%@`?- "),
+                min_size=1, max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(NAMES)
+def test_a_name_added_to_or_put_in_a_list_reads_back_as_that_one_name(name):
+    # A flow list ends a plain item at ",", "]" or "}" where a block list does not:
+    # "a, b" written plain into [b, c] would read back as two links, "c]d" as broken YAML.
+    for text, before in ((FLOW, ["b", "c"]), (BLOCK, ["b", "c"]), (SINGLE, ["b"]), (ABSENT, [])):
+        _, parsed = edited(text, add_list_item(doc(text), "supersedes", name))
+        assert parsed.frontmatter.error is None
+        assert parsed.frontmatter.data["supersedes"] == [*before, name]
+    for text in (FLOW, BLOCK):
+        _, parsed = edited(text, replace_list_item(doc(text), "supersedes", 0, name))
+        assert parsed.frontmatter.data["supersedes"] == [name, "c"]
 
 
 # -- apply_edits -------------------------------------------------------------------------
