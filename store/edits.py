@@ -9,6 +9,7 @@ another when used on distinct keys.
 
 from __future__ import annotations
 
+import bisect
 import re
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import yaml
 from .diagnostics import TextEdit
 from .frontmatter import Frontmatter
 from .parse import ParsedDocument
-from .spans import Span
+from .spans import KeySpans, Span
 
 
 def yaml_scalar(value: str) -> str:
@@ -167,40 +168,151 @@ def set_list(doc: ParsedDocument, key: str, items: list[str]) -> TextEdit:
     return TextEdit(_path(doc), _whole_lines(spans.key.start_line, spans.value.end_line), block)
 
 
-def remove_list_item(doc: ParsedDocument, key: str, index: int) -> TextEdit:
-    """Remove one item of a list field; the key goes when its last item does."""
+def remove_list_item(doc: ParsedDocument, key: str, index: int) -> tuple[TextEdit, ...] | None:
+    """Remove one item of a list field, or ``None`` when no edit can do only that.
+
+    The user's bytes are sacred: the edit deletes the item and one separating
+    comma, never a comment, another key or another item. A value reached
+    through an alias, or one carrying an anchor or tag, is refused: its bytes
+    are shared with (or named by) text outside this key, so no deletion
+    inside the key changes only this list. A block list's item goes with its
+    line; a flow list's last item leaves ``[]`` (the key and its comment
+    stay); a single-string value goes with its key, as before.
+    """
     fm = _frontmatter(doc)
     spans = fm.keys[key]
+    if not _value_is_plain(doc, spans):
+        return None
     values = fm.data.get(key) if isinstance(fm.data, dict) else None
-    if not isinstance(values, list) or len(values) <= 1:
-        return remove_key(doc, key)
+    if not isinstance(values, list):
+        return (remove_key(doc, key),)
+    if len(spans.items) != len(values) or not 0 <= index < len(values):
+        return None
     if _is_flow(doc, key):
-        return _remove_flow_item(doc, key, values, index)
+        return _remove_flow_item(doc, spans, index)
+    if len(values) == 1:
+        return (remove_key(doc, key),)
     item = spans.items[index]
-    return TextEdit(_path(doc), _whole_lines(item.start_line, item.end_line), "")
+    return (TextEdit(_path(doc), _whole_lines(item.start_line, item.end_line), ""),)
 
 
-def _remove_flow_item(doc: ParsedDocument, key: str, values: list, index: int) -> TextEdit:
-    """Remove one item of a ``[a, b, c]`` list, with one separator, touching nothing else.
+def _value_is_plain(doc: ParsedDocument, spans: KeySpans) -> bool:
+    """Whether the key's value is written right after it, bare, with its items inside it.
 
-    Only the item's own text goes: the other items keep their quoting and
-    spacing, and the edit's size does not grow with the list, so the fixes
-    for every dangling item of a long list cost as much as the list, not its
-    square. An item that is not the last goes with the separator after it;
-    the last goes with the separator before it.
+    PyYAML gives an alias the anchored node itself, so an aliased value's
+    span lies before its key (in another key); an anchor or tag starts the
+    value's span; an aliased item's span lies outside the list. Each of
+    these makes a deletion inside the list change text it does not name.
     """
-    spans = _frontmatter(doc).keys[key]
-    items = spans.items
-    if len(items) != len(values):
-        # Items the parser recorded no span for (nested values): write the list anew.
-        rest = [str(v) for i, v in enumerate(values) if i != index]
-        return TextEdit(_path(doc), spans.value, "[" + ", ".join(flow_scalar(v) for v in rest) + "]")
-    item = items[index]
-    if index + 1 < len(items):
-        after = items[index + 1]
-        return TextEdit(_path(doc), Span(item.start_line, item.start_col, after.start_line, after.start_col), "")
-    before = items[index - 1]
-    return TextEdit(_path(doc), Span(before.end_line, before.end_col, item.end_line, item.end_col), "")
+    lines = _lines(doc)
+    value = spans.value
+    if (value.start_line, value.start_col) < (spans.key.end_line, spans.key.end_col):
+        return False
+    if lines[value.start_line][value.start_col : value.start_col + 1] in ("&", "!", "*"):
+        return False
+    previous = (value.start_line, value.start_col)
+    for item in spans.items:
+        if (item.start_line, item.start_col) < previous or (item.end_line, item.end_col) > (
+            value.end_line,
+            value.end_col,
+        ):
+            return False
+        if lines[item.start_line][item.start_col : item.start_col + 1] == "&":
+            return False  # deleting an anchored item would strand its aliases
+        previous = (item.end_line, item.end_col)
+    return True
+
+
+def _remove_flow_item(doc: ParsedDocument, spans: KeySpans, index: int) -> tuple[TextEdit, ...]:
+    """Delete one item of a ``[a, b, c]`` list and one comma: nothing else.
+
+    The comma is the one after the item (for the last item, the one before
+    it), with the spaces joining it to the item or to the next item on the
+    line. A comment stays where it was: when one sits between the item and
+    its comma, the two are deleted apart. A line left holding nothing but
+    spaces goes whole. The edits do not grow with the list, so fixing every
+    dangling item of a long list costs as much as the list.
+    """
+    text = doc.text
+    starts = [0]
+    for line in _lines(doc)[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def at(line: int, col: int) -> int:
+        return starts[line] + col
+
+    items = [(at(s.start_line, s.start_col), at(s.end_line, s.end_col)) for s in spans.items]
+    first, last = at(spans.value.start_line, spans.value.start_col), at(spans.value.end_line, spans.value.end_col)
+    start, end = items[index]
+    gone = set(range(start, end))
+    # Alone at the start of its line, the item takes the spaces up to a comment after it.
+    alone = not text[starts[_position(starts, start)[0]] : start].strip()
+    following = items[index + 1][0] if index + 1 < len(items) else last - 1
+    comma = _comma_between(text, end, following)
+    if comma is not None:
+        after = _joined(text, comma + 1, following, to_item=True, to_comment=alone)
+        gone |= _joined(text, end, comma) | {comma} | after
+    elif index > 0:
+        comma = _comma_between(text, items[index - 1][1], start)
+        if comma is not None:
+            gone |= _joined(text, items[index - 1][1], comma) | {comma} | _joined(text, comma + 1, start)
+    if alone:
+        gone |= _joined(text, end, _line_end(text, end), to_comment=True)
+    for line in range(_position(starts, min(gone))[0], _position(starts, max(gone))[0] + 1):
+        line_start, line_end = starts[line], _line_end(text, starts[line])
+        touched = [i in gone for i in range(line_start, line_end)]
+        kept = "".join(text[i] for i in range(line_start, line_end) if i not in gone)
+        if first < line_start and line_end < last and any(touched) and not kept.strip():
+            gone |= set(range(line_start, line_end + 1))
+    edits = []
+    for offset in sorted(gone):
+        if edits and edits[-1][1] == offset:
+            edits[-1][1] = offset + 1
+        else:
+            edits.append([offset, offset + 1])
+    return tuple(
+        TextEdit(_path(doc), Span(*_position(starts, a), *_position(starts, b)), "") for a, b in edits
+    )
+
+
+def _position(starts: list[int], offset: int) -> tuple[int, int]:
+    line = bisect.bisect_right(starts, offset) - 1
+    return line, offset - starts[line]
+
+
+def _line_end(text: str, offset: int) -> int:
+    end = text.find("\n", offset)
+    return len(text) if end < 0 else end
+
+
+def _comma_between(text: str, start: int, end: int) -> int | None:
+    """The separating comma in ``text[start:end]``, skipping spaces, line breaks and comments."""
+    i = start
+    while i < end:
+        if text[i] == ",":
+            return i
+        if text[i] == "#":
+            i = _line_end(text, i)
+        elif text[i] in " \t\n":
+            i += 1
+        else:
+            return None
+    return None
+
+
+def _joined(text: str, start: int, end: int, *, to_item: bool = False, to_comment: bool = False) -> set[int]:
+    """The spaces from ``start`` when they run on one line up to ``end``, or to an item or comment.
+
+    Spaces between two things that go together belong to neither a comment
+    nor a kept item, so they go with them; spaces before a line break or a
+    comment are left unless asked for.
+    """
+    i = start
+    while i < end and text[i] in " \t":
+        i += 1
+    if i == end or (to_item and text[i] not in "\n#") or (to_comment and text[i] == "#"):
+        return set(range(start, i))
+    return set()
 
 
 def replace_list_item(doc: ParsedDocument, key: str, index: int, new: str) -> TextEdit:

@@ -452,7 +452,10 @@ def _remove_link_fix(doc: Document, problem: Problem, *, status_after: str = "hi
     index = problem.data["index"]
     if _entry(doc).supersedes[index] != target:
         return None
-    return Fix(f"Remove '{target}' from supersedes", (remove_list_item(_parsed(doc), SUPERSEDES, index),))
+    edits = remove_list_item(_parsed(doc), SUPERSEDES, index)
+    if edits is None:
+        return None
+    return Fix(f"Remove '{target}' from supersedes", edits)
 
 
 def _retarget_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:

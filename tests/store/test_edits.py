@@ -114,14 +114,14 @@ def test_add_list_item_quotes_a_value_yaml_would_read_as_another_type():
 
 @pytest.mark.parametrize("text", [BLOCK, FLOW], ids=["block", "flow"])
 def test_remove_list_item_removes_only_that_item(text):
-    new, parsed = edited(text, remove_list_item(doc(text), "supersedes", 0))
+    new, parsed = edited(text, *remove_list_item(doc(text), "supersedes", 0))
     assert parsed.entry.supersedes == ["c"]
     assert data(new)["metadata"] == {"type": "project"}
 
 
 @pytest.mark.parametrize("text", [SINGLE, BLOCK.replace("- c\n", "")], ids=["single", "last-item"])
 def test_remove_list_item_removes_the_key_with_its_last_item(text):
-    new, parsed = edited(text, remove_list_item(doc(text), "supersedes", 0))
+    new, parsed = edited(text, *remove_list_item(doc(text), "supersedes", 0))
     assert "supersedes" not in new
     assert parsed.entry.supersedes == []
 
@@ -275,17 +275,54 @@ def test_remove_list_item_of_a_flow_list_removes_that_item_alone_keeping_the_oth
     # Only the item and one separator go: the edit does not rewrite (or grow with) the list.
     text = BLOCK.replace("supersedes:\n- b\n- c\n", "supersedes: [" + ",  ".join(items) + " ]\n")
     for i in range(len(items)):
-        edit = remove_list_item(doc(text), "supersedes", i)
-        assert edit.new_text == ""
+        edits = remove_list_item(doc(text), "supersedes", i)
+        assert [e.new_text for e in edits] == [""]
         rest = items[:i] + items[i + 1:]
-        new, parsed = edited(text, edit)
+        new, parsed = edited(text, *edits)
         assert new == text.replace("[" + ",  ".join(items) + " ]", "[" + ",  ".join(rest) + " ]")
         assert len(parsed.entry.supersedes) == len(items) - 1
 
 
 def test_remove_list_item_of_a_flow_list_over_several_lines_keeps_the_layout():
     text = BLOCK.replace("supersedes:\n- b\n- c\n", "supersedes: [\n  b,\n  c\n]\n")
-    first, _ = edited(text, remove_list_item(doc(text), "supersedes", 0))
-    last, _ = edited(text, remove_list_item(doc(text), "supersedes", 1))
+    first, _ = edited(text, *remove_list_item(doc(text), "supersedes", 0))
+    last, _ = edited(text, *remove_list_item(doc(text), "supersedes", 1))
     assert "supersedes: [\n  c\n]\n" in first
     assert "supersedes: [\n  b\n]\n" in last
+
+
+# -- remove_list_item: only the item and one comma, or no edit at all -------------------
+
+
+def _with_supersedes(lines: str) -> str:
+    return BLOCK.replace("supersedes:\n- b\n- c\n", lines)
+
+
+@pytest.mark.parametrize(("before", "index", "after"), [
+    ("supersedes: [\n  b, # c1\n  gone\n]\n", 1, "supersedes: [\n  b # c1\n]\n"),
+    ("supersedes: [\n  b, # c1\n  gone # c2\n]\n", 1, "supersedes: [\n  b # c1\n  # c2\n]\n"),
+    ("supersedes: [\n  gone, # c1\n  b # c2\n]\n", 0, "supersedes: [\n  # c1\n  b # c2\n]\n"),
+    ("supersedes: [b, gone # c1\n]\n", 1, "supersedes: [b # c1\n]\n"),
+    ("supersedes: [b, gone , c]\n", 1, "supersedes: [b, c]\n"),
+    ("supersedes: [gone]  # note why\n", 0, "supersedes: []  # note why\n"),
+], ids=["kept-comment", "both-comments", "first-item-comment", "comment-after-removed", "spaced-comma", "last-item"])
+def test_remove_flow_list_item_keeps_every_comment_on_its_line(before, index, after):
+    # Comments stay where they were attached; only the item and one comma go.
+    text = _with_supersedes(before)
+    new, parsed = edited(text, *remove_list_item(doc(text), "supersedes", index))
+    assert new == _with_supersedes(after)
+    assert "gone" not in parsed.entry.supersedes
+
+
+@pytest.mark.parametrize("lines", [
+    "supersedes: &L [b, gone]\n",
+    "supersedes: !!seq [b, gone]\n",
+    "x: &L [b, gone]\nsupersedes: *L\n",
+    "x: &g gone\nsupersedes: [b, *g]\n",
+    "supersedes: [b, &g gone]\ny: *g\n",
+    "supersedes: &L\n- b\n- gone\n",
+], ids=["anchor", "tag", "aliased-value", "aliased-item", "anchored-item", "anchored-block"])
+def test_remove_list_item_offers_no_edit_when_the_lists_bytes_are_shared_or_named(lines):
+    # Deleting inside an aliased, anchored or tagged list would touch (or strand) text
+    # outside it: another key, or the link to a live item. No fix beats a wrong one.
+    assert remove_list_item(doc(_with_supersedes(lines)), "supersedes", 1) is None

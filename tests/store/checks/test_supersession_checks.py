@@ -231,6 +231,16 @@ def test_removing_a_dangling_supersedes_item_is_clean(root_dir):
     assert_fixed(checked, problem, fix, roots)
 
 
+def test_no_remove_fix_for_a_dangling_item_of_an_aliased_supersedes_list(root_dir):
+    # The list's text belongs to key x: deleting it there would change x, not supersedes.
+    checked, _ = check(root_dir, {
+        "a.md": superseded("a", "b"),
+        "b.md": entry_text("b", extra="x: &L [a, ghost]\nsupersedes: *L\n"),
+    })
+    problem = only(checked, "dangling-supersedes")
+    assert not any(t.startswith("Remove") for t in titles(fixes_for(checked.ctx, problem)))
+
+
 def test_retargeting_a_dangling_predecessor_marks_it_superseded(root_dir):
     checked, roots = check(root_dir, {
         "old.md": entry_text("old"), "b.md": entry_text("b", extra="supersedes: [olt]\n"),
