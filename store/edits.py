@@ -258,13 +258,13 @@ def _remove_flow_item(doc: ParsedDocument, spans: KeySpans, index: int) -> tuple
             gone |= _joined(text, items[index - 1][1], comma) | {comma} | _joined(text, comma + 1, start)
     if alone:
         gone |= _joined(text, end, _line_end(text, end), to_comment=True)
-    for line in range(_position(starts, min(gone))[0], _position(starts, max(gone))[0] + 1):
-        line_start, line_end = starts[line], _line_end(text, starts[line])
+    for row in range(_position(starts, min(gone))[0], _position(starts, max(gone))[0] + 1):
+        line_start, line_end = starts[row], _line_end(text, starts[row])
         touched = [i in gone for i in range(line_start, line_end)]
         kept = "".join(text[i] for i in range(line_start, line_end) if i not in gone)
         if first < line_start and line_end < last and any(touched) and not kept.strip():
             gone |= set(range(line_start, line_end + 1))
-    edits = []
+    edits: list[list[int]] = []  # [start, end) offsets of each run of deleted characters
     for offset in sorted(gone):
         if edits and edits[-1][1] == offset:
             edits[-1][1] = offset + 1

@@ -452,10 +452,10 @@ def _remove_link_fix(doc: Document, problem: Problem, *, status_after: str = "hi
     index = problem.data["index"]
     if _entry(doc).supersedes[index] != target:
         return None
-    edits = remove_list_item(_parsed(doc), SUPERSEDES, index)
-    if edits is None:
+    removal = remove_list_item(_parsed(doc), SUPERSEDES, index)
+    if removal is None:
         return None
-    return Fix(f"Remove '{target}' from supersedes", edits)
+    return Fix(f"Remove '{target}' from supersedes", removal)
 
 
 def _retarget_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
