@@ -70,8 +70,10 @@ class DiskCatchUp:
     """What :meth:`ServerState.catch_up_with_disk` took in from a root's files."""
 
     affected: set[Path]
-    # The index entries of the files it took in as the model held them before
-    # (by filename; None: no entry): the root the index last followed.
+    # The index entries of the files taken in since the root's index was last
+    # judged -- by this catch-up or by watcher events (:meth:`index_lag`) -- as
+    # the model held them before (by filename; None: no entry): the root the
+    # index last followed.
     entries_before: dict[str, MemoryEntry | None]
 
 

@@ -134,7 +134,8 @@ def _around_save(
 
     "Before" is the root as the index last followed it: ``previous`` in the
     saved file's place, and each file the model just caught up with
-    (``caught_up``: its entry before, by filename) as it was -- an index
+    (``caught_up``: taken in by the save or by watcher events since the last one;
+    its entry before, by filename) as it was -- an index
     memls rendered before another tool added, changed or removed a file
     behind the editor's back is still memls's rendering, and is rendered
     anew (as ``memls index --refresh`` judges it against the last commit).
