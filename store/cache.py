@@ -60,7 +60,12 @@ KINDS = ("entries", "documents")
 MAGIC = b"memls-parse-cache\n"
 MARSHAL_MAGIC = b"memls-marshal-cache\n"
 RETIRED_SUFFIXES = (".parse-cache",)
-"""Cache files of earlier memls builds that nothing reads any more: deleted on the next write."""
+"""Cache files of earlier memls builds that nothing reads any more: deleted when a cache file is first written.
+
+Not on every write: listing the cache directory costs with every file in it
+(tens of milliseconds in a directory shared by many roots), and a build that
+left retired files behind is followed by one whose first write of each cache
+file is a new file."""
 RACY_WINDOW_NS = 2_000_000_000
 """Files touched this recently are not trusted (covers 1 s and FAT's 2 s timestamps)."""
 
@@ -440,8 +445,10 @@ def _store(location: Path, write: Callable[[Any], Any]) -> None:
         with os.fdopen(fd, "wb") as f:
             write(f)
         os.chmod(temp, 0o600)
+        first = not os.path.lexists(location)
         os.replace(temp, location)
-        _delete_retired(directory)
+        if first:
+            _delete_retired(directory)
     except BaseException:
         try:
             os.unlink(temp)

@@ -190,7 +190,7 @@ def test_engine_fingerprint_covers_the_engine_only() -> None:
     assert not (package / "cli.py").exists()
 
 
-def test_cache_files_of_an_earlier_layout_are_deleted_on_the_next_write(root: Path) -> None:
+def test_cache_files_of_an_earlier_layout_are_deleted_when_a_cache_file_is_first_written(root: Path) -> None:
     directory = Path(os.environ["MEMLS_CACHE_DIR"])
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     retired = directory / "0123abcd.parse-cache"
