@@ -101,6 +101,15 @@ SCAN_ROUNDS = 6
 """How many times the component search scans every stored record before it maps keys to files."""
 COMPONENT_LIMIT = 2000
 """Past this many documents to re-check, one full check is cheaper than the piecemeal one."""
+REWRITE_FRACTION = 200
+"""The per-file records are rewritten once a run re-checked at least 1/REWRITE_FRACTION of them.
+
+Rewriting them costs with every file of the roots (10k entries: a 3 MB
+file, 30-70 ms), re-checking one document about what writing 200 records
+costs. So after a change of a few files the records are left as they were:
+the next run finds those files changed against them again and re-checks
+them (the records are one earlier run's, whole, so every answer stays
+exact), until enough piled up to pay for the write."""
 
 # A file's identity as stored: a stamp, ("unreadable", why), or None (racy: never equal).
 Identity = Any
@@ -177,9 +186,10 @@ def check_roots(
     if outcome is None:
         outcome = _full(roots, settings, today, listings if location is not None else None)
     run, kept, worth_storing = outcome
-    if location is not None and worth_storing:
-        store_private(location.with_suffix(".records"), identity, (key, kept))
-        if state is not None:
+    if location is not None:
+        if worth_storing:
+            store_private(location.with_suffix(".records"), identity, (key, kept))
+        if state is not None and (worth_storing or run.how == "incremental"):
             # The problems pickled apart: a run that does not replay them does not unpickle them.
             import pickle
 
@@ -301,12 +311,13 @@ def _incremental(
 ) -> tuple[CheckRun, list[_RootResults], bool] | None:
     """The run from the stored results and the changed files' component; None: check in full.
 
-    The flag says whether the new results are worth writing. Not when every
-    file that changed is still racy and the index results stand: the next
-    run re-checks those files whatever is stored, and the stored results,
-    one whole earlier run, still hold for everything else. Writing them
-    costs more than the re-check it would save (10k entries: ~30 ms
-    against ~1 ms).
+    The flag says whether the new per-file records are worth writing. Not
+    while the index results stand and either every file that changed is
+    still racy (the next run re-checks those files whatever is stored) or
+    the documents re-checked are fewer than :data:`REWRITE_FRACTION` asks:
+    the stored results, one whole earlier run, still hold for everything
+    else, and writing them costs more than the re-check it would save
+    (10k entries: 30-70 ms against ~1 ms a document).
     """
     changed: list[set[str]] = []
     for listing, before in zip(listings, stored):
@@ -426,11 +437,12 @@ def _incremental(
                 if path in fresh:
                     problems[name] = fresh[path]
         updated.append(_RootResults(records, problems, listing.index_identity))
-    settled = any(index_moved) or any(
+    settled = any(
         listings[i].identities.get(name) is not None or name not in listings[i].identities
         for i, names in enumerate(changed) for name in names
     )
-    return _assemble(listings, updated, rechecked, "incremental"), updated, settled
+    worth = len(members) * REWRITE_FRACTION >= sum(len(before.records) for before in stored)
+    return _assemble(listings, updated, rechecked, "incremental"), updated, any(index_moved) or (settled and worth)
 
 
 def _index_view_suffices(
