@@ -87,14 +87,16 @@ from .cache import (
     store_private,
 )
 from .index import INDEX_FILENAME, POLICY_FILENAME
-from .names import document_kind, is_document_filename
-from .reader import child_path_maker, stat_directory
+from .names import document_kind
+from .reader import child_path_maker, unreadable_reason
+from .replay import Observation, roots_fingerprint
 from .roots import MemoryRoot
 from .settings import Settings
 
 if TYPE_CHECKING:
     from .diagnostics import Problem
     from .model import Document, Workspace
+    from .replay import RootFiles
 
 FORMAT = 2
 SCAN_ROUNDS = 6
@@ -158,12 +160,19 @@ class _RootResults:
 
 
 def check_roots(
-    roots: Sequence[MemoryRoot], settings: Settings, *, today: date | None = None
+    roots: Sequence[MemoryRoot], settings: Settings, *, today: date | None = None,
+    observation: Observation | None = None,
 ) -> CheckRun:
-    """Every problem of ``roots``: replayed, re-checked where files changed, or checked in full."""
+    """Every problem of ``roots``: replayed, re-checked where files changed, or checked in full.
+
+    ``observation``: the roots as the caller just listed them
+    (:func:`memls.store.replay.observe`), so they are not listed again.
+    """
     today = today or date.today()
-    observed_ns = now_ns()
-    listings = [_list_root(root, observed_ns) for root in roots]
+    seen = observation.of(roots) if observation is not None else None
+    if seen is None:
+        seen = Observation(now_ns(), roots_fingerprint(roots))
+    listings = [_list_root(root, files, seen.observed_ns) for root, (_, _, files) in zip(roots, seen.fingerprint)]
     # A root given twice is one root of the model: results are kept per root given, so not kept.
     distinct = len({resolved_path(root.path) for root in roots}) == len(roots)
     location = _location(roots, settings) if cache_enabled() and distinct else None
@@ -223,25 +232,30 @@ def _state_digest(listings: list[_Listing]) -> bytes | None:
 # -- listing ---------------------------------------------------------------------------
 
 
-def _list_root(root: MemoryRoot, observed_ns: int) -> _Listing:
-    """Every document file of one root with its identity (None while it may still change)."""
-    try:
-        listing = stat_directory(root.path, is_document_filename)
-    except OSError:
-        listing = None
+def _list_root(root: MemoryRoot, files: RootFiles, observed_ns: int) -> _Listing:
+    """Every document file of one root with its identity (None while it may still change).
+
+    ``files``: the root's part of an observation's fingerprint (an errno: the
+    directory could not be listed, so it has no files). Names a reader cannot
+    open (sizes below 0 there) are ``stat``-ed again for why.
+    """
     identities: dict[str, Identity] = {}
     unreadable: set[str] = set()
     index: list[Identity] = [None, None]
-    if listing is not None:
+    if not isinstance(files, int):
         settled_before = observed_ns - RACY_WINDOW_NS  # memls.store.cache.is_settled, inlined: 10k files
-        for name, st in listing.files:
-            mtime, ctime = st.st_mtime_ns, st.st_ctime_ns
+        for name, size, mtime, ctime, ino, dev in files:
+            if size < 0:
+                why = unreadable_reason(root.path / name)
+                if why is not None:
+                    if document_kind(name) == "entry":  # as the model loads them
+                        identities[name] = ("unreadable", why)
+                        unreadable.add(name)
+                    continue
+                identities[name] = None  # readable since it was listed: still changing
+                continue
             settled = mtime < settled_before and ctime < settled_before
-            identities[name] = (st.st_size, mtime, ctime, st.st_ino, st.st_dev) if settled else None
-        for name, why in listing.unreadable:
-            if document_kind(name) == "entry":  # as the model loads them
-                identities[name] = ("unreadable", why)
-                unreadable.add(name)
+            identities[name] = (size, mtime, ctime, ino, dev) if settled else None
     index_names = (INDEX_FILENAME, POLICY_FILENAME)
     for i, name in enumerate(index_names):
         if name in identities:
