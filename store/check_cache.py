@@ -82,6 +82,7 @@ from .cache import (
     cache_enabled,
     load_private,
     now_ns,
+    paused_gc,
     resolved_path,
     root_identity,
     store_private,
@@ -414,7 +415,13 @@ def _incremental(
     workspace = part
     paths = [part.roots[i].path / name for i, name in sorted(members)]
     for i, redo in enumerate(index_moved):
-        if redo and not _index_view_suffices(part, i, listings[i], stored[i], members):
+        if not redo:
+            continue
+        # A view of every entry is tens of thousands of small objects built at once:
+        # collector passes over them (and the stored records) cost more than building them.
+        with paused_gc():
+            suffices = _index_view_suffices(part, i, listings[i], stored[i], members)
+        if not suffices:
             # The index files are judged against every entry's document: the whole model.
             workspace = Workspace.load(roots)
             break
