@@ -183,3 +183,20 @@ def test_a_change_too_small_to_pay_for_a_rewrite_leaves_the_records_and_is_reche
     # old.md again (changed against the records), new.md (gone), and the index it leaves.
     assert (second.how, second.rechecked) == ("incremental", 3)
     assert second.results == fresh(root)
+
+
+def test_names_no_reader_can_open_are_problems_of_their_own_in_every_way_of_answering(root: MemoryRoot) -> None:
+    """A directory and a dangling link named like entries: the listing marks them, a check says why."""
+    (root.path / "folder.md").mkdir()
+    (root.path / "dangling.md").symlink_to(root.path / "nowhere.md")
+    first = check_roots([root], Settings(), today=TODAY)
+    assert first.results == fresh(root)
+    assert {root.path / "folder.md", root.path / "dangling.md"} <= first.results.keys()
+    assert check_roots([root], Settings(), today=TODAY).results == first.results  # replayed
+    path = write(root.path, "new.md", "---\nname: new\ndescription: changed\n---\n")
+    os.utime(path, (OLD + 5, OLD + 5))
+    (root.path / "other.md").mkdir()
+    run = check_roots([root], Settings(), today=TODAY)
+    assert run.how == "incremental"
+    assert run.results == fresh(root)
+    assert root.path / "other.md" in run.results
