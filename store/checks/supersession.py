@@ -443,7 +443,10 @@ def _remove_link_fix(doc: Document, problem: Problem, *, status_after: str = "hi
     if not _editable(doc) or key not in _keys(doc):
         return None
     if key == SUPERSEDED_BY:
-        edits = [remove_key(_parsed(doc), SUPERSEDED_BY)]
+        removal = remove_key(_parsed(doc), SUPERSEDED_BY)
+        if removal is None:
+            return None
+        edits = [removal]
         title = f"Remove superseded_by '{target}'"
         if _written_status(doc) == "superseded":
             edits.extend(_set_keys(doc, {"status": status_after}))
