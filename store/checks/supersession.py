@@ -455,10 +455,10 @@ def _remove_link_fix(doc: Document, problem: Problem, *, status_after: str = "hi
     index = problem.data["index"]
     if _entry(doc).supersedes[index] != target:
         return None
-    removal = remove_list_item(_parsed(doc), SUPERSEDES, index)
-    if removal is None:
+    item_removal = remove_list_item(_parsed(doc), SUPERSEDES, index)
+    if item_removal is None:
         return None
-    return Fix(f"Remove '{target}' from supersedes", removal)
+    return Fix(f"Remove '{target}' from supersedes", item_removal)
 
 
 def _retarget_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
