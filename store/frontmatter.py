@@ -418,8 +418,8 @@ def _written_span(node: yaml.Node, written_after: int, locator: _Locator) -> Spa
     """
     if node.start_mark.index >= written_after:
         return _node_span(node, locator)
-    start = _BEFORE_VALUE.match(locator.text, written_after).end()
-    alias = _ALIAS.match(locator.text, start)
+    skipped = _BEFORE_VALUE.match(locator.text, written_after)
+    alias = _ALIAS.match(locator.text, skipped.end() if skipped else written_after)
     if alias is None:  # not an alias after all: point at the place, delete nothing
         return locator.span(written_after, written_after)
     return locator.span(alias.start(), alias.end())
