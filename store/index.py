@@ -409,7 +409,10 @@ def upsert_index_line(index_text: str, entry: MemoryEntry) -> str:
 
     gptme rewrites the file through Python's universal newlines, so every
     line ending comes out as ``\\n``. memls's own writes use
-    :func:`add_index_line`, which keeps the file's line endings.
+    :func:`add_index_line`, which keeps the file's line endings. One
+    difference is kept on purpose: gptme's pattern runs across a line break
+    after a line holding an unclosed ``- [`` and deletes that line with the
+    pointer; memls matches within one line.
     """
     return add_index_line(_normalize_newlines(index_text), entry)
 
