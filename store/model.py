@@ -26,7 +26,6 @@ import stat
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -135,10 +134,11 @@ class Document:
         """
         return self if self.loads else self.last_good
 
-    @cached_property
+    @property
     def loads(self) -> bool:
         """Whether its frontmatter loaded (or it is not parsed at all: an index, a policy)."""
-        return self.parsed is None or self.parsed.loaded
+        parsed = self.parsed
+        return parsed is None or parsed.loaded
 
     @property
     def name(self) -> str | None:
@@ -148,20 +148,25 @@ class Document:
         ``facts``, or the name the text states for certain before the YAML
         failure, and no name at all when even that is in doubt.
         """
-        if not self.loads:
-            assert self.parsed is not None  # an unparsed document loads
-            facts = self.last_good
-            return facts.name if facts is not None else self.parsed.name_before_error
-        entry = self.entry
-        return entry.name if entry is not None else None
+        parsed = self.parsed
+        if parsed is None:
+            return None  # no entry
+        if self.last_good is None or parsed.loaded:
+            return parsed.stated_name
+        return self.last_good.name
 
-    @cached_property
+    @property
     def slug(self) -> str | None:
         """The slug of the entry's name (the file a save of it writes, minus ``.md``).
 
-        Computed once: the registry and three checks ask for it, and a
-        document is replaced, never changed, when its text changes.
+        The parse's, computed once per parse (:attr:`ParsedDocument.slug`),
+        whenever the name is the one the text states.
         """
+        parsed = self.parsed
+        if parsed is None:
+            return None  # no entry, no name
+        if self.last_good is None or parsed.loaded:
+            return parsed.slug
         name = self.name
         return slugify(name) if name is not None else None
 
@@ -184,38 +189,20 @@ class Document:
         Checks about a document's name judge this one only, so a half-typed
         buffer shown with its last good facts is not blamed for them.
         """
-        if self.loads:
-            entry = self.entry
-            return entry.name if entry is not None else None
-        assert self.parsed is not None  # an unparsed document loads
-        return self.parsed.name_before_error
-
-    @cached_property
-    def successor(self) -> str | None:
-        """``superseded_by`` as the loaded frontmatter writes it: a non-empty string, else None.
-
-        A value of another type is the frontmatter checks' problem; the
-        reader's ``str()`` of it (``'None'``, ``'[a]'``) names no entry.
-        """
-        value = self._written("superseded_by")
-        return value if isinstance(value, str) and value else None
-
-    @cached_property
-    def predecessors(self) -> list[tuple[int, str]]:
-        """``supersedes`` items that are strings, with their index in the list (a bare string is item 0)."""
-        value = self._written("supersedes")
-        if isinstance(value, str):
-            return [(0, value)]
-        if isinstance(value, list):
-            return [(i, item) for i, item in enumerate(value) if isinstance(item, str)]
-        return []
-
-    def _written(self, key: str) -> Any:
-        if self.entry is None or not self.loads:
-            return None
         parsed = self.parsed
-        assert parsed is not None and parsed.frontmatter is not None  # it has an entry and loads
-        return parsed.frontmatter.data.get(key)
+        return parsed.stated_name if parsed is not None else None
+
+    @property
+    def successor(self) -> str | None:
+        """``superseded_by`` as the loaded frontmatter writes it (:attr:`ParsedDocument.successor`)."""
+        parsed = self.parsed
+        return parsed.successor if parsed is not None else None
+
+    @property
+    def predecessors(self) -> list[tuple[int, str]]:
+        """``supersedes`` string items with their index (:attr:`ParsedDocument.predecessors`)."""
+        parsed = self.parsed
+        return parsed.predecessors if parsed is not None else []
 
     @property
     def links(self) -> frozenset[str]:
@@ -225,11 +212,8 @@ class Document:
             return frozenset()
         if facts is not self:
             return facts.links
-        out = {name for _, name in self.predecessors}
-        successor = self.successor
-        if successor:
-            out.add(successor)
-        return frozenset(out)
+        parsed = self.parsed
+        return parsed.links if parsed is not None else frozenset()
 
 
 @dataclass(eq=False)
@@ -876,7 +860,9 @@ def open_documents_cache(root_dir: Path) -> ParseCache:
 
 
 def _portable(parsed: ParsedDocument) -> ParsedDocument:
-    return parsed if parsed.path is None else parsed.placed(None)
+    # Always a copy: the writer thread pickles it while the engine may still
+    # fill the original's once-computed facts in.
+    return parsed.placed(None)
 
 
 def _load_root(state: RootState) -> None:
