@@ -27,9 +27,9 @@ from collections import defaultdict
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
-from .anchors import anchor, value_span
+from .anchors import anchor, keys
 from .cache import ParseCache, Stamp, is_settled, now_ns, paused_gc, stamp_of
 from .entry import MemoryEntry
 from .index import INDEX_FILENAME, POLICY_FILENAME
@@ -54,15 +54,15 @@ from .text import one_line
 _StackKey = TypeVar("_StackKey", bound=Hashable)
 
 
-@dataclass(frozen=True)
-class DiskRead:
+class DiskRead(NamedTuple):
     """A document's file as it was when its text was read: its stamp, and whether that proves anything.
 
     With it one ``stat`` tells whether the file still holds what the model
     read (:meth:`holds_for`). An equal stamp proves that only when the file
     had been quiet for the racy window before the look (``settled``): a
     write within the timestamps' granularity can keep size and times (the
-    parse cache's rule, :func:`memls.store.cache.is_settled`).
+    parse cache's rule, :func:`memls.store.cache.is_settled`). A tuple: every
+    document of a scan gets one.
     """
 
     stamp: Stamp
@@ -324,16 +324,20 @@ class RootState:
     # -- registry maintenance -----------------------------------------------
 
     def register(self, doc: Document) -> None:
-        self.documents[doc.path] = doc
-        self.track_index(doc.path, doc)
+        path = doc.path
+        self.documents[path] = doc
+        self.track_index(path, doc)
         for name in doc.guessed_names:
-            self.maybe_named[name].add(doc.path)
-        if doc.kind != "entry" or doc.name is None or doc.slug is None:  # (the slug is None only without a name)
+            self.maybe_named[name].add(path)
+        if doc.kind != "entry":
             return
-        _insert_sorted(self.by_name[doc.name], doc.path)
-        _insert_sorted(self.by_slug[doc.slug], doc.path)
-        for name in doc.links:
-            self.linked_from[name].add(doc.path)
+        name, slug = doc.name, doc.slug
+        if name is None or slug is None:  # (the slug is None only without a name)
+            return
+        _insert_sorted(self.by_name[name], path)
+        _insert_sorted(self.by_slug[slug], path)
+        for link in doc.links:
+            self.linked_from[link].add(path)
 
     def track_index(self, path: Path, doc: Document | None) -> None:
         """Bump ``index_revision`` when ``path``'s index-relevant facts changed.
@@ -564,7 +568,10 @@ class Workspace:
             listed.sort(key=lambda item: item[0].name)
         return listed
 
-    def load_document(self, path: Path, st: os.stat_result | None = None, *, cached: bool = True) -> None:
+    def load_document(
+        self, path: Path, st: os.stat_result | None = None, *, cached: bool = True,
+        root: RootState | None = None,
+    ) -> None:
         """Read one file into the model without computing what it affects (bulk loads).
 
         Entry documents come from the root's persistent parse cache when the
@@ -573,9 +580,11 @@ class Workspace:
         ``cached=False`` reads and parses the file without opening the cache:
         for a caller loading a handful of files, opening the cache of a large
         root costs more than parsing them (``memls.store.check_cache``).
+        ``root`` is the root whose :meth:`listing` gave ``path``: it spares
+        finding the root again (a ``Path`` made and hashed per file).
         """
         kind = document_kind(path.name)
-        state = self._root_by_dir.get(path.parent)
+        state = root if root is not None else self._root_by_dir.get(path.parent)
         if state is None and kind is not None:  # reached through another spelling
             state = self.root_of(path)
             path = state.path / path.name if state is not None else path
@@ -835,8 +844,14 @@ def index_key(doc: Document) -> tuple | None:
     entry = doc.index_entry
     if doc.kind != "entry" or entry is None:
         return None
+    # ``anchor(doc)`` and ``value_span(doc, "status")``, with the key spans looked up
+    # once: every document of a scan is filed through here.
+    spans = keys(doc)
+    name = spans.get("name")
+    where = name.value if name is not None else anchor(doc)
+    status = spans.get("status")
     return (entry.name, entry.title, entry.description, entry.type, entry.status,
-            anchor(doc), value_span(doc, "status"))
+            where, status.value if status is not None else where)
 
 
 def _make_document(
