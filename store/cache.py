@@ -55,7 +55,7 @@ try:  # hashlib's own blake2b, without loading OpenSSL's hashes (a tenth of a re
 except ImportError:  # pragma: no cover - an interpreter without the module
     from hashlib import blake2b
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 KINDS = ("entries", "documents")
 MAGIC = b"memls-parse-cache\n"
 MARSHAL_MAGIC = b"memls-marshal-cache\n"

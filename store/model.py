@@ -199,10 +199,10 @@ class Document:
         return parsed.successor if parsed is not None else None
 
     @property
-    def predecessors(self) -> list[tuple[int, str]]:
+    def predecessors(self) -> tuple[tuple[int, str], ...]:
         """``supersedes`` string items with their index (:attr:`ParsedDocument.predecessors`)."""
         parsed = self.parsed
-        return parsed.predecessors if parsed is not None else []
+        return parsed.predecessors if parsed is not None else ()
 
     @property
     def links(self) -> frozenset[str]:

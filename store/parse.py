@@ -118,7 +118,10 @@ class ParsedDocument:
     def slug(self) -> str | None:
         """The slug of :attr:`stated_name` (the file a save of it writes, minus ``.md``)."""
         name = self.stated_name
-        return slugify(name) if name is not None else None
+        if name is None:
+            return None
+        slug = slugify(name)
+        return name if slug == name else slug  # one string, not two, in the documents cache
 
     @cached_property
     def successor(self) -> str | None:
@@ -131,14 +134,14 @@ class ParsedDocument:
         return value if isinstance(value, str) and value else None
 
     @cached_property
-    def predecessors(self) -> list[tuple[int, str]]:
+    def predecessors(self) -> tuple[tuple[int, str], ...]:
         """``supersedes`` items that are strings, with their index in the list (a bare string is item 0)."""
         value = self._written("supersedes")
         if isinstance(value, str):
-            return [(0, value)]
+            return ((0, value),)
         if isinstance(value, list):
-            return [(i, item) for i, item in enumerate(value) if isinstance(item, str)]
-        return []
+            return tuple((i, item) for i, item in enumerate(value) if isinstance(item, str))
+        return ()
 
     @cached_property
     def links(self) -> frozenset[str]:
