@@ -327,8 +327,8 @@ class RootState:
         path = doc.path
         self.documents[path] = doc
         self.track_index(path, doc)
-        for name in doc.guessed_names:
-            self.maybe_named[name].add(path)
+        for guess in doc.guessed_names:
+            self.maybe_named[guess].add(path)
         if doc.kind != "entry":
             return
         name, slug = doc.name, doc.slug
