@@ -64,6 +64,14 @@ RETIRED_SUFFIXES = (".parse-cache",)
 RACY_WINDOW_NS = 2_000_000_000
 """Files touched this recently are not trusted (covers 1 s and FAT's 2 s timestamps)."""
 
+PICKLE_CHUNK = 1000
+"""Entries per pickle in a parse cache file, written one after another.
+
+A pickler keeps every object it wrote in its memo until the end, so one
+pickle of 10k parses (700k objects) held a 16-32 MB memo table at the peak
+of a server's cold start; a thousand entries at a time keep it small.
+"""
+
 REWRITE_FRACTION = 100
 """The cache file is rewritten once at least 1/REWRITE_FRACTION of its entries changed."""
 
@@ -270,7 +278,7 @@ class ParseCache:
         if self.portable is not None:
             portable = self.portable
             entries = {name: (*cached[:3], portable(cached[3])) for name, cached in entries.items()}
-        store_private(self.location, resolved_path(self.root_dir), entries)
+        store_private(self.location, resolved_path(self.root_dir), entries, chunked=True)
 
 
 @contextmanager
@@ -331,13 +339,13 @@ def _header(identity: str) -> dict:
 
 def _load(location: Path, root_dir: Path) -> dict:
     """The cached entries, or {} for anything missing, foreign, corrupt or stale."""
-    entries = load_private(location, resolved_path(root_dir))
+    entries = load_private(location, resolved_path(root_dir), chunked=True)
     return entries if isinstance(entries, dict) else {}
 
 
-def load_private(location: Path, identity: str) -> Any:
+def load_private(location: Path, identity: str, *, chunked: bool = False) -> Any:
     """What :func:`store_private` wrote for ``identity``; None for anything missing,
-    foreign, corrupt, or written by another engine."""
+    foreign, corrupt, or written by another engine (``chunked``: as it wrote a dict in chunks)."""
     try:
         fd = os.open(location, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError:
@@ -353,7 +361,12 @@ def load_private(location: Path, identity: str) -> Any:
             if pickle.load(f) != _header(identity):
                 return None
             with paused_gc():
-                return pickle.load(f)
+                if not chunked:
+                    return pickle.load(f)
+                payload: dict = {}
+                while (chunk := pickle.load(f)) is not None:  # a torn file ends without the None
+                    payload.update(chunk)
+                return payload
     except Exception:  # noqa: BLE001 - a broken cache is a cold cache, never an error
         return None
 
@@ -401,22 +414,31 @@ def _trusted(st: os.stat_result) -> bool:
     )
 
 
-def store_private(location: Path, identity: str, payload: Any) -> None:
-    """Write a cache file; best effort, so a cache that cannot be written is not."""
+def store_private(location: Path, identity: str, payload: Any, *, chunked: bool = False) -> None:
+    """Write a cache file; best effort, so a cache that cannot be written is not.
+
+    ``chunked``: ``payload`` is a dict, written :data:`PICKLE_CHUNK` items per pickle.
+    """
     import pickle
 
     try:
-        _store(location, lambda f: _write_pickled(f, identity, payload))
+        _store(location, lambda f: _write_pickled(f, identity, payload, chunked))
     except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
         pass
 
 
-def _write_pickled(f: Any, identity: str, payload: Any) -> None:
+def _write_pickled(f: Any, identity: str, payload: Any, chunked: bool) -> None:
     import pickle
 
     f.write(MAGIC)
     pickle.dump(_header(identity), f, protocol=pickle.HIGHEST_PROTOCOL)
-    pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
+    if not chunked:
+        pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
+        return
+    items = list(payload.items())
+    for start in range(0, len(items), PICKLE_CHUNK):
+        pickle.dump(dict(items[start:start + PICKLE_CHUNK]), f, protocol=pickle.HIGHEST_PROTOCOL)
+    pickle.dump(None, f, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _store(location: Path, write: Callable[[Any], Any]) -> None:

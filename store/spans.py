@@ -26,17 +26,6 @@ def split_lines(text: str) -> list[str]:
     return _LINE_BREAK.split(text) if "\r" in text else text.split("\n")
 
 
-def _tuple_reduce(value: tuple) -> tuple:
-    """How a named tuple of positions is pickled: rebuilt by ``tuple.__new__``, not its class.
-
-    A named tuple's own ``__new__`` is a Python function, run once per span
-    when the documents cache is loaded (about 17 per entry); ``tuple.__new__``
-    builds the same object without a Python frame (10k entries: about 20 ms
-    of a warm start). The fields are plain values, so nothing is lost.
-    """
-    return (tuple.__new__, (type(value), tuple(value)))
-
-
 class Span(NamedTuple):
     """A range of the document: 0-based lines and code-point columns, end exclusive.
 
@@ -50,9 +39,6 @@ class Span(NamedTuple):
     end_line: int
     end_col: int
 
-    def __reduce__(self) -> tuple:
-        return _tuple_reduce(self)
-
 
 class KeySpans(NamedTuple):
     """Where one top-level frontmatter key and its value sit in the document."""
@@ -62,9 +48,6 @@ class KeySpans(NamedTuple):
     value: Span
     # One span per item when the value is a sequence (a scalar item's text, without ``- ``).
     items: tuple[Span, ...] = ()
-
-    def __reduce__(self) -> tuple:
-        return _tuple_reduce(self)
 
 
 @dataclass(frozen=True)

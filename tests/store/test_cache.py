@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import pwd
 import shutil
 import subprocess
@@ -169,6 +170,19 @@ def test_corrupt_cache_is_ignored_and_replaced(root: Path) -> None:
     assert ParseCache.open(root, "entries").entries == {}
     assert len(read_root(root, "project").entries) == 5
     assert len(cached_names(root)) == 5  # rewritten whole
+
+
+def test_cache_torn_between_its_chunks_is_ignored(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cache is written a few entries per pickle; a file that ends after a whole chunk is not a smaller cache."""
+    monkeypatch.setattr(cache_module, "PICKLE_CHUNK", 2)
+    read_root(root, "project")
+    location = cache_file(root, "entries")
+    data = location.read_bytes()
+    assert cached_names(root) == {f"note-{i}.md" for i in range(5)}
+    end_marker = len(pickle.dumps(None, protocol=pickle.HIGHEST_PROTOCOL))
+    location.write_bytes(data[:-end_marker])  # every chunk, without the end
+    assert ParseCache.open(root, "entries").entries == {}
+    assert len(read_root(root, "project").entries) == 5
 
 
 def test_cache_written_by_another_python_is_ignored(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
