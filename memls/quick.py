@@ -20,11 +20,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from memls.store.replay import Observation
     from memls.store.store import MemoryStore
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point (``memls``)."""
+    _escape_what_no_stream_can_hold()
     args = list(sys.argv[1:] if argv is None else argv)
     answer = _plain_read(args)
     if answer is None:
@@ -50,6 +52,20 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         fail(error_message(exc))
     sys.exit(status)
+
+
+def _escape_what_no_stream_can_hold() -> None:
+    """Print a lone surrogate as its escape (``\\ud835``) instead of failing the whole report.
+
+    YAML's ``"\\ud835"`` escape reads as a lone surrogate, which no UTF-8
+    stream can carry: a name holding one made every report (check, list,
+    audit, index) end in an encoding error, and ``check --fix`` fail after
+    writing its fixes. The check says what is wrong with such a name.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
 
 def _write_out(out: str | bytes) -> None:
@@ -82,21 +98,21 @@ def _plain_read(args: list[str]) -> Callable[[], tuple[str | bytes, str, int]] |
     if any(arg.startswith("-") for arg in args):
         return None
     if args == ["index"]:
-        return lambda: _replayed("index", "", _index)
+        return lambda: _replayed("index", "", lambda store, _: _index(store))
     if args == ["list"]:
-        return lambda: _replayed("list", "", _list)
+        return lambda: _replayed("list", "", lambda store, _: _list(store))
     if args == ["audit"]:
         from datetime import date
 
         # ``recheck`` dates come due without any file changing.
         return lambda: _replayed("audit", date.today().isoformat(), _audit)
     if len(args) == 2 and args[0] == "show":
-        return lambda: _replayed("show", "", lambda store: _show(store, args[1]), key=args[1])
+        return lambda: _replayed("show", "", lambda store, _: _show(store, args[1]), key=args[1])
     return None
 
 
 def _replayed(
-    kind: str, params: str, answer: Callable[[MemoryStore], tuple[str, str, int]],
+    kind: str, params: str, answer: Callable[[MemoryStore, Observation | None], tuple[str, str, int]],
     *, key: str | None = None,
 ) -> tuple[str | bytes, str, int]:
     """The command's answer (stdout, stderr, exit status), replayed while no file changed.
@@ -112,18 +128,22 @@ def _replayed(
     leaves by an exception, and the next run computes again. No lock is
     taken for the key: it is the files' identity before computing, so an
     answer computed while a writer was half-way through is stored under a
-    state that has already changed, and is never matched again.
+    state that has already changed, and is never matched again. ``answer``
+    is given the listing the key was made of (None for a member of a view),
+    so the engine under it need not list the roots again.
     """
-    from memls.store.replay import replayed, replayed_member
+    from memls.store.cache import cache_enabled
+    from memls.store.replay import observe, replayed, replayed_member
     from memls.store.roots import resolve_layers
 
     roots = resolve_layers()
+    observation = observe(roots) if key is None and cache_enabled() else None
 
     def compute() -> tuple[str | bytes, str, int]:
         from memls.store.root import MemoryRoot
         from memls.store.store import MemoryStore
 
-        out, err, status = answer(MemoryStore(MemoryRoot(*root) for root in roots))
+        out, err, status = answer(MemoryStore(MemoryRoot(*root) for root in roots), observation)
         try:
             return out.encode("utf-8"), err, status
         except UnicodeEncodeError:  # printed as text, to fail as printing it always did
@@ -131,7 +151,7 @@ def _replayed(
 
     params = f"{params}\0{_sources_digest()}"
     if key is None:
-        return replayed(f"cli-{kind}", roots, params, compute)
+        return replayed(f"cli-{kind}", roots, params, compute, observation=observation)
     return replayed_member(f"cli-{kind}", roots, params, key, compute)
 
 
@@ -155,10 +175,10 @@ def _list(store: MemoryStore) -> tuple[str, str, int]:
     return text, reads.skipped_note(skipped), 0
 
 
-def _audit(store: MemoryStore) -> tuple[str, str, int]:
+def _audit(store: MemoryStore, observation: Observation | None) -> tuple[str, str, int]:
     from memls import reads
 
-    text, status = reads.audit_text(store, None, False)
+    text, status = reads.audit_text(store, None, False, observation)
     return text, "", status
 
 

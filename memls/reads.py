@@ -14,6 +14,7 @@ from memls.store.text import strip_controls
 
 if TYPE_CHECKING:
     from memls.store.entry import MemoryEntry
+    from memls.store.replay import Observation
     from memls.store.store import MemoryStore
 
 
@@ -82,9 +83,11 @@ def no_entry_message(name: str) -> str:
     return f"no memory entry named {name!r}"
 
 
-def audit_text(store: MemoryStore, scope: str | None, quiet: bool) -> tuple[str, int]:
+def audit_text(
+    store: MemoryStore, scope: str | None, quiet: bool, observation: Observation | None = None
+) -> tuple[str, int]:
     """``memls audit``: the issue lines (or the pass line), and the exit status."""
-    issues = store.audit(scope=scope)
+    issues = store.audit(scope=scope, observation=observation)
     lines = [clean_block(f"{issue.code}: {issue.entry}: {issue.detail}") + "\n" for issue in issues]
     if issues:
         return "".join(lines), 1

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .diagnostics import Problem
+    from .replay import Observation
     from .roots import MemoryRoot
 
 AUDIT_CODES = (
@@ -43,7 +44,7 @@ FILE_CODES = ("invalid-yaml", "invalid-entry", "duplicate-name")
 LINK_ORDER = {"superseded_by": 0, "supersedes": 1}
 
 
-def audit_root(root: MemoryRoot) -> list[AuditIssue]:
+def audit_root(root: MemoryRoot, *, observation: Observation | None = None) -> list[AuditIssue]:
     """Audit issues of one root (default severities: audit has no settings).
 
     Replayed while no file of the root changed (:mod:`memls.store.replay`;
@@ -52,17 +53,21 @@ def audit_root(root: MemoryRoot) -> list[AuditIssue]:
     :func:`memls.store.check_cache.check_roots`, which replays the last
     check or runs the catalogue. The catalogue is imported only then:
     ``AuditIssue`` is part of the public API that every ``import memls``
-    loads, the checks are not.
+    loads, the checks are not. The root is listed once, for the view's key
+    and the check alike (``observation``: as the caller already listed it).
     """
     from datetime import date
 
-    from .replay import replayed
+    from .replay import observe, replayed
 
-    rows = replayed("audit", [root], date.today().isoformat(), lambda: _audit_rows(root))
+    seen = observation.of([root]) if observation is not None else None
+    if seen is None:
+        seen = observe([root])
+    rows = replayed("audit", [root], date.today().isoformat(), lambda: _audit_rows(root, seen), observation=seen)
     return [AuditIssue(code, entry, detail) for code, entry, detail in rows]
 
 
-def _audit_rows(root: MemoryRoot) -> list[tuple[str, str, str]]:
+def _audit_rows(root: MemoryRoot, seen: Observation) -> list[tuple[str, str, str]]:
     """(code, entry, detail) of every audit issue, in gptme's order."""
     from .catalogue import audit_code_of
     from .check_cache import check_roots
@@ -70,7 +75,7 @@ def _audit_rows(root: MemoryRoot) -> list[tuple[str, str, str]]:
     from .settings import Settings
 
     rows: list[tuple[tuple, tuple[str, str, str]]] = []
-    for path, problems in check_roots([root], Settings()).results.items():
+    for path, problems in check_roots([root], Settings(), observation=seen).results.items():
         if document_kind(path.name) != "entry":
             continue  # gptme's audit skips index files, reserved ones included
         for problem in problems:

@@ -82,25 +82,37 @@ from .cache import (
     cache_enabled,
     load_private,
     now_ns,
+    paused_gc,
     resolved_path,
     root_identity,
     store_private,
 )
 from .index import INDEX_FILENAME, POLICY_FILENAME
-from .names import document_kind, is_document_filename
-from .reader import child_path_maker, stat_directory
+from .names import document_kind
+from .reader import child_path_maker, unreadable_reason
+from .replay import Observation, roots_fingerprint
 from .roots import MemoryRoot
 from .settings import Settings
 
 if TYPE_CHECKING:
     from .diagnostics import Problem
     from .model import Document, Workspace
+    from .replay import RootFiles
 
 FORMAT = 2
 SCAN_ROUNDS = 6
 """How many times the component search scans every stored record before it maps keys to files."""
 COMPONENT_LIMIT = 2000
 """Past this many documents to re-check, one full check is cheaper than the piecemeal one."""
+REWRITE_FRACTION = 200
+"""The per-file records are rewritten once a run re-checked at least 1/REWRITE_FRACTION of them.
+
+Rewriting them costs with every file of the roots (10k entries: a 3 MB
+file, 30-70 ms), re-checking one document about what writing 200 records
+costs. So after a change of a few files the records are left as they were:
+the next run finds those files changed against them again and re-checks
+them (the records are one earlier run's, whole, so every answer stays
+exact), until enough piled up to pay for the write."""
 
 # A file's identity as stored: a stamp, ("unreadable", why), or None (racy: never equal).
 Identity = Any
@@ -149,12 +161,19 @@ class _RootResults:
 
 
 def check_roots(
-    roots: Sequence[MemoryRoot], settings: Settings, *, today: date | None = None
+    roots: Sequence[MemoryRoot], settings: Settings, *, today: date | None = None,
+    observation: Observation | None = None,
 ) -> CheckRun:
-    """Every problem of ``roots``: replayed, re-checked where files changed, or checked in full."""
+    """Every problem of ``roots``: replayed, re-checked where files changed, or checked in full.
+
+    ``observation``: the roots as the caller just listed them
+    (:func:`memls.store.replay.observe`), so they are not listed again.
+    """
     today = today or date.today()
-    observed_ns = now_ns()
-    listings = [_list_root(root, observed_ns) for root in roots]
+    seen = observation.of(roots) if observation is not None else None
+    if seen is None:
+        seen = Observation(now_ns(), roots_fingerprint(roots))
+    listings = [_list_root(root, files, seen.observed_ns) for root, (_, _, files) in zip(roots, seen.fingerprint)]
     # A root given twice is one root of the model: results are kept per root given, so not kept.
     distinct = len({resolved_path(root.path) for root in roots}) == len(roots)
     location = _location(roots, settings) if cache_enabled() and distinct else None
@@ -177,9 +196,10 @@ def check_roots(
     if outcome is None:
         outcome = _full(roots, settings, today, listings if location is not None else None)
     run, kept, worth_storing = outcome
-    if location is not None and worth_storing:
-        store_private(location.with_suffix(".records"), identity, (key, kept))
-        if state is not None:
+    if location is not None:
+        if worth_storing:
+            store_private(location.with_suffix(".records"), identity, (key, kept))
+        if state is not None and (worth_storing or run.how == "incremental"):
             # The problems pickled apart: a run that does not replay them does not unpickle them.
             import pickle
 
@@ -213,25 +233,30 @@ def _state_digest(listings: list[_Listing]) -> bytes | None:
 # -- listing ---------------------------------------------------------------------------
 
 
-def _list_root(root: MemoryRoot, observed_ns: int) -> _Listing:
-    """Every document file of one root with its identity (None while it may still change)."""
-    try:
-        listing = stat_directory(root.path, is_document_filename)
-    except OSError:
-        listing = None
+def _list_root(root: MemoryRoot, files: RootFiles, observed_ns: int) -> _Listing:
+    """Every document file of one root with its identity (None while it may still change).
+
+    ``files``: the root's part of an observation's fingerprint (an errno: the
+    directory could not be listed, so it has no files). Names a reader cannot
+    open (sizes below 0 there) are ``stat``-ed again for why.
+    """
     identities: dict[str, Identity] = {}
     unreadable: set[str] = set()
     index: list[Identity] = [None, None]
-    if listing is not None:
+    if not isinstance(files, int):
         settled_before = observed_ns - RACY_WINDOW_NS  # memls.store.cache.is_settled, inlined: 10k files
-        for name, st in listing.files:
-            mtime, ctime = st.st_mtime_ns, st.st_ctime_ns
+        for name, size, mtime, ctime, ino, dev in files:
+            if size < 0:
+                why = unreadable_reason(root.path / name)
+                if why is not None:
+                    if document_kind(name) == "entry":  # as the model loads them
+                        identities[name] = ("unreadable", why)
+                        unreadable.add(name)
+                    continue
+                identities[name] = None  # readable since it was listed: still changing
+                continue
             settled = mtime < settled_before and ctime < settled_before
-            identities[name] = (st.st_size, mtime, ctime, st.st_ino, st.st_dev) if settled else None
-        for name, why in listing.unreadable:
-            if document_kind(name) == "entry":  # as the model loads them
-                identities[name] = ("unreadable", why)
-                unreadable.add(name)
+            identities[name] = (size, mtime, ctime, ino, dev) if settled else None
     index_names = (INDEX_FILENAME, POLICY_FILENAME)
     for i, name in enumerate(index_names):
         if name in identities:
@@ -301,12 +326,13 @@ def _incremental(
 ) -> tuple[CheckRun, list[_RootResults], bool] | None:
     """The run from the stored results and the changed files' component; None: check in full.
 
-    The flag says whether the new results are worth writing. Not when every
-    file that changed is still racy and the index results stand: the next
-    run re-checks those files whatever is stored, and the stored results,
-    one whole earlier run, still hold for everything else. Writing them
-    costs more than the re-check it would save (10k entries: ~30 ms
-    against ~1 ms).
+    The flag says whether the new per-file records are worth writing. Not
+    while the index results stand and either every file that changed is
+    still racy (the next run re-checks those files whatever is stored) or
+    the documents re-checked are fewer than :data:`REWRITE_FRACTION` asks:
+    the stored results, one whole earlier run, still hold for everything
+    else, and writing them costs more than the re-check it would save
+    (10k entries: 30-70 ms against ~1 ms a document).
     """
     changed: list[set[str]] = []
     for listing, before in zip(listings, stored):
@@ -389,7 +415,13 @@ def _incremental(
     workspace = part
     paths = [part.roots[i].path / name for i, name in sorted(members)]
     for i, redo in enumerate(index_moved):
-        if redo and not _index_view_suffices(part, i, listings[i], stored[i], members):
+        if not redo:
+            continue
+        # A view of every entry is tens of thousands of small objects built at once:
+        # collector passes over them (and the stored records) cost more than building them.
+        with paused_gc():
+            suffices = _index_view_suffices(part, i, listings[i], stored[i], members)
+        if not suffices:
             # The index files are judged against every entry's document: the whole model.
             workspace = Workspace.load(roots)
             break
@@ -426,11 +458,12 @@ def _incremental(
                 if path in fresh:
                     problems[name] = fresh[path]
         updated.append(_RootResults(records, problems, listing.index_identity))
-    settled = any(index_moved) or any(
+    settled = any(
         listings[i].identities.get(name) is not None or name not in listings[i].identities
         for i, names in enumerate(changed) for name in names
     )
-    return _assemble(listings, updated, rechecked, "incremental"), updated, settled
+    worth = len(members) * REWRITE_FRACTION >= sum(len(before.records) for before in stored)
+    return _assemble(listings, updated, rechecked, "incremental"), updated, any(index_moved) or (settled and worth)
 
 
 def _index_view_suffices(

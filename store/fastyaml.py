@@ -39,9 +39,10 @@ _FLOAT = "tag:yaml.org,2002:float"
 # Anything but LF, printable ASCII and the printable non-ASCII planes. Tabs, CR,
 # control characters (the reader's error), NEL / LS / PS (YAML line breaks the
 # document does not count), byte-order marks and surrogates all fall back.
-_OUTSIDE_GRAMMAR = re.compile(
-    "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
-)
+_OUTSIDE_GRAMMAR = "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+# The same class for ASCII text, nearly every frontmatter: compiling the whole
+# class costs milliseconds in every process that parses a file, this part none.
+_OUTSIDE_ASCII_GRAMMAR = re.compile("[^\n\x20-\x7e]")
 # ``key:``, then blanks and the value (trailing blanks excluded), or nothing.
 _ENTRY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*?))? *$")
 # ``- value`` (trailing blanks excluded); an empty item is not read.
@@ -76,7 +77,7 @@ def parse_flat_mapping(
 
     ``first_line`` is the document line of the text's first line.
     """
-    if _OUTSIDE_GRAMMAR.search(yaml_text):
+    if (_OUTSIDE_ASCII_GRAMMAR if yaml_text.isascii() else re.compile(_OUTSIDE_GRAMMAR)).search(yaml_text):
         return None
     rows = [
         (first_line + i, line)

@@ -39,7 +39,8 @@ import os
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from stat import S_ISREG
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from .cache import (
     Stamp,
@@ -63,9 +64,42 @@ if TYPE_CHECKING:
     Root = MemoryRoot | Layer
 
 # Per root: (resolved path, scope, ((file name, *stamp), ...) or the errno of its listing).
-Fingerprint = tuple[tuple[str, str, tuple[tuple[str, int, int, int, int, int], ...] | int], ...]
+RootFiles = tuple[tuple[str, int, int, int, int, int], ...] | int
+Fingerprint = tuple[tuple[str, str, RootFiles], ...]
 
 T = TypeVar("T")
+
+
+class Observation(NamedTuple):
+    """The roots' files as one listing saw them, and the moment just before it.
+
+    A command that replays its answer lists and ``stat``-s every file for
+    its key; when the answer has to be computed, the engine under it (the
+    audit's own view, the check results cache) needs the same listing.
+    Taken once and handed down, 10k files cost one listing, not three. The
+    moment is taken before the listing, so a file judged settled by it had
+    settled before it was ``stat``-ed.
+    """
+
+    observed_ns: int
+    fingerprint: Fingerprint
+
+    def of(self, roots: Sequence[Root]) -> Observation | None:
+        """The part of this observation that covers exactly ``roots`` (None: some root was not listed)."""
+        listed = {(resolved, scope): files for resolved, scope, files in self.fingerprint}
+        part = []
+        for root in roots:
+            key = (resolved_path(root.path), root.scope)
+            if key not in listed:
+                return None
+            part.append((*key, listed[key]))
+        return Observation(self.observed_ns, tuple(part))
+
+
+def observe(roots: Sequence[Root]) -> Observation:
+    """List and ``stat`` every document of ``roots`` now."""
+    observed_ns = now_ns()
+    return Observation(observed_ns, roots_fingerprint(roots))
 
 
 def roots_fingerprint(roots: Sequence[Root]) -> Fingerprint:
@@ -96,6 +130,7 @@ def replayed(
     compute: Callable[[], T],
     *,
     guard: Callable[[], AbstractContextManager[Any]] | None = None,
+    observation: Observation | None = None,
 ) -> T:
     """``compute()``, or its value from the last run over the same unchanged files.
 
@@ -108,11 +143,18 @@ def replayed(
     only stored from a computation inside the guard, so the fingerprint of a
     state a writer is half-way through (one file renamed, the next not yet)
     was never stored and cannot be matched.
+
+    ``observation``: the roots as the caller just listed them (:func:`observe`),
+    used instead of listing them again.
     """
     if not cache_enabled():
         with guard() if guard is not None else nullcontext():
             return compute()
-    fingerprint = roots_fingerprint(roots)
+    if observation is None:
+        fingerprint = roots_fingerprint(roots)
+        observed_ns = None
+    else:
+        observed_ns, fingerprint = observation
     digest = fingerprint_digest(fingerprint)
     identity = _identity(kind, roots, params)
     location = _location(identity, roots)
@@ -121,7 +163,8 @@ def replayed(
         if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == digest:
             return cached[1]
     with guard() if guard is not None else nullcontext():
-        observed_ns = now_ns()
+        if observed_ns is None or guard is not None:
+            observed_ns = now_ns()
         if guard is not None:
             fingerprint = roots_fingerprint(roots)
             digest = fingerprint_digest(fingerprint)
@@ -176,7 +219,9 @@ def _document_stamps(root_dir: Path) -> tuple[tuple[str, int, int, int, int, int
     broken or looping symlink) counts with the identity of the link itself
     and size -1, which no file has; so a link that appears, disappears, is
     re-pointed or starts resolving changes the fingerprint like any other
-    file does.
+    file does. A name that is not a regular file (a directory) counts with
+    size -2, so the fingerprint alone tells which names a reader can open
+    (:mod:`memls.store.check_cache` lists a root from it).
     """
     try:
         fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -191,7 +236,8 @@ def _document_stamps(root_dir: Path) -> tuple[tuple[str, int, int, int, int, int
             except OSError:
                 append((name, *_link_stamp(name, fd)))
                 continue
-            append((name, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev))
+            size = st.st_size if S_ISREG(st.st_mode) else -2
+            append((name, size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev))
     except OSError as exc:
         return exc.errno or -1
     finally:

@@ -68,6 +68,7 @@ from .roots import MemoryRoot, default_write_root, resolve_roots
 from .text import fold_line_breaks, index_line_hazards
 
 if TYPE_CHECKING:
+    from .replay import Observation
     from .transaction import RootTransaction
     from .warm_root import WarmRoot
 
@@ -545,14 +546,18 @@ class MemoryStore:
 
     # -- audit ---------------------------------------------------------------
 
-    def audit(self, *, scope: str | None = None) -> list[AuditIssue]:
-        """Return parse and supersession consistency issues for one root."""
+    def audit(self, *, scope: str | None = None, observation: Observation | None = None) -> list[AuditIssue]:
+        """Return parse and supersession consistency issues for one root.
+
+        ``observation``: the roots as the caller just listed them
+        (:func:`memls.store.replay.observe`; memls's CLI), not listed again.
+        """
         root = self.root(scope)
         if not root.path.is_dir():
             return []
         from .audit import audit_root
 
-        return audit_root(root)
+        return audit_root(root, observation=observation)
 
 
 def update_index_line(memory_dir: Path, entry: MemoryEntry) -> None:

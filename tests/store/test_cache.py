@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import pickle
 import pwd
 import shutil
 import subprocess
@@ -172,15 +171,29 @@ def test_corrupt_cache_is_ignored_and_replaced(root: Path) -> None:
     assert len(cached_names(root)) == 5  # rewritten whole
 
 
-def test_cache_torn_between_its_chunks_is_ignored(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A cache is written a few entries per pickle; a file that ends after a whole chunk is not a smaller cache."""
-    monkeypatch.setattr(cache_module, "PICKLE_CHUNK", 2)
+def test_a_cache_written_in_chunks_pauses_before_each_and_reads_back_whole(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for i in range(5, 12):
+        write_entry(root, f"note-{i}", f"description {i}")
+    monkeypatch.setattr(cache_module, "CHUNK_ENTRIES", 5)
+    Workspace.load([MemoryRoot("project", root)])  # fills the documents cache
+    cache = ParseCache.open(root, "documents")
+    written_at_pauses: list[bool] = []
+    location = cache_file(root, "documents")
+    location.unlink()
+    cache.changed = set(cache.entries)  # all to write again
+    cache.save(pause=lambda: written_at_pauses.append(location.exists()))
+    assert written_at_pauses == [False, False, False]  # 12 entries in chunks of 5, none written yet
+    assert ParseCache.open(root, "documents").entries.keys() == cache.entries.keys()
+    assert Workspace.load([MemoryRoot("project", root)]).entry_count() == 12
+
+
+def test_a_cache_cut_before_its_end_is_a_cold_cache(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache_module, "CHUNK_ENTRIES", 2)
     read_root(root, "project")
     location = cache_file(root, "entries")
-    data = location.read_bytes()
-    assert cached_names(root) == {f"note-{i}.md" for i in range(5)}
-    end_marker = len(pickle.dumps(None, protocol=pickle.HIGHEST_PROTOCOL))
-    location.write_bytes(data[:-end_marker])  # every chunk, without the end
+    whole = location.read_bytes()
+    location.write_bytes(whole[:-1])  # the end of the stream is lost: the chunks before it prove nothing
     assert ParseCache.open(root, "entries").entries == {}
     assert len(read_root(root, "project").entries) == 5
 
@@ -204,7 +217,7 @@ def test_engine_fingerprint_covers_the_engine_only() -> None:
     assert not (package / "cli.py").exists()
 
 
-def test_cache_files_of_an_earlier_layout_are_deleted_on_the_next_write(root: Path) -> None:
+def test_cache_files_of_an_earlier_layout_are_deleted_when_a_cache_file_is_first_written(root: Path) -> None:
     directory = Path(os.environ["MEMLS_CACHE_DIR"])
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     retired = directory / "0123abcd.parse-cache"

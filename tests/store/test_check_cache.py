@@ -163,3 +163,40 @@ def test_an_entry_added_to_a_generated_index_is_placed_by_every_entry_s_stored_l
     assert missing.code == "index-missing-entry"
     assert run.results == fresh(root)
     assert [p.span for p in run.results[directory / "MEMORY.md"]] == [p.span for p in fresh(root)[directory / "MEMORY.md"]]
+
+
+def test_a_change_too_small_to_pay_for_a_rewrite_leaves_the_records_and_is_rechecked_again(
+    root: MemoryRoot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("memls.store.check_cache.REWRITE_FRACTION", 0)  # no change is ever large enough
+    check_roots([root], Settings(), today=TODAY)
+    (records,) = Path(os.environ["MEMLS_CACHE_DIR"]).glob("*.records")
+    written = records.stat().st_mtime_ns, records.stat().st_ino
+    path = write(root.path, "old.md", "---\nname: old\ndescription: d\nstatus: superseded\nsuperseded_by: new\n---\nmore\n")
+    os.utime(path, (OLD + 5, OLD + 5))
+    first = check_roots([root], Settings(), today=TODAY)
+    assert (records.stat().st_mtime_ns, records.stat().st_ino) == written
+    assert first.results == fresh(root)
+    assert check_roots([root], Settings(), today=TODAY).how == "replayed"  # the answer itself was kept
+    (root.path / "new.md").unlink()
+    second = check_roots([root], Settings(), today=TODAY)
+    # old.md again (changed against the records), new.md (gone), and the index it leaves.
+    assert (second.how, second.rechecked) == ("incremental", 3)
+    assert second.results == fresh(root)
+
+
+def test_names_no_reader_can_open_are_problems_of_their_own_in_every_way_of_answering(root: MemoryRoot) -> None:
+    """A directory and a dangling link named like entries: the listing marks them, a check says why."""
+    (root.path / "folder.md").mkdir()
+    (root.path / "dangling.md").symlink_to(root.path / "nowhere.md")
+    first = check_roots([root], Settings(), today=TODAY)
+    assert first.results == fresh(root)
+    assert {root.path / "folder.md", root.path / "dangling.md"} <= first.results.keys()
+    assert check_roots([root], Settings(), today=TODAY).results == first.results  # replayed
+    path = write(root.path, "new.md", "---\nname: new\ndescription: changed\n---\n")
+    os.utime(path, (OLD + 5, OLD + 5))
+    (root.path / "other.md").mkdir()
+    run = check_roots([root], Settings(), today=TODAY)
+    assert run.how == "incremental"
+    assert run.results == fresh(root)
+    assert root.path / "other.md" in run.results
