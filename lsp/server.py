@@ -24,7 +24,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from memls.store.cache import ParseCache, paused_gc
-from memls.store.model import document_kind
+from memls.store.model import RootState, document_kind
 
 from . import __version__
 from .client_features import ClientFeatures
@@ -392,22 +392,26 @@ def _configure_and_load_new_roots(state: ServerState, settings: dict | None,
     return state.apply_roots()
 
 
-def _list_roots(state: ServerState) -> list[tuple[Path, os.stat_result | None]]:
-    """Every document of every root with its ``stat``, root by root in file order."""
-    listed: list[tuple[Path, os.stat_result | None]] = []
+ScanListing = list[tuple[RootState, Path, os.stat_result | None]]
+
+
+def _list_roots(state: ServerState) -> ScanListing:
+    """Every document of every root with its root and ``stat``, root by root in file order."""
+    listed: ScanListing = []
     for root_state in state.workspace.roots:
-        listed.extend(state.workspace.listing(root_state))
+        listed.extend((root_state, path, st) for path, st in state.workspace.listing(root_state))
     return listed
 
 
-def _load_batch(state: ServerState, listed: list[tuple[Path, os.stat_result | None]]) -> None:
+def _load_batch(state: ServerState, listed: ScanListing) -> None:
     # A bulk load builds many long-lived objects: keep the collector out of it
     # (store.cache.paused_gc says why). The model lives as long as this
     # process, so it is also frozen out of later passes.
+    buffers, load = state.buffers, state.workspace.load_document
     with paused_gc(freeze=True):
-        for path, st in listed:
-            if path not in state.buffers:
-                state.workspace.load_document(path, st)
+        for root_state, path, st in listed:
+            if path not in buffers:
+                load(path, st, root=root_state)
 
 
 def _end_scan(state: ServerState, pause: Callable[[], None] | None = None) -> None:

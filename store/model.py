@@ -26,11 +26,10 @@ import stat
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
-from .anchors import anchor, value_span
+from .anchors import anchor, keys
 from .cache import ParseCache, Stamp, is_settled, now_ns, paused_gc, stamp_of
 from .entry import MemoryEntry
 from .index import INDEX_FILENAME, POLICY_FILENAME
@@ -55,15 +54,15 @@ from .text import one_line
 _StackKey = TypeVar("_StackKey", bound=Hashable)
 
 
-@dataclass(frozen=True)
-class DiskRead:
+class DiskRead(NamedTuple):
     """A document's file as it was when its text was read: its stamp, and whether that proves anything.
 
     With it one ``stat`` tells whether the file still holds what the model
     read (:meth:`holds_for`). An equal stamp proves that only when the file
     had been quiet for the racy window before the look (``settled``): a
     write within the timestamps' granularity can keep size and times (the
-    parse cache's rule, :func:`memls.store.cache.is_settled`).
+    parse cache's rule, :func:`memls.store.cache.is_settled`). A tuple: every
+    document of a scan gets one.
     """
 
     stamp: Stamp
@@ -135,10 +134,11 @@ class Document:
         """
         return self if self.loads else self.last_good
 
-    @cached_property
+    @property
     def loads(self) -> bool:
         """Whether its frontmatter loaded (or it is not parsed at all: an index, a policy)."""
-        return self.parsed is None or self.parsed.loaded
+        parsed = self.parsed
+        return parsed is None or parsed.loaded
 
     @property
     def name(self) -> str | None:
@@ -148,20 +148,25 @@ class Document:
         ``facts``, or the name the text states for certain before the YAML
         failure, and no name at all when even that is in doubt.
         """
-        if not self.loads:
-            assert self.parsed is not None  # an unparsed document loads
-            facts = self.last_good
-            return facts.name if facts is not None else self.parsed.name_before_error
-        entry = self.entry
-        return entry.name if entry is not None else None
+        parsed = self.parsed
+        if parsed is None:
+            return None  # no entry
+        if self.last_good is None or parsed.loaded:
+            return parsed.stated_name
+        return self.last_good.name
 
-    @cached_property
+    @property
     def slug(self) -> str | None:
         """The slug of the entry's name (the file a save of it writes, minus ``.md``).
 
-        Computed once: the registry and three checks ask for it, and a
-        document is replaced, never changed, when its text changes.
+        The parse's, computed once per parse (:attr:`ParsedDocument.slug`),
+        whenever the name is the one the text states.
         """
+        parsed = self.parsed
+        if parsed is None:
+            return None  # no entry, no name
+        if self.last_good is None or parsed.loaded:
+            return parsed.slug
         name = self.name
         return slugify(name) if name is not None else None
 
@@ -184,38 +189,20 @@ class Document:
         Checks about a document's name judge this one only, so a half-typed
         buffer shown with its last good facts is not blamed for them.
         """
-        if self.loads:
-            entry = self.entry
-            return entry.name if entry is not None else None
-        assert self.parsed is not None  # an unparsed document loads
-        return self.parsed.name_before_error
-
-    @cached_property
-    def successor(self) -> str | None:
-        """``superseded_by`` as the loaded frontmatter writes it: a non-empty string, else None.
-
-        A value of another type is the frontmatter checks' problem; the
-        reader's ``str()`` of it (``'None'``, ``'[a]'``) names no entry.
-        """
-        value = self._written("superseded_by")
-        return value if isinstance(value, str) and value else None
-
-    @cached_property
-    def predecessors(self) -> list[tuple[int, str]]:
-        """``supersedes`` items that are strings, with their index in the list (a bare string is item 0)."""
-        value = self._written("supersedes")
-        if isinstance(value, str):
-            return [(0, value)]
-        if isinstance(value, list):
-            return [(i, item) for i, item in enumerate(value) if isinstance(item, str)]
-        return []
-
-    def _written(self, key: str) -> Any:
-        if self.entry is None or not self.loads:
-            return None
         parsed = self.parsed
-        assert parsed is not None and parsed.frontmatter is not None  # it has an entry and loads
-        return parsed.frontmatter.data.get(key)
+        return parsed.stated_name if parsed is not None else None
+
+    @property
+    def successor(self) -> str | None:
+        """``superseded_by`` as the loaded frontmatter writes it (:attr:`ParsedDocument.successor`)."""
+        parsed = self.parsed
+        return parsed.successor if parsed is not None else None
+
+    @property
+    def predecessors(self) -> tuple[tuple[int, str], ...]:
+        """``supersedes`` string items with their index (:attr:`ParsedDocument.predecessors`)."""
+        parsed = self.parsed
+        return parsed.predecessors if parsed is not None else ()
 
     @property
     def links(self) -> frozenset[str]:
@@ -225,11 +212,8 @@ class Document:
             return frozenset()
         if facts is not self:
             return facts.links
-        out = {name for _, name in self.predecessors}
-        successor = self.successor
-        if successor:
-            out.add(successor)
-        return frozenset(out)
+        parsed = self.parsed
+        return parsed.links if parsed is not None else frozenset()
 
 
 @dataclass(eq=False)
@@ -340,16 +324,20 @@ class RootState:
     # -- registry maintenance -----------------------------------------------
 
     def register(self, doc: Document) -> None:
-        self.documents[doc.path] = doc
-        self.track_index(doc.path, doc)
-        for name in doc.guessed_names:
-            self.maybe_named[name].add(doc.path)
-        if doc.kind != "entry" or doc.name is None or doc.slug is None:  # (the slug is None only without a name)
+        path = doc.path
+        self.documents[path] = doc
+        self.track_index(path, doc)
+        for guess in doc.guessed_names:
+            self.maybe_named[guess].add(path)
+        if doc.kind != "entry":
             return
-        _insert_sorted(self.by_name[doc.name], doc.path)
-        _insert_sorted(self.by_slug[doc.slug], doc.path)
-        for name in doc.links:
-            self.linked_from[name].add(doc.path)
+        name, slug = doc.name, doc.slug
+        if name is None or slug is None:  # (the slug is None only without a name)
+            return
+        _insert_sorted(self.by_name[name], path)
+        _insert_sorted(self.by_slug[slug], path)
+        for link in doc.links:
+            self.linked_from[link].add(path)
 
     def track_index(self, path: Path, doc: Document | None) -> None:
         """Bump ``index_revision`` when ``path``'s index-relevant facts changed.
@@ -580,7 +568,10 @@ class Workspace:
             listed.sort(key=lambda item: item[0].name)
         return listed
 
-    def load_document(self, path: Path, st: os.stat_result | None = None, *, cached: bool = True) -> None:
+    def load_document(
+        self, path: Path, st: os.stat_result | None = None, *, cached: bool = True,
+        root: RootState | None = None,
+    ) -> None:
         """Read one file into the model without computing what it affects (bulk loads).
 
         Entry documents come from the root's persistent parse cache when the
@@ -589,9 +580,11 @@ class Workspace:
         ``cached=False`` reads and parses the file without opening the cache:
         for a caller loading a handful of files, opening the cache of a large
         root costs more than parsing them (``memls.store.check_cache``).
+        ``root`` is the root whose :meth:`listing` gave ``path``: it spares
+        finding the root again (a ``Path`` made and hashed per file).
         """
         kind = document_kind(path.name)
-        state = self._root_by_dir.get(path.parent)
+        state = root if root is not None else self._root_by_dir.get(path.parent)
         if state is None and kind is not None:  # reached through another spelling
             state = self.root_of(path)
             path = state.path / path.name if state is not None else path
@@ -851,8 +844,14 @@ def index_key(doc: Document) -> tuple | None:
     entry = doc.index_entry
     if doc.kind != "entry" or entry is None:
         return None
+    # ``anchor(doc)`` and ``value_span(doc, "status")``, with the key spans looked up
+    # once: every document of a scan is filed through here.
+    spans = keys(doc)
+    name = spans.get("name")
+    where = name.value if name is not None else anchor(doc)
+    status = spans.get("status")
     return (entry.name, entry.title, entry.description, entry.type, entry.status,
-            anchor(doc), value_span(doc, "status"))
+            where, status.value if status is not None else where)
 
 
 def _make_document(
@@ -876,7 +875,9 @@ def open_documents_cache(root_dir: Path) -> ParseCache:
 
 
 def _portable(parsed: ParsedDocument) -> ParsedDocument:
-    return parsed if parsed.path is None else parsed.placed(None)
+    # Always a copy: the writer thread pickles it while the engine may still
+    # fill the original's once-computed facts in.
+    return parsed.placed(None)
 
 
 def _load_root(state: RootState) -> None:

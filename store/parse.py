@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,6 +35,7 @@ from .entry import (
 )
 from .errors import MemoryFrontmatterError, MemoryParseError
 from .frontmatter import Frontmatter, load_yaml, normalize_text, read_document_text, split_frontmatter
+from .names import slugify
 from .spans import Span, YamlProblem
 
 # gptme's fallback for YAML it cannot load: ``key: value`` lines, one level of nesting.
@@ -83,7 +85,13 @@ class ParsedDocument:
     # guess from a line parser; other entries are told only this.
     name_before_error: str | None = None
 
-    @property
+    # What the model files a document under (``loaded`` and below) is computed
+    # once per parse and kept in the instance's ``__dict__``, which the
+    # documents cache pickles with the parse: a warm start then files 10k
+    # entries without slugifying a name or reading a link again. Each is a
+    # function of the parse alone, which is never changed once made.
+
+    @cached_property
     def loaded(self) -> bool:
         """Whether the frontmatter loaded as a mapping, so every field is what the file says.
 
@@ -93,6 +101,62 @@ class ParsedDocument:
         """
         fm = self.frontmatter
         return fm is not None and fm.error is None and isinstance(fm.data, dict)
+
+    @cached_property
+    def stated_name(self) -> str | None:
+        """The name this text states for certain (None: none, or in doubt).
+
+        The entry's name when the frontmatter loaded; otherwise the name the
+        lines before the YAML failure state (``name_before_error``), never the
+        line fallback's guess.
+        """
+        if self.loaded:
+            return self.entry.name if self.entry is not None else None
+        return self.name_before_error
+
+    @cached_property
+    def slug(self) -> str | None:
+        """The slug of :attr:`stated_name` (the file a save of it writes, minus ``.md``)."""
+        name = self.stated_name
+        if name is None:
+            return None
+        slug = slugify(name)
+        return name if slug == name else slug  # one string, not two, in the documents cache
+
+    @cached_property
+    def successor(self) -> str | None:
+        """``superseded_by`` as the loaded frontmatter writes it: a non-empty string, else None.
+
+        A value of another type is the frontmatter checks' problem; the
+        reader's ``str()`` of it (``'None'``, ``'[a]'``) names no entry.
+        """
+        value = self._written("superseded_by")
+        return value if isinstance(value, str) and value else None
+
+    @cached_property
+    def predecessors(self) -> tuple[tuple[int, str], ...]:
+        """``supersedes`` items that are strings, with their index in the list (a bare string is item 0)."""
+        value = self._written("supersedes")
+        if isinstance(value, str):
+            return ((0, value),)
+        if isinstance(value, list):
+            return tuple((i, item) for i, item in enumerate(value) if isinstance(item, str))
+        return ()
+
+    @cached_property
+    def links(self) -> frozenset[str]:
+        """Every name :attr:`predecessors` and :attr:`successor` point at."""
+        out = {name for _, name in self.predecessors}
+        successor = self.successor
+        if successor:
+            out.add(successor)
+        return frozenset(out)
+
+    def _written(self, key: str) -> Any:
+        if self.entry is None or not self.loaded:
+            return None
+        assert self.frontmatter is not None  # it loaded
+        return self.frontmatter.data.get(key)
 
     def place(self, path: Path | None) -> ParsedDocument:
         """Set the path of this parse and its entry, in place; returns it.

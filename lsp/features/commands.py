@@ -34,7 +34,6 @@ import dataclasses
 import logging
 import sys
 from collections.abc import Awaitable, Callable
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -264,6 +263,10 @@ def _recall(state: ServerState, cache: RecallCache, query: str, limit: int) -> l
 
 
 def _package_version(name: str) -> str | None:
+    # Imported here: importlib.metadata (with the zipfile, csv and email it loads)
+    # was a tenth of memls's own imports on the way to answering ``initialize``.
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version(name)
     except PackageNotFoundError:
