@@ -57,9 +57,10 @@ class RootAroundSave:
     entries: Callable[[], tuple[Sequence[MemoryEntry], Sequence[MemoryEntry]]]
     renderings: Callable[[], tuple[str, str]] | None = None
     # The unbudgeted index before the save with each other version of the saved
-    # entry its line may describe (``earlier`` of :func:`index_after_save`) in
-    # its place: the editor may have taken that version as the file's while
-    # the index was rendered for another. Left out: none.
+    # entry its line may describe (``earlier`` of :func:`index_after_save`), or
+    # none (the file was no entry yet), in its place: the editor may have taken
+    # that version as the file's while the index was rendered for another --
+    # another tool wrote the file before the user opened it. Left out: none.
     earlier_renderings: Callable[[], Sequence[str]] = tuple
 
     def rendered(self) -> tuple[str, str]:

@@ -87,6 +87,9 @@ def update_index_on_save(
         return None
     versions = [e for text in previous_texts if (e := _index_entry(state, doc.path, text)) is not None]
     previous = versions[0] if versions else None
+    # Other versions the index may have been rendered for (None: no line), the
+    # entry as the index last followed it joins them once the model caught up.
+    others: list[MemoryEntry | None] = list(versions[1:])
     saved = doc.index_entry
     index_path = root.index_path
     edit_buffer = beside_unsaved = False
@@ -98,7 +101,8 @@ def update_index_on_save(
         assert around is not None
         return index_after_save(
             around=around, saved=saved, previous=previous, removed_filename=path.name,
-            policy=policy, current=current, mode=mode, earlier=versions[1:], unsaved=unsaved,
+            policy=policy, current=current, mode=mode, earlier=[e for e in others if e is not None],
+            unsaved=unsaved,
         )
 
     def compute_on_disk(current: str | None) -> str | None:
@@ -108,7 +112,13 @@ def update_index_on_save(
         nonlocal around, policy, edit_buffer, beside_unsaved
         caught_up = state.catch_up_with_disk(root)
         affected.update(caught_up.affected)
-        around = _around_save(state, root, doc.path, previous, caught_up.entries_before, versions[1:])
+        # Another tool wrote (or made) the saved file itself since the index was
+        # last judged: the index memls rendered then followed the entry before that
+        # write, not the text the editor opened, and is memls's rendering still.
+        lagged = caught_up.entries_before.get(doc.path.name, previous)
+        if lagged != previous and lagged not in others:
+            others.append(lagged)
+        around = _around_save(state, root, doc.path, previous, caught_up.entries_before, others)
         policy = IndexPolicy.read(root.path)
         if state.has_unsaved_changes(index_path):
             beside_unsaved = state.changed_under(index_path, current)
@@ -128,7 +138,7 @@ def update_index_on_save(
 
 def _around_save(
     state: ServerState, root, path: Path, previous, caught_up: Mapping[str, MemoryEntry | None],
-    other_versions: Sequence[MemoryEntry] = (),
+    other_versions: Sequence[MemoryEntry | None] = (),
 ) -> RootAroundSave:
     """The root's index entries before and after the save of ``path`` (whose entry was ``previous``).
 
@@ -139,6 +149,8 @@ def _around_save(
     memls rendered before another tool added, changed or removed a file
     behind the editor's back is still memls's rendering, and is rendered
     anew (as ``memls index --refresh`` judges it against the last commit).
+    ``other_versions`` are the saved file's other entries the index may have
+    been rendered for (None: it was no entry), each tried in its place.
 
     The entry lists are :func:`_saved_entries`, with those earlier entries
     in their files' places before. Once the first scan has loaded the root,
