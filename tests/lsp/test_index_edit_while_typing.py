@@ -119,3 +119,28 @@ async def test_lines_typed_into_the_open_index_while_the_server_edits_it_all_sur
         assert without_entry_line(buffer.text) == buffer.users
     assert (buffer.declined > 0) == versioned  # the in-transit keystrokes did overtake edits
     assert not [m.message for m in session.client.messages if "not updated" in m.message]
+
+
+async def test_two_saves_in_a_row_leave_the_open_index_with_the_last_saved_line(start):
+    """The second save comes before the editor has taken the first save's edit: its line still wins."""
+    session = await start({"a.md": entry("a", "round 0"), "b.md": entry("b", "second")}, index=INDEX)
+    buffer = EditorBuffer(session, INDEX)
+    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: buffer.apply(params))
+    buffer.type_line("top", "typed before any save")  # the buffer has unsaved changes
+    session.open("a.md")
+    await barrier(session)
+    for number in (1, 2):  # back to back: no wait for the server between them
+        text = entry("a", f"round {number}")
+        session.change("a.md", text, number + 1)
+        (session.root / "a.md").write_text(text, encoding="utf-8")
+        session.client.text_document_did_save(types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=session.uri("a.md")), text=text))
+    for _ in range(100):
+        if "round 2\n" in buffer.text:
+            break
+        await asyncio.sleep(0.05)
+    await barrier(session, "zz-probe-2.md")
+    await asyncio.sleep(0.5)  # an edit that would come late has come
+    assert [x for x in buffer.text.splitlines() if "](a.md)" in x] == ["- [a](a.md) \u2014 round 2"], buffer.text
+    assert without_entry_line(buffer.text) == buffer.users
+    assert not [m.message for m in session.client.messages if "not updated" in m.message]
