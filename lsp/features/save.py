@@ -20,6 +20,7 @@ shows ``index-line-kept`` until a manual save or a whole autosave.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import Callable, Mapping, Sequence
@@ -57,6 +58,10 @@ class IndexUpdate:
     # Written though the open buffer has unsaved changes: the file changed under
     # it (another tool), so the buffer is left alone and the user is told.
     beside_unsaved: bool = False
+    # For the buffer: whether its text of the save's moment needs an edit. One that
+    # does not may still need one once an earlier save's edit, on its way to the
+    # editor, has landed (the entry's line then describes that save's text).
+    edits_buffer_now: bool = True
 
 
 def update_index_on_save(
@@ -127,9 +132,8 @@ def update_index_on_save(
 
     written = commit_index(root.path, compute_on_disk)
     if edit_buffer:  # the user's unsaved changes stay; the entry's line joins them as an edit
-        if compute(state.text(index_path), unsaved=True) is None:
-            return None
-        return IndexUpdate(index_path, written=False, buffer_text=lambda current: compute(current, unsaved=True))
+        return IndexUpdate(index_path, written=False, buffer_text=lambda current: compute(current, unsaved=True),
+                           edits_buffer_now=compute(state.text(index_path), unsaved=True) is not None)
     if written is None:
         return None
     state.wrote_open_file(index_path, written)
@@ -292,7 +296,7 @@ def save_entry(state: ServerState, path: Path, text: str | None, automatic: bool
         update = update_index_on_save(state, path, previous, affected)
     except (OSError, ValueError) as exc:
         return affected, None, one_line(str(exc))
-    if update is not None:
+    if update is not None and update.edits_buffer_now:
         affected |= {update.index_path}
     return affected, update, None
 
@@ -318,7 +322,8 @@ def register(server: MemlsServer) -> None:
         if error is not None:
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"memls: MEMORY.md not updated: {error}"))
-        if update is not None and not update.written:
+        if update is not None and not update.written and (
+                update.edits_buffer_now or editing_buffer(ls, update.index_path)):
             await edit_open_index(ls, update)
         if update is not None and update.beside_unsaved:
             ls.window_show_message(types.ShowMessageParams(
@@ -333,12 +338,31 @@ NO_APPLY_EDIT = "no-apply-edit"
 INDEX_EDIT_TRIES = 3
 
 
+def editing_buffer(ls: MemlsServer, path: Path) -> bool:
+    """Whether an edit of the open ``path`` is being built, sent or answered (:func:`edit_open_index`)."""
+    lock = ls.buffer_edit_locks.get(path)
+    return lock is not None and lock.locked()
+
+
 async def edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
     """Bring the open ``MEMORY.md`` buffer, which has unsaved changes, to the new index (the changed lines only).
+
+    One edit of a buffer at a time, in the order the saves came: a save
+    right after another is computed from the text the first one's edit
+    made, once the editor has taken it. Built from the text before it, the
+    entry's line would still describe the text before the first save, which
+    the second save's entry does not know: no edit, and the buffer would
+    keep the first save's line.
 
     A client that cannot take edits from the server is told once why the
     index did not follow.
     """
+    lock = ls.buffer_edit_locks.setdefault(update.index_path, asyncio.Lock())
+    async with lock:
+        await _edit_open_index(ls, update)
+
+
+async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
     if not await ls.engine.run(ls.state.speaks_for, update.index_path):
         # Another memls server serves this root and edits the buffer; two edits
         # computed from the same old text would insert the new line twice.
