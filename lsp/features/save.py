@@ -172,8 +172,14 @@ def _around_save(
         before.extend(e for e in entries_before.values() if e is not None)
         return sorted(before, key=lambda e: str(e.path)), after
 
+    @functools.cache
+    def earlier_entries() -> tuple[list, ...]:
+        others = [e for e in entries()[0] if e.path.name != path.name]
+        return tuple(sorted([*others, e] if e is not None else others, key=lambda e: str(e.path))
+                     for e in other_versions)
+
     if state.scanning and root.path in state.scan_roots:
-        return RootAroundSave(entries)
+        return RootAroundSave(entries, earlier_entries=earlier_entries)
     view = root.index_view
     after_changes = _unsaved_in_model(state, root)
     before_changes = {**after_changes, **entries_before}
@@ -186,7 +192,7 @@ def _around_save(
     def earlier_renderings() -> tuple[str, ...]:
         return tuple(view.rendering_with({**before_changes, path.name: e}) for e in other_versions)
 
-    return RootAroundSave(entries, renderings, earlier_renderings)
+    return RootAroundSave(entries, renderings, earlier_renderings, earlier_entries)
 
 
 def _unsaved_in_model(state: ServerState, root) -> dict[str, object]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
+from memls.store.index import index_entries, render_index
+from memls.store.reader import read_root
 from memls.store.roots import MemoryRoot
 from memls.store.store import MemoryStore
 
@@ -211,3 +213,23 @@ async def test_saving_an_entry_another_tool_rewrote_updates_a_curated_line_only_
     save(session, "a.md", entry("a", "first, then by hand"))
     await barrier(session, "zz-probe-2.md")
     assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == CURATED_A.format(hook=after)
+
+
+async def test_saving_an_entry_another_tool_rewrote_renders_an_index_cut_to_a_budget_anew(start):
+    """The same for an index ``memls index --budget`` cut: compared under its marker's budget."""
+    files = {f"{n}.md": entry(n, f"fact {n}") for n in ("a", "b", "c", "d", "e")}
+    session = await start(files)
+    budget = len(rendered(session.root).encode()) - 20
+    (session.root / "MEMORY.md").write_text(cut(session.root, budget), encoding="utf-8")
+    assert "omitted" in cut(session.root, budget)
+    await barrier(session, "zz-probe-0.md")
+    await disk_changed(session, _rewrite_a(session.root), "zz-probe-1.md")
+    await open_and_type(session, "a.md", entry("a", "first, then by hand"))
+    save(session, "a.md", entry("a", "first, then by hand"))
+    await barrier(session, "zz-probe-2.md")
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == cut(session.root, budget)
+
+
+def cut(root, budget: int) -> str:
+    """What ``memls index --budget`` renders for the root as it is on disk."""
+    return render_index(index_entries(read_root(root, "project").entries, managed=False), budget=budget)
