@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -93,10 +94,21 @@ def generated_root(work: Path, n: int, seed: int) -> Path:
 
 def _touch_one(root: Path, i: int) -> None:
     """Change one entry's body (a different file each time), as an agent's edit would."""
-    files = sorted(p for p in root.iterdir() if p.suffix == ".md" and p.name != "MEMORY.md")
-    path = files[(i * 7919) % len(files)]
-    with open(path, "a", encoding="utf-8") as f:
+    with open(_nth_entry(root, i), "a", encoding="utf-8") as f:
         f.write(f"\nEdited for the benchmark ({i}).\n")
+
+
+def _describe_one(root: Path, i: int) -> None:
+    """Change one entry's description (a different file each time): its MEMORY.md line moves."""
+    path = _nth_entry(root, i)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(re.sub(r"(?m)^description: .*$", f'description: "Reworded for the benchmark ({i})"', text, count=1),
+                    encoding="utf-8")
+
+
+def _nth_entry(root: Path, i: int) -> Path:
+    files = sorted(p for p in root.iterdir() if p.suffix == ".md" and p.name != "MEMORY.md")
+    return files[(i * 7919) % len(files)]
 
 
 def cli_timings(root: Path, gptme_py: Path, repeats: int, work: Path) -> dict[str, float]:
@@ -132,11 +144,12 @@ def cli_timings(root: Path, gptme_py: Path, repeats: int, work: Path) -> dict[st
         env = cli_env(**{var: str(copy)})
         runs = repeats * 3 if impl == "memls" else gptme_repeats
         _cli([*argv0, "audit"], env)  # caches warm, as on the unchanged root
-        changed = []
-        for i in range(runs):
-            _touch_one(copy, i)
-            changed.append(_cli([*argv0, "audit"], env))
-        out[f"{impl}_audit_after_change"] = statistics.median(changed)
+        for key, change in (("audit_after_change", _touch_one), ("audit_after_description_change", _describe_one)):
+            changed = []
+            for i in range(runs):
+                change(copy, i)
+                changed.append(_cli([*argv0, "audit"], env))
+            out[f"{impl}_{key}"] = statistics.median(changed)
         saves = [_cli([*argv0, "save", f"bench-cli-saved-{i:03d}", "A benchmark entry"], env)
                  for i in range(runs)]
         out[f"{impl}_save"] = statistics.median(saves)
@@ -256,7 +269,7 @@ def figures(m: dict, g: dict, f: dict, cli: dict) -> dict[str, dict[str, Any]]:
         add("floor_stat_all", f["stat_all"]["median_s"])
     add("floor_read_bytes", f["read_bytes"]["median_s"])
     add("floor_yaml_parse", f["yaml_parse"]["median_s"])
-    for command in ("index", "audit", "list", "show", "audit_after_change", "save"):
+    for command in ("index", "audit", "list", "show", "audit_after_change", "audit_after_description_change", "save"):
         if f"memls_{command}" in cli:
             add(f"cli_{command}", cli[f"memls_{command}"], cli[f"gptme_{command}"])
     if "memls_check" in cli:
@@ -294,7 +307,8 @@ LABELS = {
     "cli_audit": "CLI audit, unchanged root (process)",
     "cli_list": "CLI list (process)",
     "cli_show": "CLI show NAME (process)",
-    "cli_audit_after_change": "CLI audit, one file changed (process)",
+    "cli_audit_after_change": "CLI audit, one entry's body changed (process)",
+    "cli_audit_after_description_change": "CLI audit, one entry's description changed (process)",
     "cli_save": "CLI save of one new entry (process)",
     "cli_floor_start": "floor: interpreter start (python -c pass)",
     "cli_floor_stat": "floor: process listing and stat-ing every file",

@@ -123,9 +123,12 @@ def targets(store: dict[str, Any], server: dict[str, Any]) -> list[dict[str, Any
         add(f"{key} <= {CLI_READ_LIMIT} s", fig.get("memls"), CLI_READ_LIMIT)
         add(f"{key}: gptme/memls >= {CLI_READ_RATIO:.0f}x", fig.get("ratio"), CLI_READ_RATIO,
             at_least=True, unit="x", fig=fig)
-    after = figs.get("cli_audit_after_change", {})
-    add(f"cli_audit_after_change: gptme/memls >= {MIN_RATIO:.0f}x", after.get("ratio"),
-        MIN_RATIO, at_least=True, unit="x", fig=after)
+    # One file changed: its body (the benchmark's edit since round 1), and its
+    # description, which moves its MEMORY.md line (the worse case).
+    for key in ("cli_audit_after_change", "cli_audit_after_description_change"):
+        after = figs.get(key, {})
+        add(f"{key}: gptme/memls >= {MIN_RATIO:.0f}x", after.get("ratio"),
+            MIN_RATIO, at_least=True, unit="x", fig=after)
     save = figs.get("save_each", {})
     add("save of one entry <= 50 ms (API, median)", save.get("memls"), 0.050, fig=save)
     judged = {f"store.{k}" for k in bench_store.LABELS if "floor_" not in k

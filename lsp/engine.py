@@ -18,12 +18,17 @@ is the one the finished model gives.
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+QUIET_SECONDS = 0.05
+"""How long the engine must have had no job before background work takes a turn."""
 
 
 class Engine:
@@ -34,6 +39,10 @@ class Engine:
         # over by the one before it (so none overtakes another).
         self._waiting: deque[asyncio.Future[None]] = deque()
         self._handing_over = False
+        # Jobs handed to the thread and not finished, and when the last one ended.
+        self._activity = threading.Condition()
+        self._running = 0
+        self._last_end = 0.0
 
     @property
     def held(self) -> bool:
@@ -63,7 +72,7 @@ class Engine:
             elif turn in self._waiting:
                 self._waiting.remove(turn)
             raise
-        job = asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)  # queued now, in turn
+        job = asyncio.get_running_loop().run_in_executor(self._executor, self._tracked(fn, args))  # in turn
         self._handing_over = False
         self._wake_next()
         return await job
@@ -78,11 +87,51 @@ class Engine:
     async def run_now(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` on the engine thread even while it is held (the scan, the handshake)."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, fn, *args)
+        return await loop.run_in_executor(self._executor, self._tracked(fn, args))
 
     def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
         """Queue ``fn(*args)`` without waiting (from any thread)."""
-        return self._executor.submit(fn, *args)
+        return self._executor.submit(self._tracked(fn, args))
+
+    def wait_until_quiet(self, quiet: float = QUIET_SECONDS) -> None:
+        """Block the calling thread (never the loop's) until no job has run or waited for ``quiet`` seconds.
+
+        For background work in this process (writing the parse cache): it
+        takes the interpreter's lock in turns with the engine and the loop,
+        so while the editor is being answered it waits, and runs in the
+        pauses between keystrokes.
+        """
+        with self._activity:
+            while True:
+                if self._running or self._waiting or self._held:
+                    left: float | None = quiet
+                else:
+                    left = self._last_end + quiet - time.monotonic()
+                    if left <= 0:
+                        return
+                self._activity.wait(left)
+
+    def _tracked(self, fn: Callable[..., T], args: tuple) -> Callable[[], T]:
+        """``fn(*args)``, counted as engine work while it runs.
+
+        Counted from its start, not its submission: a job cancelled before it
+        ran (the executor's shutdown) must not leave the engine busy forever.
+        Jobs queued back to back start within microseconds of each other,
+        well inside the quiet time.
+        """
+
+        def job() -> T:
+            with self._activity:
+                self._running += 1
+            try:
+                return fn(*args)
+            finally:
+                with self._activity:
+                    self._running -= 1
+                    self._last_end = time.monotonic()
+                    self._activity.notify_all()
+
+        return job
 
     def shutdown(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)

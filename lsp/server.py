@@ -16,6 +16,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -289,7 +290,7 @@ async def _initial_scan(ls: MemlsServer) -> None:
                     message=f"{state.scanned_files}/{total}",
                     percentage=int(100 * state.scanned_files / max(total, 1))))
     finally:
-        await ls.engine.run_now(_end_scan, state)
+        await ls.engine.run_now(_end_scan, state, ls.engine.wait_until_quiet)
         ls.engine.release()
         if progress and not ls.stopping:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
@@ -413,20 +414,22 @@ def _load_batch(state: ServerState, listed: list[tuple[Path, os.stat_result | No
                 state.workspace.load_document(path, st)
 
 
-def _end_scan(state: ServerState) -> None:
+def _end_scan(state: ServerState, pause: Callable[[], None] | None = None) -> None:
     state.scanning = False
     # The next start reuses these parses. Writing them pickles every parse
     # (about 0.3 s at 10k entries, 3 s at 50k), so it happens on a thread of
-    # its own instead of holding up the end of the scan and the first check;
-    # it is not a daemon, so an exit waits for the file rather than tearing it.
+    # its own instead of holding up the end of the scan and the first check,
+    # and in chunks, each after ``pause`` returns: the engine's pauses, so the
+    # keystrokes of the first seconds are not answered at half speed. The
+    # thread is not a daemon, so an exit waits for the file rather than tearing it.
     caches = state.workspace.detach_caches()
     if caches:
-        threading.Thread(target=_save_caches, args=(caches,), name="memls-cache-writer").start()
+        threading.Thread(target=_save_caches, args=(caches, pause), name="memls-cache-writer").start()
 
 
-def _save_caches(caches: list[ParseCache]) -> None:
+def _save_caches(caches: list[ParseCache], pause: Callable[[], None] | None) -> None:
     for cache in caches:
-        cache.save()
+        cache.save(pause)
 
 
 def _watch_parent(pid: int) -> None:

@@ -59,6 +59,9 @@ CACHE_FORMAT = 3
 KINDS = ("entries", "documents")
 MAGIC = b"memls-parse-cache\n"
 MARSHAL_MAGIC = b"memls-marshal-cache\n"
+CHUNKS_MAGIC = b"memls-parse-cache-chunks\n"
+CHUNK_ENTRIES = 64
+"""Parses pickled between two pauses of a background write (about 2 ms of CPU at 10k)."""
 RETIRED_SUFFIXES = (".parse-cache",)
 """Cache files of earlier memls builds that nothing reads any more: deleted when a cache file is first written.
 
@@ -251,8 +254,12 @@ class ParseCache:
         self.entries[name] = (path, scope, stamp, record)
         self.changed.add(name)
 
-    def save(self) -> None:
+    def save(self, pause: Callable[[], None] | None = None) -> None:
         """Write the cache back if enough changed. Best effort: never raises for I/O.
+
+        ``pause`` is called before each chunk of :data:`CHUNK_ENTRIES` entries
+        is written; a caller writing in the background of other work blocks
+        there until that work is done (``memls.lsp.engine``).
 
         Rewriting the whole file costs about as much as parsing 1% of the
         root again (10k entries: ~0.3 s against ~0.1 ms a file), so a handful
@@ -271,11 +278,20 @@ class ParseCache:
         self.changed = set()
         if not self.entries and not self.location.exists():
             return
-        entries = self.entries
-        if self.portable is not None:
-            portable = self.portable
-            entries = {name: (*cached[:3], portable(cached[3])) for name, cached in entries.items()}
-        store_private(self.location, resolved_path(self.root_dir), entries)
+        portable = self.portable
+        items = list(self.entries.items())
+
+        def chunks() -> Iterator[dict]:
+            for start in range(0, len(items), CHUNK_ENTRIES):
+                if pause is not None:
+                    pause()
+                chunk = items[start:start + CHUNK_ENTRIES]
+                if portable is None:
+                    yield dict(chunk)
+                else:
+                    yield {name: (*cached[:3], portable(cached[3])) for name, cached in chunk}
+
+        store_private_chunks(self.location, resolved_path(self.root_dir), chunks())
 
 
 @contextmanager
@@ -336,8 +352,8 @@ def _header(identity: str) -> dict:
 
 def _load(location: Path, root_dir: Path) -> dict:
     """The cached entries, or {} for anything missing, foreign, corrupt or stale."""
-    entries = load_private(location, resolved_path(root_dir))
-    return entries if isinstance(entries, dict) else {}
+    entries = load_private_chunks(location, resolved_path(root_dir))
+    return entries if entries is not None else {}
 
 
 def load_private(location: Path, identity: str) -> Any:
@@ -359,6 +375,62 @@ def load_private(location: Path, identity: str) -> Any:
                 return None
             with paused_gc():
                 return pickle.load(f)
+    except Exception:  # noqa: BLE001 - a broken cache is a cold cache, never an error
+        return None
+
+
+def store_private_chunks(location: Path, identity: str, chunks: Iterable[dict]) -> None:
+    """Write a cache file of one dict given in chunks; best effort, as :func:`store_private`.
+
+    A parse cache is written in the background of a server answering an
+    editor, and pickling 10k parses in one call (0.3 s of CPU; 3 s at 50k)
+    takes the interpreter's lock in turns with the threads that answer it:
+    every keystroke's diagnostics waited. In chunks, the writer can stop
+    between two of them (the iterable blocks) while the server works. One
+    pickler writes every chunk, so an object shared by two chunks is written
+    once, as in one dump; ``None`` ends the stream, so a file missing its
+    end is not taken as a smaller cache.
+    """
+    import pickle
+
+    def write(f: Any) -> None:
+        f.write(CHUNKS_MAGIC)
+        pickler = pickle.Pickler(f, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.dump(_header(identity))
+        for chunk in chunks:
+            pickler.dump(chunk)
+        pickler.dump(None)
+
+    try:
+        _store(location, write)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        pass
+
+
+def load_private_chunks(location: Path, identity: str) -> dict | None:
+    """What :func:`store_private_chunks` wrote for ``identity``, merged; None as :func:`load_private`."""
+    try:
+        fd = os.open(location, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as f:
+            if not _trusted(os.fstat(f.fileno())):
+                return None
+            if f.read(len(CHUNKS_MAGIC)) != CHUNKS_MAGIC:
+                return None
+            import pickle
+
+            unpickler = pickle.Unpickler(f)
+            if unpickler.load() != _header(identity):
+                return None
+            merged: dict = {}
+            with paused_gc():
+                while (chunk := unpickler.load()) is not None:
+                    if not isinstance(chunk, dict):
+                        return None
+                    merged.update(chunk)
+            return merged
     except Exception:  # noqa: BLE001 - a broken cache is a cold cache, never an error
         return None
 

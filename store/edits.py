@@ -199,10 +199,11 @@ def remove_list_item(doc: ParsedDocument, key: str, index: int) -> tuple[TextEdi
 def _value_is_plain(doc: ParsedDocument, spans: KeySpans) -> bool:
     """Whether the key's value is written right after it, bare, with its items inside it.
 
-    PyYAML gives an alias the anchored node itself, so an aliased value's
-    span lies before its key (in another key); an anchor or tag starts the
-    value's span; an aliased item's span lies outside the list. Each of
-    these makes a deletion inside the list change text it does not name.
+    An aliased value's span is its ``*name`` token (the list is written
+    elsewhere); an anchor or tag starts the value's span; an anchored item is
+    named by aliases elsewhere. Each of these makes a deletion inside the
+    list change or strand text it does not name. (An aliased item is fine:
+    its span is its own token, and deleting it leaves its anchor alone.)
     """
     lines = _lines(doc)
     value = spans.value

@@ -364,6 +364,10 @@ class _Locator:
         index = bisect.bisect_right(self.line_starts, offset) - 1
         return self.first_line + index, offset - self.line_starts[index]
 
+    def offset(self, line: int, col: int) -> int:
+        """The offset of a position :meth:`position` gave."""
+        return self.line_starts[line - self.first_line] + col
+
     def span(self, start: int, end: int) -> Span:
         return Span(*self.position(start), *self.position(max(start, end)))
 
@@ -378,15 +382,47 @@ def _top_level_key_spans(node: yaml.Node, locator: _Locator) -> dict[str, KeySpa
     for key_node, value_node in node.value:
         if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STR_TAG:
             continue
+        key_end = key_node.end_mark.index
+        value = _written_span(value_node, key_end, locator)
         items: tuple[Span, ...] = ()
-        if isinstance(value_node, yaml.SequenceNode):
-            items = tuple(_node_span(item, locator) for item in value_node.value)
-        keys[key_node.value] = KeySpans(
-            key=_node_span(key_node, locator),
-            value=_node_span(value_node, locator),
-            items=items,
-        )
+        if isinstance(value_node, yaml.SequenceNode) and value_node.start_mark.index >= key_end:
+            after = value_node.start_mark.index + (1 if value_node.flow_style else 0)
+            spans = []
+            for item in value_node.value:
+                spans.append(_written_span(item, after, locator))
+                after = max(after, locator.offset(spans[-1].end_line, spans[-1].end_col))
+            items = tuple(spans)
+            last = items[-1] if items else value
+            if (last.end_line, last.end_col) > (value.end_line, value.end_col):  # it ends with an alias
+                value = Span(value.start_line, value.start_col, last.end_line, last.end_col)
+        keys[key_node.value] = KeySpans(key=_node_span(key_node, locator), value=value, items=items)
     return keys
+
+
+# An alias token (``*name``): an anchor's name ends at a blank or a flow indicator.
+_ALIAS = re.compile(r"\*[^\s,\[\]{}]+")
+# What may stand between a value's place and the value: blanks, a key's colon,
+# a list's dash or comma, comments.
+_BEFORE_VALUE = re.compile(r"(?:[\s:,\-]|#[^\n]*)*")
+
+
+def _written_span(node: yaml.Node, written_after: int, locator: _Locator) -> Span:
+    """Where ``node`` is written, for a node whose text starts at or after ``written_after``.
+
+    PyYAML gives an alias (``superseded_by: *s``) the anchored node itself,
+    with the anchor's marks, which lie before the alias, in another key or
+    item. A span there would put the diagnostic on the anchor, and an edit of
+    the alias (remove the link, retarget it) would delete or rewrite the
+    anchor's text and the key between them instead. So a node found before
+    its place is an alias, and its span is its ``*name`` token.
+    """
+    if node.start_mark.index >= written_after:
+        return _node_span(node, locator)
+    skipped = _BEFORE_VALUE.match(locator.text, written_after)
+    alias = _ALIAS.match(locator.text, skipped.end() if skipped else written_after)
+    if alias is None:  # not an alias after all: point at the place, delete nothing
+        return locator.span(written_after, written_after)
+    return locator.span(alias.start(), alias.end())
 
 
 def _node_span(node: yaml.Node, locator: _Locator) -> Span:

@@ -9,8 +9,11 @@ meets them. ``LspSpecificationWarning`` is an error (see pyproject.toml).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -22,6 +25,15 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from memls.lsp.convert import path_to_uri
+
+# The servers' environment, fixed when this module is imported (the fixtures'
+# configuration is): the per-test cache directory of tests/conftest.py is set
+# later, so the servers get one cache directory of their own for the run
+# rather than the real ~/.cache, which test roots (a parse cache and a lease
+# file each) filled by the thousand.
+_SERVERS_CACHE = tempfile.mkdtemp(prefix="memls-test-servers-cache-")
+atexit.register(shutil.rmtree, _SERVERS_CACHE, ignore_errors=True)
+SERVER_ENV = {**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": "", "MEMLS_CACHE_DIR": _SERVERS_CACHE}
 
 PROFILES = ("visual-studio-code", "neovim", "emacs")
 WAIT = 10.0
@@ -89,7 +101,7 @@ def tell_commands_from_code_actions(lsp_client: LanguageClient) -> None:
 @pytest_lsp.fixture(
     config=ClientServerConfig(
         server_command=[sys.executable, "-m", "memls.lsp"],
-        server_env={**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": ""},
+        server_env=SERVER_ENV,
     ),
     params=PROFILES,
 )
@@ -268,7 +280,7 @@ def record_publishes(client: LanguageClient) -> PublishLog:
 @pytest_lsp.fixture(
     config=ClientServerConfig(
         server_command=[sys.executable, "-m", "memls.lsp"],
-        server_env={**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": ""},
+        server_env=SERVER_ENV,
     ),
 )
 async def pull_client(lsp_client: LanguageClient):
@@ -472,7 +484,7 @@ def initialization_options(profile: str, settings: dict | None = None) -> dict:
 @pytest_lsp.fixture(
     config=ClientServerConfig(
         server_command=[sys.executable, "-m", "memls.lsp"],
-        server_env={**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": ""},
+        server_env=SERVER_ENV,
     ),
     params=PROFILES,
     scope="module",
@@ -547,7 +559,7 @@ def capabilities_of(profile: str) -> types.ClientCapabilities:
 @pytest_lsp.fixture(
     config=ClientServerConfig(
         server_command=[sys.executable, "-m", "memls.lsp"],
-        server_env={**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": ""},
+        server_env=SERVER_ENV,
     ),
     params=EDITOR_PROFILES,
 )

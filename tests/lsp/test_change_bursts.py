@@ -11,13 +11,12 @@ waiting texts and storing the new one. Everything else is the real server.
 
 from __future__ import annotations
 
-import os
 import sys
 
 import pytest_lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from .conftest import act_as_editor, barrier, entry, initialize_in, write_root
+from .conftest import SERVER_ENV, act_as_editor, barrier, entry, initialize_in, write_root
 
 YIELDING_SOURCE = """
 import time
@@ -36,7 +35,7 @@ CHANGES_PER_BURST = 50
 
 @pytest_lsp.fixture(config=ClientServerConfig(
     server_command=[sys.executable, "-c", YIELDING_SOURCE],
-    server_env={**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": ""},
+    server_env=SERVER_ENV,
 ))
 async def yielding_client(lsp_client: LanguageClient):
     act_as_editor(lsp_client)

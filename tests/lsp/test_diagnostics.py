@@ -227,14 +227,22 @@ async def test_pull_client_is_asked_to_refresh_after_a_cross_file_change(pull_cl
     session = await initialize_in(pull_client, folder, vscode_with_pull())
     session.open("new.md")
     await session.diagnostics("new.md", lambda d: True)
-    refreshes = pull_client.diagnostic_refresh_count
-    session.change("new.md", entry("new"), 2)
-    await session.diagnostics("old.md", lambda d: "asymmetric-supersession" in session.codes(d))
-    deadline_checks = 0
-    while pull_client.diagnostic_refresh_count == refreshes and deadline_checks < 200:
+    # The end of the first scan asks for a refresh too: counted before the change, not after.
+    await wait_until_scanned(pull_client)
+    for _ in range(200):
+        if pull_client.diagnostic_refresh_count:
+            break
         await _sleep()
-        deadline_checks += 1
+    refreshes = pull_client.diagnostic_refresh_count
+    assert refreshes, "the end of the first scan asked for no refresh"
+    session.change("new.md", entry("new"), 2)
+    # old.md is not pulled before the refresh: the refresh is what tells the client to pull it.
+    for _ in range(200):
+        if pull_client.diagnostic_refresh_count > refreshes:
+            break
+        await _sleep()
     assert pull_client.diagnostic_refresh_count > refreshes
+    await session.diagnostics("old.md", lambda d: "asymmetric-supersession" in session.codes(d))
     assert pull_client.diagnostics == {}
 
 

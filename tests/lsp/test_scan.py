@@ -57,11 +57,12 @@ async def test_request_during_the_scan_is_answered(pull_client, tmp_path):
                               timeout=60)
 
 
-def test_end_of_scan_writes_the_parse_cache_on_a_thread_of_its_own(tmp_path, monkeypatch):
+def test_end_of_scan_writes_the_parse_cache_on_a_thread_of_its_own_in_the_engines_pauses(tmp_path, monkeypatch):
     import os
     import threading
     import time
 
+    from memls.lsp.engine import Engine
     from memls.lsp.server import _end_scan
     from memls.store.cache import ParseCache, cache_file
 
@@ -70,15 +71,22 @@ def test_end_of_scan_writes_the_parse_cache_on_a_thread_of_its_own(tmp_path, mon
     state = unit_state(tmp_path, {f"n{i}.md": entry(f"n{i}") for i in range(3)})
     root = tmp_path / "memory"
     state.scanning = True
+    engine = Engine()
+    release = threading.Event()
+    engine.submit(release.wait, 10)  # the engine answers the editor meanwhile
     writers: list[threading.Thread] = []
     real_start = threading.Thread.start
     monkeypatch.setattr(threading.Thread, "start",
                         lambda self: (writers.append(self), real_start(self))[-1])
-    _end_scan(state)
+    _end_scan(state, engine.wait_until_quiet)
     assert not state.scanning
     assert [w.name for w in writers] == ["memls-cache-writer"]
     assert not writers[0].daemon  # an exit waits for the file instead of tearing it
+    time.sleep(0.3)
+    assert not cache_file(root, "documents").exists()  # it waits for the engine's pause
+    release.set()
     writers[0].join(10)
+    engine.shutdown()
     assert set(ParseCache.open(root, "documents").entries) == {"n0.md", "n1.md", "n2.md"}
     assert os.stat(cache_file(root, "documents")).st_mode & 0o777 == 0o600
     assert all(s.parse_cache is None for s in state.workspace.roots)

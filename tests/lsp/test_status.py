@@ -23,6 +23,7 @@ from memls.lsp.convert import path_to_uri
 
 from .conftest import (
     CURRENT_VSCODE,
+    SERVER_ENV,
     act_as_editor,
     capabilities_of,
     entry,
@@ -39,7 +40,7 @@ STATUS = "memls/status"
 @pytest_lsp.fixture(
     config=ClientServerConfig(
         server_command=[sys.executable, "-m", "memls.lsp"],
-        server_env={**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": ""},
+        server_env=SERVER_ENV,
     ),
     params=[CURRENT_VSCODE, "neovim"],
 )

@@ -10,7 +10,6 @@ plus today's VS Code (pull diagnostics, relative watchers).
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -23,6 +22,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from memls.lsp.convert import path_to_uri
 
 from .conftest import (
+    SERVER_ENV,
     ProblemList,
     act_as_editor,
     entry,
@@ -201,7 +201,7 @@ SERVER_CWD = Path(tempfile.mkdtemp(prefix="memls-cwd-"))
 @pytest_lsp.fixture(config=ClientServerConfig(
     server_command=[sys.executable, "-c", "import os, runpy, sys; os.chdir(sys.argv[1]); "
                     "runpy.run_module('memls.lsp', run_name='__main__')", str(SERVER_CWD)],
-    server_env={**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": ""},
+    server_env=SERVER_ENV,
 ))
 async def client_in_a_memory_cwd(lsp_client: LanguageClient):
     lsp_client.memls_profile = "visual-studio-code"  # type: ignore[attr-defined]

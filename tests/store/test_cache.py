@@ -171,6 +171,33 @@ def test_corrupt_cache_is_ignored_and_replaced(root: Path) -> None:
     assert len(cached_names(root)) == 5  # rewritten whole
 
 
+def test_a_cache_written_in_chunks_pauses_before_each_and_reads_back_whole(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for i in range(5, 12):
+        write_entry(root, f"note-{i}", f"description {i}")
+    monkeypatch.setattr(cache_module, "CHUNK_ENTRIES", 5)
+    Workspace.load([MemoryRoot("project", root)])  # fills the documents cache
+    cache = ParseCache.open(root, "documents")
+    written_at_pauses: list[bool] = []
+    location = cache_file(root, "documents")
+    location.unlink()
+    cache.changed = set(cache.entries)  # all to write again
+    cache.save(pause=lambda: written_at_pauses.append(location.exists()))
+    assert written_at_pauses == [False, False, False]  # 12 entries in chunks of 5, none written yet
+    assert ParseCache.open(root, "documents").entries.keys() == cache.entries.keys()
+    assert Workspace.load([MemoryRoot("project", root)]).entry_count() == 12
+
+
+def test_a_cache_cut_before_its_end_is_a_cold_cache(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache_module, "CHUNK_ENTRIES", 2)
+    read_root(root, "project")
+    location = cache_file(root, "entries")
+    whole = location.read_bytes()
+    location.write_bytes(whole[:-1])  # the end of the stream is lost: the chunks before it prove nothing
+    assert ParseCache.open(root, "entries").entries == {}
+    assert len(read_root(root, "project").entries) == 5
+
+
 def test_cache_written_by_another_python_is_ignored(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     read_root(root, "project")
     monkeypatch.setattr(cache_module.sys, "version", "0.0.0-other")

@@ -201,6 +201,22 @@ def test_nested_mapping_value_ends_at_its_last_character_not_the_next_key():
     assert keys["metadata"].value == Span(2, 2, 3, 26)
 
 
+@pytest.mark.parametrize("yaml_text, key, value, items", [
+    ("a: &S x\nb: *S\n", "b", "*S", None),
+    ("a: &S x\nb: *S  # a comment with *T\n", "b", "*S", None),
+    ("a: &S x\nb:\n  *S\n", "b", "*S", None),
+    ("a: [&S x]\nb: [y, *S, z]\n", "b", "[y, *S, z]", ["y", "*S", "z"]),
+    ("a: [&S x]\nb:\n- y\n# *T\n- *S\n", "b", "- y\n# *T\n- *S", ["y", "*S"]),
+    ("b: [&S x, *S]\n", "b", "[&S x, *S]", ["&S x", "*S"]),
+])
+def test_an_alias_value_or_item_spans_its_own_token_not_its_anchor(yaml_text, key, value, items):
+    text = f"---\n{yaml_text}---\n"
+    spans = spans_of(text)[key]
+    assert text_at(text, spans.value) == value
+    if items is not None:
+        assert [text_at(text, item) for item in spans.items] == items
+
+
 def test_block_scalar_value_span_stops_at_its_last_text_character():
     text = "---\ndescription: |\n  line one\n  line two\n\nname: a\n---\n"
     keys = spans_of(text)

@@ -241,6 +241,44 @@ def test_no_remove_fix_for_a_dangling_item_of_an_aliased_supersedes_list(root_di
     assert not any(t.startswith("Remove") for t in titles(fixes_for(checked.ctx, problem)))
 
 
+def test_a_dangling_aliased_successor_is_reported_and_removed_at_the_alias_not_its_anchor(root_dir):
+    # ``*S`` repeats the keyword anchored two keys above: the link is the alias, the keyword stays.
+    text = entry_text("a", extra="keywords:\n- &S ghost\n- other\nstatus: superseded\nsuperseded_by: *S  # moved\n")
+    checked, roots = check(root_dir, {"a.md": text})
+    problem = only(checked, "dangling-superseded-by")
+    alias_line = EXTRA + 4
+    assert problem.span == Span(alias_line, 15, alias_line, 17)
+    fix = next(f for f in fixes_for(checked.ctx, problem) if f.title.startswith("Remove superseded_by"))
+    after = apply_and_recheck(checked, fix, roots)
+    lines = text.split("\n")
+    del lines[alias_line]
+    assert (root_dir / "a.md").read_text(encoding="utf-8") == "\n".join(lines).replace(
+        "status: superseded", "status: historical")
+    assert after.problems("dangling-superseded-by") == []
+
+
+def test_retargeting_an_aliased_successor_rewrites_the_alias_alone(root_dir):
+    text = entry_text("a", extra="keywords: [&S nwe, other]\nstatus: superseded\nsuperseded_by: *S\n")
+    checked, roots = check(root_dir, {"a.md": text, "new.md": entry_text("new", extra="supersedes: [a]\n")})
+    problem = only(checked, "dangling-superseded-by")
+    fix = next(f for f in fixes_for(checked.ctx, problem) if "'new'" in f.title)
+    apply_and_recheck(checked, fix, roots)
+    assert (root_dir / "a.md").read_text(encoding="utf-8") == text.replace("superseded_by: *S", "superseded_by: new")
+
+
+def test_an_aliased_item_of_a_supersedes_list_is_removed_alone(root_dir):
+    checked, roots = check(root_dir, {
+        "a.md": superseded("a", "b"),
+        "b.md": entry_text("b", extra="keywords: [&G ghost]\nsupersedes:\n- a\n- *G\n"),
+    })
+    problem = only(checked, "dangling-supersedes")
+    assert problem.span == Span(EXTRA + 3, 2, EXTRA + 3, 4)
+    fix = fixes_for(checked.ctx, problem)[0]
+    assert fix.title == "Remove 'ghost' from supersedes"
+    assert_fixed(checked, problem, fix, roots)
+    assert "keywords: [&G ghost]\nsupersedes:\n- a\n---" in (root_dir / "b.md").read_text(encoding="utf-8")
+
+
 def test_retargeting_a_dangling_predecessor_marks_it_superseded(root_dir):
     checked, roots = check(root_dir, {
         "old.md": entry_text("old"), "b.md": entry_text("b", extra="supersedes: [olt]\n"),
