@@ -59,8 +59,9 @@ class IndexUpdate:
     # it (another tool), so the buffer is left alone and the user is told.
     beside_unsaved: bool = False
     # For the buffer: whether its text of the save's moment needs an edit. One that
-    # does not may still need one once an earlier save's edit, on its way to the
-    # editor, has landed (the entry's line then describes that save's text).
+    # does not is still built from the buffer's text when its turn comes: an
+    # earlier save's edit, on its way to the editor then, may have landed since
+    # (the entry's line then describes that save's text, which this one replaces).
     edits_buffer_now: bool = True
 
 
@@ -328,8 +329,7 @@ def register(server: MemlsServer) -> None:
         if error is not None:
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"memls: MEMORY.md not updated: {error}"))
-        if update is not None and not update.written and (
-                update.edits_buffer_now or editing_buffer(ls, update.index_path)):
+        if update is not None and not update.written:
             await edit_open_index(ls, update)
         if update is not None and update.beside_unsaved:
             ls.window_show_message(types.ShowMessageParams(
@@ -342,12 +342,9 @@ def register(server: MemlsServer) -> None:
 NO_APPLY_EDIT = "no-apply-edit"
 # How often an index edit the editor declines is computed anew and sent again before the user is told.
 INDEX_EDIT_TRIES = 3
-
-
-def editing_buffer(ls: MemlsServer, path: Path) -> bool:
-    """Whether an edit of the open ``path`` is being built, sent or answered (:func:`edit_open_index`)."""
-    lock = ls.buffer_edit_locks.get(path)
-    return lock is not None and lock.locked()
+# How long an applied edit waits for the editor to tell the change it made (Neovim: on its
+# debounce, 150 ms by default, after the answer) before the buffer's next edit is built.
+CHANGE_TOLD_WITHIN = 1.0
 
 
 async def edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
@@ -375,7 +372,7 @@ async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
         log.info("%s left to the server that serves its root", update.index_path)
         return
     if not ls.state.client.apply_edit:
-        if NO_APPLY_EDIT not in ls.state.told:
+        if update.edits_buffer_now and NO_APPLY_EDIT not in ls.state.told:
             ls.state.told.add(NO_APPLY_EDIT)
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning,
@@ -402,6 +399,7 @@ async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
             declined = reason(exc)
             break
         if result.applied:
+            await _until_change_told(ls, update.index_path, version)
             return
         # Most often the user typed on and the version moved: computed anew from the new text.
         declined = result.failure_reason or "the editor declined the edit"
@@ -409,3 +407,21 @@ async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
         type=types.MessageType.Warning,
         message=f"memls: {update.index_path.name} was not updated: it has unsaved changes and "
                 f"{one_line(declined)}; save or revert it, then save the memory again"))
+
+
+async def _until_change_told(ls: MemlsServer, path: Path, version: int | None) -> None:
+    """Wait until the editor has told the change an applied edit of ``path`` made (its version moved).
+
+    Editors answer ``workspace/applyEdit`` and send the ``didChange`` it
+    caused in either order. The buffer's next edit (a save right after this
+    one) must be built from the text this edit made: built from the text
+    before it, the saved entry's line there describes a text the next save
+    does not know as its own, and no edit would follow.
+    """
+    if version is None:
+        return
+    uri = ls.state.uris.uri(path)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + CHANGE_TOLD_WITHIN
+    while ls.workspace.get_text_document(uri).version == version and loop.time() < deadline:
+        await asyncio.sleep(0.02)
