@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point (``memls``)."""
+    _escape_what_no_stream_can_hold()
     args = list(sys.argv[1:] if argv is None else argv)
     answer = _plain_read(args)
     if answer is None:
@@ -51,6 +52,20 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         fail(error_message(exc))
     sys.exit(status)
+
+
+def _escape_what_no_stream_can_hold() -> None:
+    """Print a lone surrogate as its escape (``\\ud835``) instead of failing the whole report.
+
+    YAML's ``"\\ud835"`` escape reads as a lone surrogate, which no UTF-8
+    stream can carry: a name holding one made every report (check, list,
+    audit, index) end in an encoding error, and ``check --fix`` fail after
+    writing its fixes. The check says what is wrong with such a name.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
 
 def _write_out(out: str | bytes) -> None:

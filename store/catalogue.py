@@ -69,7 +69,8 @@ CATALOGUE: tuple[CheckSpec, ...] = (
               "`name` is not the file's stem: gptme's `save` of that name writes a different file",
               "rename the entry (file, name and links) to match"),
     CheckSpec("unsafe-index-text", "frontmatter", "warning",
-              "a name, description or title would break its `MEMORY.md` line (a line break or NUL, or `[` / `]` in the link text)",
+              "a name, description or title would break its `MEMORY.md` line (a line break or NUL, `[` / `]` in the link text, "
+              "or a lone surrogate such as `\"\\ud835\"`)",
               "fold the line breaks into spaces"),
     CheckSpec("file-too-large", "frontmatter", "error",
               "the file is larger than memls reads (1 MiB): list, show and recall skip it; only its frontmatter is read, for its `MEMORY.md` line", audit_code="invalid-entry"),

@@ -22,11 +22,30 @@ from .spans import KeySpans, Span
 
 
 def yaml_scalar(value: str) -> str:
-    """``value`` as a YAML scalar that reads back as the same string."""
+    """``value`` as a YAML scalar that reads back as the same string.
+
+    The dumper's choice is kept when it reads back; otherwise (PyYAML writes
+    a NEL or a line separator raw inside single quotes, where a reader folds
+    it to a space, so a written link would never name its entry and every
+    fix pass would add it again) the value is double-quoted, where every
+    character has an escape.
+    """
     dumped = yaml.safe_dump(value, allow_unicode=True, width=10_000)
     if dumped.endswith("\n...\n"):
         dumped = dumped[: -len("\n...\n")]
-    return dumped.rstrip("\n")
+    dumped = dumped.rstrip("\n")
+    return dumped if _reads_back(dumped, value) else _double_quoted(value)
+
+
+def _reads_back(scalar: str, value: str) -> bool:
+    try:
+        return yaml.safe_load(scalar) == value
+    except yaml.YAMLError:
+        return False
+
+
+def _double_quoted(value: str) -> str:
+    return yaml.safe_dump(value, default_style='"', allow_unicode=True, width=10_000).rstrip("\n")
 
 
 def flow_scalar(value: str) -> str:
@@ -44,7 +63,7 @@ def flow_scalar(value: str) -> str:
             return scalar
     except yaml.YAMLError:
         pass
-    return yaml.safe_dump(value, default_style='"', allow_unicode=True, width=10_000).rstrip("\n")
+    return _double_quoted(value)
 
 
 def _frontmatter(doc: ParsedDocument) -> Frontmatter:
@@ -106,11 +125,27 @@ def insert_first_key(doc: ParsedDocument, key: str, value: str) -> TextEdit:
     return TextEdit(_path(doc), Span(1, 0, 1, 0), f"{key}: {yaml_scalar(value)}\n")
 
 
-def remove_key(doc: ParsedDocument, key: str) -> TextEdit:
-    """Delete a top-level key with its whole value."""
+def remove_key(doc: ParsedDocument, key: str) -> TextEdit | None:
+    """Delete a top-level key with its whole value, or ``None`` when that would break the file.
+
+    A value (or an item of it) carrying an anchor (``superseded_by: &old g1``)
+    may be repeated elsewhere through its alias (``note: *old``): deleting it
+    leaves an undefined alias, and the file stops loading. No fix is better
+    than that one.
+    """
     fm = _frontmatter(doc)
     spans = fm.keys[key]
+    if any(_anchored(doc, span) for span in (spans.value, *spans.items)):
+        return None
     return TextEdit(_path(doc), _whole_lines(spans.key.start_line, spans.value.end_line), "")
+
+
+# A node's properties: an optional tag, then an anchor.
+_ANCHOR_FIRST = re.compile(r"(?:![^\s]*\s+)?&")
+
+
+def _anchored(doc: ParsedDocument, span: Span) -> bool:
+    return _ANCHOR_FIRST.match(_lines(doc)[span.start_line], span.start_col) is not None
 
 
 def _is_flow(doc: ParsedDocument, key: str) -> bool:
@@ -159,9 +194,10 @@ def set_list(doc: ParsedDocument, key: str, items: list[str]) -> TextEdit:
     fm = _frontmatter(doc)
     spans = fm.keys.get(key)
     if not items:
-        if spans is None:
-            raise ValueError(f"no key {key!r} to remove")
-        return remove_key(doc, key)
+        removal = remove_key(doc, key) if spans is not None else None
+        if removal is None:
+            raise ValueError(f"no key {key!r} that can be removed")
+        return removal
     block = f"{key}:\n" + "".join(f"- {yaml_scalar(i)}\n" for i in items)
     if spans is None:
         return TextEdit(_path(doc), _closing_insert_point(doc), block)
@@ -185,15 +221,47 @@ def remove_list_item(doc: ParsedDocument, key: str, index: int) -> tuple[TextEdi
         return None
     values = fm.data.get(key) if isinstance(fm.data, dict) else None
     if not isinstance(values, list):
-        return (remove_key(doc, key),)
+        edit = remove_key(doc, key)
+        return None if edit is None else (edit,)
     if len(spans.items) != len(values) or not 0 <= index < len(values):
         return None
     if _is_flow(doc, key):
         return _remove_flow_item(doc, spans, index)
     if len(values) == 1:
-        return (remove_key(doc, key),)
+        return _remove_only_block_item(doc, key, spans)
     item = spans.items[index]
     return (TextEdit(_path(doc), _whole_lines(item.start_line, item.end_line), ""),)
+
+
+def _remove_only_block_item(doc: ParsedDocument, name: str, spans: KeySpans) -> tuple[TextEdit, ...] | None:
+    """Empty a block list of one item: the key goes with it, unless a comment would go too.
+
+    ``supersedes:  # why`` over ``  # a note`` over ``  - gone``: the comments
+    are the user's, so the key stays as ``supersedes: []`` with its comment,
+    the comment lines stay, and a comment after the item stays on its line.
+    """
+    lines = _lines(doc)
+    key, item = spans.key, spans.items[0]
+    after_key = lines[key.end_line][key.end_col:]
+    after_item = lines[item.end_line][item.end_col:]
+    between = lines[key.end_line + 1 : item.start_line]
+    commented = (
+        after_key.lstrip(" \t:").startswith("#")
+        or after_item.lstrip().startswith("#")
+        or any(line.lstrip().startswith("#") for line in between)
+    )
+    if not commented:
+        edit = remove_key(doc, name)
+        return None if edit is None else (edit,)
+    colon = key.end_col + after_key.index(":") + 1
+    edits = [TextEdit(_path(doc), Span(key.end_line, colon, key.end_line, colon), " []")]
+    if after_item.lstrip().startswith("#"):
+        dash = lines[item.start_line].index("-")
+        comment = item.end_col + len(after_item) - len(after_item.lstrip())
+        edits.append(TextEdit(_path(doc), Span(item.start_line, dash, item.end_line, comment), ""))
+    else:
+        edits.append(TextEdit(_path(doc), _whole_lines(item.start_line, item.end_line), ""))
+    return tuple(edits)
 
 
 def _value_is_plain(doc: ParsedDocument, spans: KeySpans) -> bool:

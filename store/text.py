@@ -77,4 +77,10 @@ def index_line_hazards(value: str, *, link_text: bool) -> list[str]:
         hazards.append("a NUL character")
     if link_text and ("[" in value or "]" in value):
         hazards.append("'[' or ']' (they end the link text early)")
+    if _LONE_SURROGATE.search(value):
+        hazards.append("a lone surrogate (an escape such as \\ud835 that no UTF-8 file can hold)")
     return hazards
+
+
+# YAML's "\\ud835" escape reads as half of a UTF-16 pair: a code point no UTF-8 text may contain.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")

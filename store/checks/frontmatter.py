@@ -285,12 +285,15 @@ def _check_index_text(ctx: CheckContext, doc: Document, fm: Frontmatter) -> Iter
         if not reasons:
             continue
         actions = []
-        if "a line break" in reasons:
-            actions.append("join it into one line")
-        if "a NUL character" in reasons:
-            actions.append("remove the NUL")
-        if len(actions) < len(reasons):
-            actions.append("remove the brackets")
+        for reason in reasons:
+            if reason == "a line break":
+                actions.append("join it into one line")
+            elif reason == "a NUL character":
+                actions.append("remove the NUL")
+            elif reason.startswith("a lone surrogate"):
+                actions.append("write the character itself")
+            else:
+                actions.append("remove the brackets")
         yield ctx.problem(
             "unsafe-index-text", doc, spans.value,
             f"{key} contains {' and '.join(reasons)}, which breaks its MEMORY.md pointer line; "

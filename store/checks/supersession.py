@@ -443,7 +443,10 @@ def _remove_link_fix(doc: Document, problem: Problem, *, status_after: str = "hi
     if not _editable(doc) or key not in _keys(doc):
         return None
     if key == SUPERSEDED_BY:
-        edits = [remove_key(_parsed(doc), SUPERSEDED_BY)]
+        removal = remove_key(_parsed(doc), SUPERSEDED_BY)
+        if removal is None:
+            return None
+        edits = [removal]
         title = f"Remove superseded_by '{target}'"
         if _written_status(doc) == "superseded":
             edits.extend(_set_keys(doc, {"status": status_after}))
@@ -452,10 +455,10 @@ def _remove_link_fix(doc: Document, problem: Problem, *, status_after: str = "hi
     index = problem.data["index"]
     if _entry(doc).supersedes[index] != target:
         return None
-    removal = remove_list_item(_parsed(doc), SUPERSEDES, index)
-    if removal is None:
+    item_removal = remove_list_item(_parsed(doc), SUPERSEDES, index)
+    if item_removal is None:
         return None
-    return Fix(f"Remove '{target}' from supersedes", removal)
+    return Fix(f"Remove '{target}' from supersedes", item_removal)
 
 
 def _retarget_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:

@@ -419,3 +419,21 @@ def test_fix_adds_a_name_with_flow_indicators_to_a_flow_list_as_one_quoted_item(
     assert entry_from_text((root / "y.md").read_text(encoding="utf-8")).supersedes == ["z", name]
     codes = {line.split()[2] for line in memls_check(str(root)).stdout.splitlines() if line.startswith(str(root))}
     assert not codes & {"invalid-yaml", "dangling-supersedes", "asymmetric-supersession"}
+
+
+@pytest.mark.skipif(not MEMLS.exists(), reason=f"console script not installed at {MEMLS} (run make install)")
+@pytest.mark.parametrize("command", [["check"], ["check", "--format", "json"], ["list"], ["audit"], ["index"]])
+def test_a_name_holding_a_lone_surrogate_is_printed_escaped_and_reported(tmp_path, command):
+    # YAML's "\ud835" escape reads as a lone surrogate, which no UTF-8 stream can carry.
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "y.md").write_text(entry("y").replace("name: y", 'name: "\\ud835y"'), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MEMLS_MEMORY_DIRS", "GPTME_MEMORY_DIRS", "GPTME_WORKSPACE")}
+    done = subprocess.run([str(MEMLS), *command], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert "codec" not in done.stderr and "Error" not in done.stderr, done.stderr
+    if command[0] == "check":
+        assert "unsafe-index-text" in done.stdout and "lone surrogate" in done.stdout
+    elif command[0] != "audit":  # the audit finds nothing wrong; list and index name it
+        assert "\\ud835y" in done.stdout

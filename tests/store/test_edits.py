@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -336,3 +337,33 @@ def test_remove_list_item_offers_no_edit_when_the_lists_bytes_are_shared_or_name
     # Deleting inside an aliased, anchored or tagged list would touch (or strand) text
     # outside it: another key, or the link to a live item. No fix beats a wrong one.
     assert remove_list_item(doc(_with_supersedes(lines)), "supersedes", 1) is None
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ("supersedes:  # why: see ticket 42\n  # ask Ann\n  - gone\n", "supersedes: []  # why: see ticket 42\n  # ask Ann\n"),
+    ("supersedes:\n# ask Ann\n- gone\n", "supersedes: []\n# ask Ann\n"),
+    ("supersedes:\n  - gone  # the old one\n", "supersedes: []\n  # the old one\n"),
+    ("supersedes:\n- gone\n", ""),
+], ids=["key-comment", "comment-line", "item-comment", "no-comment"])
+def test_removing_the_only_item_of_a_block_list_keeps_every_comment(before, after):
+    # Without a comment the key goes with its last item; with one, the key stays as [] and the comments stay.
+    text = _with_supersedes(before)
+    new, parsed = edited(text, *remove_list_item(doc(text), "supersedes", 0))
+    assert new == _with_supersedes(after)
+    assert parsed.entry.supersedes == []
+
+
+@pytest.mark.parametrize("lines", [
+    "superseded_by: &old g1\nnote: *old\n",
+    "superseded_by: !!str &old g1\nnote: *old\n",
+])
+def test_no_key_removal_deletes_an_anchor(lines):
+    # An alias elsewhere repeats the anchored value: deleting it would leave the alias undefined.
+    assert remove_key(doc(BLOCK.replace("supersedes:\n", lines + "supersedes:\n")), "superseded_by") is None
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12))
+@settings(max_examples=300, deadline=None)
+def test_a_block_scalar_reads_back_as_the_value_it_was_made_from(value):
+    # A NEL or line separator written raw in quotes reads back as a space: such values are escaped.
+    assert yaml.safe_load(f"k: {yaml_scalar(value)}\n") == {"k": value}
