@@ -59,6 +59,10 @@ class MemlsServer(LanguageServer):
         self.timings: dict[str, float] = {}
         # The latest text and version of each document whose change the engine has not taken yet.
         self.unapplied: dict[Path, tuple[str, int | None]] = {}
+        # Per open file the server edits (an index with unsaved changes): held while
+        # an edit of it is built, sent and answered, so the next is built from the
+        # text the last one made (memls.lsp.features.save.edit_open_index).
+        self.buffer_edit_locks: dict[Path, asyncio.Lock] = {}
         # Set by ``shutdown``: work still running (the first scan) stops
         # instead of writing to a client that is going away.
         self.stopping = False

@@ -360,11 +360,28 @@ class ServerState:
         if state is None:
             return set()
         disk = disk_text(path)
+        if path not in self.buffers:
+            self._take_unannounced_write(state, path, disk)
         opened = text if disk is not None and normalize_text(text) != disk else None
         buffer = self.buffers[path] = Buffer(text=text, version=version, saved_text=disk, earlier_text=opened,
                                              on_disk=os.path.lexists(path))
         affected = joined | self._load_new_root(state)
         return affected | self._model_buffer(path, buffer)
+
+    def _take_unannounced_write(self, state: RootState, path: Path, disk: str | None) -> None:
+        """A file opened whose text on disk is not what the model read: another tool wrote it unannounced.
+
+        Its entry as the model held it is what the root's index last
+        followed (:meth:`_remember_index_lag`), as a watcher event would
+        have recorded it: the buffer about to stand for the file holds the
+        other tool's text, and a save of it must still find the index memls
+        rendered before that write generated.
+        """
+        if disk is None or not state.documents or (self.scanning and state.path in self.scan_roots):
+            return  # nothing on disk, or a root the model has not read yet
+        doc = state.documents.get(state.path / path.name)
+        if doc is None or (doc.disk is not None and not doc.too_large and doc.text != disk):
+            self._remember_index_lag([path])
 
     def change(self, path: Path, text: str, version: int | None) -> set[Path]:
         buffer = self.buffers.get(path)

@@ -57,16 +57,26 @@ class RootAroundSave:
     entries: Callable[[], tuple[Sequence[MemoryEntry], Sequence[MemoryEntry]]]
     renderings: Callable[[], tuple[str, str]] | None = None
     # The unbudgeted index before the save with each other version of the saved
-    # entry its line may describe (``earlier`` of :func:`index_after_save`) in
-    # its place: the editor may have taken that version as the file's while
-    # the index was rendered for another. Left out: none.
+    # entry its line may describe (``earlier`` of :func:`index_after_save`), or
+    # none (the file was no entry yet), in its place: the editor may have taken
+    # that version as the file's while the index was rendered for another --
+    # another tool wrote the file before the user opened it. Left out: none.
     earlier_renderings: Callable[[], Sequence[str]] = tuple
+    # The entry lists before the save with each of those versions in its place,
+    # for an index cut to a budget (compared by rendering the whole list).
+    earlier_entries: Callable[[], Sequence[Sequence[MemoryEntry]]] = tuple
 
     def rendered(self) -> tuple[str, str]:
         if self.renderings is not None:
             return self.renderings()
         before, after = self.entries()
         return renderings_around(((e.filename, e) for e in before), _changed_files(before, after))
+
+    def rendered_earlier(self) -> Sequence[str]:
+        """The unbudgeted index before the save with each earlier version of the saved entry in its place."""
+        if self.renderings is not None:
+            return self.earlier_renderings()
+        return tuple(render_index(index_entries(entries, managed=False)) for entries in self.earlier_entries())
 
 
 def index_after_save(
@@ -131,11 +141,11 @@ def _index_after_save(
     elif omission_budget(current) is None and opens_like_a_rendering(current):
         # Unbudgeted, the usual case: generated before or after stays generated.
         rendered_before, rendered_after = around.rendered()
-        if current in (rendered_before, rendered_after) or current in around.earlier_renderings():
+        if current in (rendered_before, rendered_after) or current in around.rendered_earlier():
             text = rendered_after
         else:
             text = _curated_after_save(current, previous, saved, removed_filename, earlier)
-    elif is_generated_index(current, *around.entries()):
+    elif is_generated_index(current, *around.entries(), *around.earlier_entries()):
         # Generated stays generated, cut to the budget it was rendered with.
         text = render_index(index_entries(around.entries()[1], managed=False), budget=omission_budget(current))
     else:

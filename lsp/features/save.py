@@ -20,6 +20,7 @@ shows ``index-line-kept`` until a manual save or a whole autosave.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import Callable, Mapping, Sequence
@@ -57,6 +58,11 @@ class IndexUpdate:
     # Written though the open buffer has unsaved changes: the file changed under
     # it (another tool), so the buffer is left alone and the user is told.
     beside_unsaved: bool = False
+    # For the buffer: whether its text of the save's moment needs an edit. One that
+    # does not is still built from the buffer's text when its turn comes: an
+    # earlier save's edit, on its way to the editor then, may have landed since
+    # (the entry's line then describes that save's text, which this one replaces).
+    edits_buffer_now: bool = True
 
 
 def update_index_on_save(
@@ -87,6 +93,9 @@ def update_index_on_save(
         return None
     versions = [e for text in previous_texts if (e := _index_entry(state, doc.path, text)) is not None]
     previous = versions[0] if versions else None
+    # Other versions the index may have been rendered for (None: no line), the
+    # entry as the index last followed it joins them once the model caught up.
+    others: list[MemoryEntry | None] = list(versions[1:])
     saved = doc.index_entry
     index_path = root.index_path
     edit_buffer = beside_unsaved = False
@@ -98,7 +107,8 @@ def update_index_on_save(
         assert around is not None
         return index_after_save(
             around=around, saved=saved, previous=previous, removed_filename=path.name,
-            policy=policy, current=current, mode=mode, earlier=versions[1:], unsaved=unsaved,
+            policy=policy, current=current, mode=mode, earlier=[e for e in others if e is not None],
+            unsaved=unsaved,
         )
 
     def compute_on_disk(current: str | None) -> str | None:
@@ -108,7 +118,13 @@ def update_index_on_save(
         nonlocal around, policy, edit_buffer, beside_unsaved
         caught_up = state.catch_up_with_disk(root)
         affected.update(caught_up.affected)
-        around = _around_save(state, root, doc.path, previous, caught_up.entries_before, versions[1:])
+        # Another tool wrote (or made) the saved file itself since the index was
+        # last judged: the index memls rendered then followed the entry before that
+        # write, not the text the editor opened, and is memls's rendering still.
+        lagged = caught_up.entries_before.get(doc.path.name, previous)
+        if lagged != previous and lagged not in others:
+            others.append(lagged)
+        around = _around_save(state, root, doc.path, previous, caught_up.entries_before, others)
         policy = IndexPolicy.read(root.path)
         if state.has_unsaved_changes(index_path):
             beside_unsaved = state.changed_under(index_path, current)
@@ -117,9 +133,8 @@ def update_index_on_save(
 
     written = commit_index(root.path, compute_on_disk)
     if edit_buffer:  # the user's unsaved changes stay; the entry's line joins them as an edit
-        if compute(state.text(index_path), unsaved=True) is None:
-            return None
-        return IndexUpdate(index_path, written=False, buffer_text=lambda current: compute(current, unsaved=True))
+        return IndexUpdate(index_path, written=False, buffer_text=lambda current: compute(current, unsaved=True),
+                           edits_buffer_now=compute(state.text(index_path), unsaved=True) is not None)
     if written is None:
         return None
     state.wrote_open_file(index_path, written)
@@ -128,7 +143,7 @@ def update_index_on_save(
 
 def _around_save(
     state: ServerState, root, path: Path, previous, caught_up: Mapping[str, MemoryEntry | None],
-    other_versions: Sequence[MemoryEntry] = (),
+    other_versions: Sequence[MemoryEntry | None] = (),
 ) -> RootAroundSave:
     """The root's index entries before and after the save of ``path`` (whose entry was ``previous``).
 
@@ -139,6 +154,8 @@ def _around_save(
     memls rendered before another tool added, changed or removed a file
     behind the editor's back is still memls's rendering, and is rendered
     anew (as ``memls index --refresh`` judges it against the last commit).
+    ``other_versions`` are the saved file's other entries the index may have
+    been rendered for (None: it was no entry), each tried in its place.
 
     The entry lists are :func:`_saved_entries`, with those earlier entries
     in their files' places before. Once the first scan has loaded the root,
@@ -156,8 +173,14 @@ def _around_save(
         before.extend(e for e in entries_before.values() if e is not None)
         return sorted(before, key=lambda e: str(e.path)), after
 
+    @functools.cache
+    def earlier_entries() -> tuple[list, ...]:
+        others = [e for e in entries()[0] if e.path.name != path.name]
+        return tuple(sorted([*others, e] if e is not None else others, key=lambda e: str(e.path))
+                     for e in other_versions)
+
     if state.scanning and root.path in state.scan_roots:
-        return RootAroundSave(entries)
+        return RootAroundSave(entries, earlier_entries=earlier_entries)
     view = root.index_view
     after_changes = _unsaved_in_model(state, root)
     before_changes = {**after_changes, **entries_before}
@@ -170,7 +193,7 @@ def _around_save(
     def earlier_renderings() -> tuple[str, ...]:
         return tuple(view.rendering_with({**before_changes, path.name: e}) for e in other_versions)
 
-    return RootAroundSave(entries, renderings, earlier_renderings)
+    return RootAroundSave(entries, renderings, earlier_renderings, earlier_entries)
 
 
 def _unsaved_in_model(state: ServerState, root) -> dict[str, object]:
@@ -280,7 +303,7 @@ def save_entry(state: ServerState, path: Path, text: str | None, automatic: bool
         update = update_index_on_save(state, path, previous, affected)
     except (OSError, ValueError) as exc:
         return affected, None, one_line(str(exc))
-    if update is not None:
+    if update is not None and update.edits_buffer_now:
         affected |= {update.index_path}
     return affected, update, None
 
@@ -319,21 +342,37 @@ def register(server: MemlsServer) -> None:
 NO_APPLY_EDIT = "no-apply-edit"
 # How often an index edit the editor declines is computed anew and sent again before the user is told.
 INDEX_EDIT_TRIES = 3
+# How long an applied edit waits for the editor to tell the change it made (Neovim: on its
+# debounce, 150 ms by default, after the answer) before the buffer's next edit is built.
+CHANGE_TOLD_WITHIN = 1.0
 
 
 async def edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
     """Bring the open ``MEMORY.md`` buffer, which has unsaved changes, to the new index (the changed lines only).
 
+    One edit of a buffer at a time, in the order the saves came: a save
+    right after another is computed from the text the first one's edit
+    made, once the editor has taken it. Built from the text before it, the
+    entry's line would still describe the text before the first save, which
+    the second save's entry does not know: no edit, and the buffer would
+    keep the first save's line.
+
     A client that cannot take edits from the server is told once why the
     index did not follow.
     """
+    lock = ls.buffer_edit_locks.setdefault(update.index_path, asyncio.Lock())
+    async with lock:
+        await _edit_open_index(ls, update)
+
+
+async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
     if not await ls.engine.run(ls.state.speaks_for, update.index_path):
         # Another memls server serves this root and edits the buffer; two edits
         # computed from the same old text would insert the new line twice.
         log.info("%s left to the server that serves its root", update.index_path)
         return
     if not ls.state.client.apply_edit:
-        if NO_APPLY_EDIT not in ls.state.told:
+        if update.edits_buffer_now and NO_APPLY_EDIT not in ls.state.told:
             ls.state.told.add(NO_APPLY_EDIT)
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning,
@@ -360,6 +399,7 @@ async def edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
             declined = reason(exc)
             break
         if result.applied:
+            await _until_change_told(ls, update.index_path, version)
             return
         # Most often the user typed on and the version moved: computed anew from the new text.
         declined = result.failure_reason or "the editor declined the edit"
@@ -367,3 +407,21 @@ async def edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
         type=types.MessageType.Warning,
         message=f"memls: {update.index_path.name} was not updated: it has unsaved changes and "
                 f"{one_line(declined)}; save or revert it, then save the memory again"))
+
+
+async def _until_change_told(ls: MemlsServer, path: Path, version: int | None) -> None:
+    """Wait until the editor has told the change an applied edit of ``path`` made (its version moved).
+
+    Editors answer ``workspace/applyEdit`` and send the ``didChange`` it
+    caused in either order. The buffer's next edit (a save right after this
+    one) must be built from the text this edit made: built from the text
+    before it, the saved entry's line there describes a text the next save
+    does not know as its own, and no edit would follow.
+    """
+    if version is None:
+        return
+    uri = ls.state.uris.uri(path)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + CHANGE_TOLD_WITHIN
+    while ls.workspace.get_text_document(uri).version == version and loop.time() < deadline:
+        await asyncio.sleep(0.02)

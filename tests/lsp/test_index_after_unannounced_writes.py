@@ -14,6 +14,8 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
+from memls.store.index import index_entries, render_index
+from memls.store.reader import read_root
 from memls.store.roots import MemoryRoot
 from memls.store.store import MemoryStore
 
@@ -147,3 +149,87 @@ async def test_unsaved_text_of_an_entry_deleted_behind_the_servers_back_keeps_no
     index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
     assert "c.md" not in index
     assert index == rendered(session.root)
+
+
+# -- the saved entry itself is the one another tool wrote ---------------------------------------
+
+
+def _rewrite_a(root):
+    (root / "a.md").write_text(entry("a", "first, rewritten by an agent"), encoding="utf-8")
+    return {root / "a.md": types.FileChangeType.Changed}
+
+
+@pytest.mark.parametrize("told", [True, False], ids=["event", "no-event"])
+async def test_saving_an_entry_another_tool_rewrote_renders_the_index_memls_rendered_for_its_old_text(
+    start, told
+):
+    """The index follows the entry as it was before the other tool's write, not the text the editor opened."""
+    session = await start({"a.md": entry("a", "first"), "c.md": entry("c", "charlie fact")})
+    (session.root / "MEMORY.md").write_text(rendered(session.root), encoding="utf-8")
+    await barrier(session, "zz-probe-0.md")  # the server has read the root
+    if told:
+        await disk_changed(session, _rewrite_a(session.root), "zz-probe-1.md")
+    else:
+        _rewrite_a(session.root)
+    await open_and_type(session, "a.md", entry("a", "first, rewritten by an agent, then by hand"))
+    save(session, "a.md", entry("a", "first, rewritten by an agent, then by hand"))
+    await barrier(session, "zz-probe-2.md")
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "\u2014 first, rewritten by an agent, then by hand\n" in index
+    assert index == rendered(session.root)
+
+
+async def test_saving_an_entry_another_tool_added_renders_the_index_memls_rendered_without_it(start):
+    """Another tool adds an entry and deletes one (watcher told); the user saves the added one."""
+    session = await start({"a.md": entry("a", "first"), "c.md": entry("c", "charlie fact")})
+    (session.root / "MEMORY.md").write_text(rendered(session.root), encoding="utf-8")
+    await barrier(session, "zz-probe-0.md")  # the server has read the root
+    _add_n = {session.root / "n.md": types.FileChangeType.Created}
+    (session.root / "n.md").write_text(entry("n", "new"), encoding="utf-8")
+    await disk_changed(session, {**_add_n, **_delete_c(session.root)}, "zz-probe-1.md")
+    await open_and_type(session, "n.md", entry("n", "new, revised"))
+    save(session, "n.md", entry("n", "new, revised"))
+    await barrier(session, "zz-probe-2.md")
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "c.md" not in index and "\u2014 new, revised\n" in index
+    assert index == rendered(session.root)
+
+
+CURATED_A = "# Memory\n\n## Ask Sam first\n\n- [a](a.md) \u2014 {hook}\n- [c](c.md) \u2014 charlie fact\n"
+
+
+@pytest.mark.parametrize(("hook", "after"), [
+    ("my words on a", "my words on a"),  # the user's words stay
+    ("first", "first, then by hand"),  # memls's text for the version the index followed follows the entry
+], ids=["hand-written", "stock"])
+async def test_saving_an_entry_another_tool_rewrote_updates_a_curated_line_only_where_it_is_memls_text(
+    start, hook, after
+):
+    session = await start({"a.md": entry("a", "first"), "c.md": entry("c", "charlie fact")},
+                          index=CURATED_A.format(hook=hook))
+    await barrier(session, "zz-probe-0.md")  # the server has read the root
+    await disk_changed(session, _rewrite_a(session.root), "zz-probe-1.md")
+    await open_and_type(session, "a.md", entry("a", "first, then by hand"))
+    save(session, "a.md", entry("a", "first, then by hand"))
+    await barrier(session, "zz-probe-2.md")
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == CURATED_A.format(hook=after)
+
+
+async def test_saving_an_entry_another_tool_rewrote_renders_an_index_cut_to_a_budget_anew(start):
+    """The same for an index ``memls index --budget`` cut: compared under its marker's budget."""
+    files = {f"{n}.md": entry(n, f"fact {n}") for n in ("a", "b", "c", "d", "e")}
+    session = await start(files)
+    budget = len(rendered(session.root).encode()) - 20
+    (session.root / "MEMORY.md").write_text(cut(session.root, budget), encoding="utf-8")
+    assert "omitted" in cut(session.root, budget)
+    await barrier(session, "zz-probe-0.md")
+    await disk_changed(session, _rewrite_a(session.root), "zz-probe-1.md")
+    await open_and_type(session, "a.md", entry("a", "first, then by hand"))
+    save(session, "a.md", entry("a", "first, then by hand"))
+    await barrier(session, "zz-probe-2.md")
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == cut(session.root, budget)
+
+
+def cut(root, budget: int) -> str:
+    """What ``memls index --budget`` renders for the root as it is on disk."""
+    return render_index(index_entries(read_root(root, "project").entries, managed=False), budget=budget)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import re
 
+import pytest
 from lsprotocol import types
 
 from .conftest import Session, answer_as_editor, apply_text_edits, barrier, entry
@@ -53,6 +54,8 @@ class EditorBuffer:
         self.typed: list[str] = []
         self.in_transit: str | None = None  # a line the user types as the server's edit travels
         self.declined = 0
+        # Whether the change an applied edit made is told only after the answer to it.
+        self.reports_late = False
         session.open("MEMORY.md", text)
 
     def type_line(self, where: str, line: str) -> None:
@@ -80,7 +83,12 @@ class EditorBuffer:
             assert edit.changes is not None
             edits = list(edit.changes[self.session.uri("MEMORY.md")])
         encoding = self.session.initialize_result.capabilities.position_encoding  # type: ignore[attr-defined]
-        self._changed(apply_text_edits(self.text, edits, encoding or types.PositionEncodingKind.Utf16))
+        text = apply_text_edits(self.text, edits, encoding or types.PositionEncodingKind.Utf16)
+        if self.reports_late:  # as Neovim: the change is told on its debounce, after the answer
+            self.text, self.version = text, self.version + 1
+            asyncio.get_running_loop().call_later(0.2, self.session.change, "MEMORY.md", text, self.version)
+        else:
+            self._changed(text)
         return types.ApplyWorkspaceEditResult(applied=True)
 
 
@@ -118,4 +126,31 @@ async def test_lines_typed_into_the_open_index_while_the_server_edits_it_all_sur
         # Nothing else changed: every other line is the user's, where the user put it.
         assert without_entry_line(buffer.text) == buffer.users
     assert (buffer.declined > 0) == versioned  # the in-transit keystrokes did overtake edits
+    assert not [m.message for m in session.client.messages if "not updated" in m.message]
+
+
+@pytest.mark.parametrize("reports_late", [False, True], ids=["change-told-first", "change-told-after-answer"])
+async def test_two_saves_in_a_row_leave_the_open_index_with_the_last_saved_line(start, reports_late):
+    """The second save comes before the editor has taken the first save's edit: its line still wins."""
+    session = await start({"a.md": entry("a", "round 0"), "b.md": entry("b", "second")}, index=INDEX)
+    buffer = EditorBuffer(session, INDEX)
+    buffer.reports_late = reports_late
+    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: buffer.apply(params))
+    buffer.type_line("top", "typed before any save")  # the buffer has unsaved changes
+    session.open("a.md")
+    await barrier(session)
+    for number in (1, 2):  # back to back: no wait for the server between them
+        text = entry("a", f"round {number}")
+        session.change("a.md", text, number + 1)
+        (session.root / "a.md").write_text(text, encoding="utf-8")
+        session.client.text_document_did_save(types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=session.uri("a.md")), text=text))
+    for _ in range(200):
+        if "round 2\n" in buffer.text:
+            break
+        await asyncio.sleep(0.05)
+    await barrier(session, "zz-probe-2.md")
+    await asyncio.sleep(0.5)  # an edit that would come late has come
+    assert [x for x in buffer.text.splitlines() if "](a.md)" in x] == ["- [a](a.md) \u2014 round 2"], buffer.text
+    assert without_entry_line(buffer.text) == buffer.users
     assert not [m.message for m in session.client.messages if "not updated" in m.message]
