@@ -359,6 +359,14 @@ def _load(location: Path, root_dir: Path) -> dict:
 def load_private(location: Path, identity: str) -> Any:
     """What :func:`store_private` wrote for ``identity``; None for anything missing,
     foreign, corrupt, or written by another engine."""
+    return _load_pickled(location, MAGIC, identity, lambda load: load())
+
+
+def _load_pickled(location: Path, magic: bytes, identity: str, read: Callable[[Callable[[], Any]], Any]) -> Any:
+    """``read(load)`` on a trusted cache file of ours after its header, ``load`` giving its next pickle.
+
+    None for anything missing, foreign, corrupt or written by another engine.
+    """
     try:
         fd = os.open(location, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError:
@@ -367,14 +375,14 @@ def load_private(location: Path, identity: str) -> Any:
         with os.fdopen(fd, "rb") as f:
             if not _trusted(os.fstat(f.fileno())):
                 return None
-            if f.read(len(MAGIC)) != MAGIC:
+            if f.read(len(magic)) != magic:
                 return None
             import pickle  # here: a replayed view is read with marshal alone
 
             if pickle.load(f) != _header(identity):
                 return None
             with paused_gc():
-                return pickle.load(f)
+                return read(lambda: pickle.load(f))
     except Exception:  # noqa: BLE001 - a broken cache is a cold cache, never an error
         return None
 
@@ -409,29 +417,16 @@ def store_private_chunks(location: Path, identity: str, chunks: Iterable[dict]) 
 
 def load_private_chunks(location: Path, identity: str) -> dict | None:
     """What :func:`store_private_chunks` wrote for ``identity``, merged; None as :func:`load_private`."""
-    try:
-        fd = os.open(location, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None
-    try:
-        with os.fdopen(fd, "rb") as f:
-            if not _trusted(os.fstat(f.fileno())):
-                return None
-            if f.read(len(CHUNKS_MAGIC)) != CHUNKS_MAGIC:
-                return None
-            import pickle
 
-            if pickle.load(f) != _header(identity):
+    def merged(load: Callable[[], Any]) -> dict | None:
+        out: dict = {}
+        while (chunk := load()) is not None:
+            if not isinstance(chunk, dict):
                 return None
-            merged: dict = {}
-            with paused_gc():
-                while (chunk := pickle.load(f)) is not None:
-                    if not isinstance(chunk, dict):
-                        return None
-                    merged.update(chunk)
-            return merged
-    except Exception:  # noqa: BLE001 - a broken cache is a cold cache, never an error
-        return None
+            out.update(chunk)
+        return out
+
+    return _load_pickled(location, CHUNKS_MAGIC, identity, merged)
 
 
 def load_marshalled(location: Path, identity: str) -> Any:
