@@ -46,6 +46,11 @@ class Buffer:
     earlier_text: str | None = None
     # Whether its file exists, as last seen (open, watcher event, save).
     on_disk: bool = True
+    # The text another tool wrote under the buffer, as a watcher event or a
+    # save's catch-up last found it. The editor's reload of it can reach the
+    # server after the disk moved on again (the user saved), and the entry's
+    # index line may have been written for it whether the editor reloads or not.
+    disk_seen: str | None = None
 
     @property
     def modified(self) -> bool:
@@ -54,7 +59,12 @@ class Buffer:
 
     def saved_versions(self) -> list[str]:
         """The texts the entry's index line may have been written for, the latest first."""
-        return [t for t in (self.saved_text, self.earlier_text) if t is not None]
+        return list(dict.fromkeys(t for t in (self.saved_text, self.earlier_text, self.disk_seen) if t is not None))
+
+    def see_disk(self, text: str | None) -> None:
+        """A watcher event or a catch-up read the file's text: keep it if another tool wrote it."""
+        if text is not None and text != normalize_text(self.saved_text or ""):
+            self.disk_seen = text
 
 
 @dataclass(frozen=True)
@@ -424,7 +434,7 @@ class ServerState:
         if text is not None:
             buffer.text = text
         buffer.saved_text = buffer.text
-        buffer.earlier_text = None
+        buffer.earlier_text = buffer.disk_seen = None
         affected: set[Path] = set()
         if not buffer.on_disk:  # the save made the file
             buffer.on_disk = True
@@ -467,6 +477,7 @@ class ServerState:
         """A file changed on disk (watcher, another process): ignored while open, but for its existence."""
         buffer = self.buffers.get(path)
         if buffer is not None:
+            buffer.see_disk(disk_text(path))
             return self._existence_changed(path, buffer)
         joined = self._join_new_folder_root(path)
         state = self.root_for(path)
@@ -542,8 +553,13 @@ class ServerState:
         if self.scanning and root.path in self.scan_roots:  # the scan is reading it
             return DiskCatchUp(set(), self.index_lag(root))
         # An open file counts only when it was deleted or made (:meth:`_existence_changed`).
-        changed = [p for p in self.workspace.paths_changed_on_disk(root)
-                   if p not in self.buffers or self.buffers[p].on_disk != os.path.lexists(p)]
+        changed = []
+        for p in self.workspace.paths_changed_on_disk(root):
+            buffer = self.buffers.get(p)
+            if buffer is None or buffer.on_disk != os.path.lexists(p):
+                changed.append(p)
+            else:
+                buffer.see_disk(disk_text(p))
         affected = self.disk_changes(changed)
         return DiskCatchUp(affected, self.index_lag(root))
 
@@ -615,9 +631,12 @@ def _take_reload(buffer: Buffer, path: Path, text: str) -> None:
     Another tool wrote the file and the editor, its buffer unmodified, read
     it again: that text is now what the editor loaded (saved), and the text
     before it stays a version the entry's index line may still describe.
+    The disk may already hold a later text (the user saved right after the
+    reload, before the server took it in): a text a watcher event found
+    there (:attr:`Buffer.disk_seen`) counts as loaded too.
     One read, on the first change after a load or save only.
     """
-    if normalize_text(text) == disk_text(path):
+    if normalize_text(text) in (disk_text(path), buffer.disk_seen):
         buffer.earlier_text, buffer.saved_text = buffer.saved_text, text
 
 

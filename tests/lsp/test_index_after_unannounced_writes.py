@@ -179,6 +179,35 @@ async def test_saving_an_entry_another_tool_rewrote_renders_the_index_memls_rend
     assert index == rendered(session.root)
 
 
+@pytest.mark.parametrize("reloads", [True, False], ids=["reloaded-late", "never-reloaded"])
+async def test_saving_an_open_entry_another_tool_rewrote_renders_the_index_that_tool_wrote_anew(start, reloads):
+    """The tab was open when another tool rewrote the entry and rendered the index for it (watcher told).
+
+    The editor's reload of the tool's text reaches the server only after the
+    user's save has written the file (the server is a few messages behind),
+    or the editor never reloads and the save writes over the tool's text:
+    either way the index the tool left is a rendering, and the save renders it anew.
+    """
+    session = await start({"a.md": entry("a", "first"), "c.md": entry("c", "charlie fact")})
+    (session.root / "MEMORY.md").write_text(rendered(session.root), encoding="utf-8")
+    session.open("a.md")
+    await barrier(session, "zz-probe-0.md")
+    changes = _rewrite_a(session.root)
+    (session.root / "MEMORY.md").write_text(rendered(session.root), encoding="utf-8")
+    await disk_changed(session, {**changes, session.root / "MEMORY.md": types.FileChangeType.Changed},
+                       "zz-probe-1.md")
+    typed = entry("a", "first, rewritten by an agent, then by hand" if reloads else "first, then by hand")
+    (session.root / "a.md").write_text(typed, encoding="utf-8")  # on disk before the server reads on
+    if reloads:
+        session.change("a.md", entry("a", "first, rewritten by an agent"), 2)
+    session.change("a.md", typed, 3)
+    save(session, "a.md", typed)
+    await barrier(session, "zz-probe-2.md")
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "rewritten by an agent\n" not in index
+    assert index == rendered(session.root)
+
+
 async def test_saving_an_entry_another_tool_added_renders_the_index_memls_rendered_without_it(start):
     """Another tool adds an entry and deletes one (watcher told); the user saves the added one."""
     session = await start({"a.md": entry("a", "first"), "c.md": entry("c", "charlie fact")})
