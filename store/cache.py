@@ -28,6 +28,11 @@ Why each rule exists:
 * **Pickle is code**, so a cache file is loaded only when the current user owns
   it and nobody else may write to it (checked on the open descriptor, links
   not followed).
+* **Sealed**: every pickle and marshal blob is written after its length and
+  CRC-32 (:func:`_seal`), checked before it is loaded. A flipped or torn byte
+  in a cache file would otherwise load as a different parse or view (a
+  description one letter off, a line pointing at the wrong file), and the
+  server renders ``MEMORY.md`` from what it loaded.
 * **Never an error**: a missing, corrupt, foreign or out-of-date cache is
   ignored and the documents are parsed; a cache that cannot be written is not
   written. The header pins the cache format, Python's version, a
@@ -43,8 +48,10 @@ import gc
 import marshal
 import os
 import stat
+import struct
 import sys
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -55,7 +62,7 @@ try:  # hashlib's own blake2b, without loading OpenSSL's hashes (a tenth of a re
 except ImportError:  # pragma: no cover - an interpreter without the module
     from hashlib import blake2b
 
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
 KINDS = ("entries", "documents")
 MAGIC = b"memls-parse-cache\n"
 MARSHAL_MAGIC = b"memls-marshal-cache\n"
@@ -379,10 +386,10 @@ def _load_pickled(location: Path, magic: bytes, identity: str, read: Callable[[C
                 return None
             import pickle  # here: a replayed view is read with marshal alone
 
-            if pickle.load(f) != _header(identity):
+            if pickle.loads(_unseal(f)) != _header(identity):
                 return None
             with paused_gc():
-                return read(lambda: pickle.load(f))
+                return read(lambda: pickle.loads(_unseal(f)))
     except Exception:  # noqa: BLE001 - a broken cache is a cold cache, never an error
         return None
 
@@ -404,10 +411,8 @@ def store_private_chunks(location: Path, identity: str, chunks: Iterable[dict]) 
 
     def write(f: Any) -> None:
         f.write(CHUNKS_MAGIC)
-        pickle.dump(_header(identity), f, protocol=pickle.HIGHEST_PROTOCOL)
-        for chunk in chunks:
-            pickle.dump(chunk, f, protocol=pickle.HIGHEST_PROTOCOL)
-        pickle.dump(None, f, protocol=pickle.HIGHEST_PROTOCOL)
+        for value in (_header(identity), *chunks, None):
+            f.write(_seal(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)))
 
     try:
         _store(location, write)
@@ -447,8 +452,10 @@ def load_marshalled(location: Path, identity: str) -> Any:
             data = f.read()
         if not data.startswith(MARSHAL_MAGIC):
             return None
+        sealed = memoryview(data)[len(MARSHAL_MAGIC):]
+        blob = _unsealed(sealed[:_SEAL.size], sealed[_SEAL.size:])
         with paused_gc():
-            header, payload = marshal.loads(memoryview(data)[len(MARSHAL_MAGIC):])
+            header, payload = marshal.loads(blob)
         return payload if header == _header(identity) else None
     except Exception:  # noqa: BLE001 - a broken cache is a cold cache, never an error
         return None
@@ -457,7 +464,7 @@ def load_marshalled(location: Path, identity: str) -> Any:
 def store_marshalled(location: Path, identity: str, payload: Any) -> None:
     """Write a cache file of plain values; best effort, as :func:`store_private`."""
     try:
-        data = marshal.dumps((_header(identity), payload))
+        data = _seal(marshal.dumps((_header(identity), payload)))
         _store(location, lambda f: (f.write(MARSHAL_MAGIC), f.write(data)))
     except (OSError, ValueError):
         pass
@@ -486,8 +493,35 @@ def _write_pickled(f: Any, identity: str, payload: Any) -> None:
     import pickle
 
     f.write(MAGIC)
-    pickle.dump(_header(identity), f, protocol=pickle.HIGHEST_PROTOCOL)
-    pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
+    for value in (_header(identity), payload):
+        f.write(_seal(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)))
+
+
+# A sealed blob: its length and CRC-32 (little-endian), then its bytes.
+_SEAL = struct.Struct("<QI")
+
+
+def _seal(blob: bytes) -> bytes:
+    """``blob`` with what :func:`_unseal` checks: a torn or flipped byte is then a cold cache."""
+    return _SEAL.pack(len(blob), zlib.crc32(blob)) + blob
+
+
+def _unseal(f: Any) -> memoryview:
+    """The next sealed blob of file ``f``; ValueError when it is cut short or altered."""
+    head = f.read(_SEAL.size)
+    size = _SEAL.unpack(head)[0] if len(head) == _SEAL.size else 0
+    if size > os.fstat(f.fileno()).st_size - f.tell():  # no allocation for a length a flip made huge
+        raise ValueError("cache blob cut short")
+    return _unsealed(head, memoryview(f.read(size)))
+
+
+def _unsealed(head: bytes | memoryview, blob: memoryview) -> memoryview:
+    if len(head) != _SEAL.size:
+        raise ValueError("cache blob cut short")
+    size, crc = _SEAL.unpack(head)
+    if len(blob) != size or zlib.crc32(blob) != crc:
+        raise ValueError("cache blob altered")
+    return blob
 
 
 def _store(location: Path, write: Callable[[Any], Any]) -> None:

@@ -343,3 +343,29 @@ def test_cache_written_by_an_install_without_libyaml_is_not_read_by_one_with_it(
                              capture_output=True, text=True, check=True, env=env)
     assert written.stdout.split() == ["5"]  # the pure install wrote and reads its cache
     assert ParseCache.open(root, "entries").entries == {}
+
+
+def _every_byte_flipped(data: bytes, start: int):
+    """``data`` with one bit flipped at each position from ``start``: what a bad disk sector leaves."""
+    for i in range(start, len(data)):
+        yield data[:i] + bytes([data[i] ^ 0x10]) + data[i + 1:]
+
+
+@pytest.mark.parametrize("kind", ["single", "chunks", "marshal"])
+def test_a_cache_file_with_any_byte_flipped_is_a_cold_cache(tmp_path: Path, kind: str) -> None:
+    """Loaded as it is, a flipped byte would be a parse one letter off, or an index line pointing elsewhere."""
+    payload = {f"e{i}.md": ("e13", f"- [e{i}](e{i}.md) \u2014 fact {i}", i) for i in range(3)}
+    location = tmp_path / "cache" / f"x.{kind}"
+    store, load, magic = {
+        "single": (cache_module.store_private, cache_module.load_private, cache_module.MAGIC),
+        "chunks": (lambda loc, ident, p: cache_module.store_private_chunks(loc, ident, [p]),
+                   cache_module.load_private_chunks, cache_module.CHUNKS_MAGIC),
+        "marshal": (cache_module.store_marshalled, cache_module.load_marshalled, cache_module.MARSHAL_MAGIC),
+    }[kind]
+    store(location, "root", payload)
+    assert load(location, "root") == payload
+    whole = location.read_bytes()
+    for flipped in _every_byte_flipped(whole, len(magic)):
+        location.write_bytes(flipped)
+        os.chmod(location, 0o600)
+        assert load(location, "root") is None
