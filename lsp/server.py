@@ -127,6 +127,7 @@ def create_server() -> MemlsServer:
         options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
         ls.state.client = ClientFeatures.read(
             params.capabilities, encoding=ls.workspace.position_encoding or "utf-16", options=options)
+        ls.state.editor = str(params.process_id) if params.process_id else None
         settings = options.get("settings", options)
         # The roots are known before any document opens, so a document opened
         # before the scan starts joins its root with the right scope and layer

@@ -23,7 +23,7 @@ from typing import Any
 from memls.store.checks import CheckContext
 from memls.store.entry import MemoryEntry
 from memls.store.frontmatter import normalize_text
-from memls.store.lease import RootLease
+from memls.store.lease import RootLease, lease_editor
 from memls.store.model import Document, RootState, StackChange, Workspace, document_kind
 from memls.store.reader import disk_text
 from memls.store.roots import MemoryRoot, editor_stacks, is_memory_root
@@ -147,6 +147,8 @@ class ServerState:
     # no more leases are taken once shut down.
     leases: dict[Path, RootLease] = field(default_factory=dict)
     leasing: bool = True
+    # The editor this server serves: the process id its client gave (None: not given).
+    editor: str | None = None
 
     # -- settings and roots ---------------------------------------------------
 
@@ -331,9 +333,22 @@ class ServerState:
             return False
         lease = self.leases.get(root.path)
         if lease is None:
-            lease = self.leases[root.path] = RootLease(root.path)
+            lease = self.leases[root.path] = RootLease(root.path, self.editor)
             lease.try_acquire()
         return lease.held
+
+    def edits_open_index(self, path: Path) -> bool:
+        """Whether this server brings an open ``MEMORY.md`` of ``path``'s root to a save's index.
+
+        The leaseholder does, and so does a server whose editor is known not to
+        be the leaseholder's: no other server sees that editor's buffer
+        (:mod:`memls.store.lease`).
+        """
+        if self.speaks_for(path):
+            return True
+        root = self.workspace.root_of(path)
+        holder = lease_editor(root.path) if root is not None else None
+        return self.editor is not None and holder is not None and holder != self.editor
 
     def publishes(self, path: Path) -> bool:
         """Whether to tell the client about ``path`` unasked: it opened it, or this server speaks for its root."""

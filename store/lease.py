@@ -17,6 +17,14 @@ process ends however it ends -- no stale owner to time out -- and another
 server takes it over on its next try. A server that cannot even create the
 lease file (no cache directory) acts alone, as before leases existed.
 
+Which server edits an open ``MEMORY.md`` depends on whose buffer it is: a
+buffer of the leaseholder's own editor is the leaseholder's to edit, but a
+second editor's buffer is seen by its own server alone. So the holder writes
+beside the lease which editor it serves (the process id the client gave at
+``initialize``), and a server without the lease edits its own client's
+buffer when that editor is not the holder's. When either editor is unknown,
+it leaves the buffer alone, as two edits in one editor would be the worse outcome.
+
 Disk writes need no lease: every write is taken under the root's own lock
 and computed from the disk inside it, so a second refresh of ``MEMORY.md``
 finds it already current and writes nothing.
@@ -25,6 +33,7 @@ finds it already current and writes nothing.
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 from filelock import Timeout, UnixFileLock
@@ -33,17 +42,31 @@ from .cache import cache_dir, root_digest
 
 log = logging.getLogger(__name__)
 LEASE_SUFFIX = ".lease"
+EDITOR_SUFFIX = ".lease-editor"
 
 
 def lease_file(root_dir: Path) -> Path:
     return cache_dir([root_dir]) / f"{root_digest(root_dir)}{LEASE_SUFFIX}"
 
 
+def _editor_file(root_dir: Path) -> Path:
+    return cache_dir([root_dir]) / f"{root_digest(root_dir)}{EDITOR_SUFFIX}"
+
+
+def lease_editor(root_dir: Path) -> str | None:
+    """The editor the root's leaseholder serves, as it wrote it on taking the lease; None when unknown."""
+    try:
+        return _editor_file(root_dir).read_text(encoding="utf-8") or None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 class RootLease:
     """One server's claim on one root: held, or to be tried again later."""
 
-    def __init__(self, root_dir: Path) -> None:
+    def __init__(self, root_dir: Path, editor: str | None = None) -> None:
         self.root_dir = root_dir
+        self.editor = editor  # the editor this server serves (None: unknown)
         self._lock: UnixFileLock | None = None
         self._alone = False  # the lease file cannot exist: nobody to coordinate with
 
@@ -68,7 +91,18 @@ class RootLease:
             self._alone = True
             return True
         self._lock = lock
+        self._write_editor()
         return True
+
+    def _write_editor(self) -> None:
+        """Say which editor the holder serves (atomically: a reader sees the old or the new one)."""
+        path = _editor_file(self.root_dir)
+        temp = path.with_name(f".tmp-{os.getpid()}{EDITOR_SUFFIX}")
+        try:
+            temp.write_text(self.editor or "", encoding="utf-8")
+            os.replace(temp, path)
+        except OSError as exc:
+            log.warning("cannot record the editor of the lease of %s (%s)", self.root_dir, exc)
 
     def release(self) -> None:
         if self._lock is not None:

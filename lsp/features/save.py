@@ -366,9 +366,9 @@ async def edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
 
 
 async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
-    if not await ls.engine.run(ls.state.speaks_for, update.index_path):
-        # Another memls server serves this root and edits the buffer; two edits
-        # computed from the same old text would insert the new line twice.
+    if not await ls.engine.run(ls.state.edits_open_index, update.index_path):
+        # Another memls server of this editor serves this root and edits the buffer;
+        # two edits computed from the same old text would insert the new line twice.
         log.info("%s left to the server that serves its root", update.index_path)
         return
     if not ls.state.client.apply_edit:

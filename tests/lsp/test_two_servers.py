@@ -5,7 +5,9 @@ and another at the repository top; an editor and a second editor on the
 same repository do the same. Both servers answer their own client. Only the
 first, which holds the root's lease (memls.store.lease), lists every file's
 problems and edits an open ``MEMORY.md`` after a save; the second reports
-the documents its client opened, and takes over when the first exits.
+the documents its client opened, and takes over when the first exits. A
+second editor's open ``MEMORY.md`` is seen by its own server alone, which
+edits it.
 Two real server processes over stdio.
 """
 
@@ -39,11 +41,12 @@ async def server(tmp_path: Path):
     return client
 
 
-async def initialize(client, folder: Path) -> None:
+async def initialize(client, folder: Path, editor: int | None = None) -> None:
+    """``editor``: the process id the client gives (by default this process's: one editor, two clients)."""
     await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("neovim"),
         workspace_folders=[types.WorkspaceFolder(uri=path_to_uri(folder), name=folder.name)],
-        root_uri=path_to_uri(folder), process_id=os.getpid()))
+        root_uri=path_to_uri(folder), process_id=editor or os.getpid()))
     await wait_until_scanned(client)
 
 
@@ -114,3 +117,32 @@ async def test_a_second_server_on_the_same_root_reports_only_its_open_documents_
         for client in (first, second):
             if client is not None:
                 await client.shutdown_session()
+
+
+async def test_a_second_editors_server_edits_its_own_open_index_after_a_save(tmp_path):
+    """Two editors (two processes) on one repository: the leaseholder never sees the second's buffer."""
+    folder = tmp_path / "repo"
+    root = write_root(folder, {"a.md": entry("a", "first"), "b.md": entry("b", "second")})
+    (root / "MEMORY.md").write_text(INDEX, encoding="utf-8")
+    first, second = await server(tmp_path), await server(tmp_path)
+    try:
+        await initialize(first, folder)
+        await initialize(second, folder, editor=os.getppid())  # another editor process
+        info = await run_command(second, "memls.debugInfo")
+        assert [r["lease"] for r in info["roots"] if r["path"] == str(root)] == [False]
+        at_second = Session(second, folder)
+        typed = INDEX.replace("Curated notes.", "Curated notes, being edited.")
+        at_second.open("MEMORY.md", typed)
+        revised = entry("a", "first, revised")
+        at_second.open("a.md")
+        at_second.change("a.md", revised, 2)
+        await run_command(second, "memls.debugInfo")
+        (root / "a.md").write_text(revised, encoding="utf-8")
+        second.text_document_did_save(types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=at_second.uri("a.md")), text=revised))
+        await until(lambda: second.applied_edits, "the second server edit its editor's MEMORY.md")
+        assert first.applied_edits == []
+        assert (root / "MEMORY.md").read_text(encoding="utf-8") == INDEX  # the buffer holds the change
+    finally:
+        for client in (first, second):
+            await client.shutdown_session()
