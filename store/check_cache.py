@@ -96,10 +96,10 @@ from .settings import Settings
 
 if TYPE_CHECKING:
     from .diagnostics import Problem
-    from .model import Document, Workspace
+    from .model import Document, RootState, Workspace
     from .replay import RootFiles
 
-FORMAT = 2
+FORMAT = 3
 SCAN_ROUNDS = 6
 """How many times the component search scans every stored record before it maps keys to files."""
 COMPONENT_LIMIT = 2000
@@ -158,6 +158,9 @@ class _RootResults:
     records: dict[str, Record]
     problems: dict[str, list[Problem]]  # by file name (index files and an absent index too)
     index_identity: tuple[Identity, Identity, bool]
+    # The index problems stand whatever the entries' titles, descriptions and types
+    # (:func:`memls.store.checks.index.judged_without_rendering`).
+    without_rendering: bool = False
 
 
 def check_roots(
@@ -292,12 +295,28 @@ def _full(
                 # A file the listing did not see (created since) is stored as racy.
                 records[path.name] = (listing.identities.get(path.name), *_facts(doc))
         problems = {path.name: found[path] for path in results if path in found and path.parent == state.path}
-        stored.append(_RootResults(records, problems, listing.index_identity))
+        stored.append(_RootResults(records, problems, listing.index_identity,
+                                   _without_rendering(listing, state)))
     return run, stored, True
 
 
+def _without_rendering(listing: _Listing, state: RootState) -> bool:
+    """Whether the root's index problems, as just checked, hold while only rendered text changes."""
+    from .checks.index import judged_without_rendering
+
+    return listing.index_identity[1] is None and judged_without_rendering(state)
+
+
 def _facts(doc: Document) -> Facts:
-    """What other documents' checks read of ``doc``: its keys, its index digest and fields."""
+    """What other documents' checks read of ``doc``: its keys, its index digest and fields.
+
+    The digest holds what the index checks read of the entry besides its
+    rendered line: its name and status, and the places their problems point
+    at. Its title, description and type change the rendering alone (the
+    fields hold them): while a root's index problems do not depend on the
+    rendering (``_RootResults.without_rendering``), such a change leaves them
+    standing.
+    """
     from .model import index_key
 
     keys: set[str] = set()
@@ -311,7 +330,8 @@ def _facts(doc: Document) -> Facts:
     key = index_key(doc)
     if key is None:
         return tuple(sorted(keys)), None, None
-    digest = blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    name, _title, _description, _type, status, where, status_at = key
+    digest = blake2b(repr((name, status, where, status_at)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
     entry = doc.index_entry
     assert entry is not None  # it has an index key
     return tuple(sorted(keys)), digest, (entry.name, entry.title, entry.description, entry.type, entry.status)
@@ -343,6 +363,8 @@ def _incremental(
         changed.append(moved)
     index_moved = [listing.index_identity != before.index_identity
                    for listing, before in zip(listings, stored)]
+    # Roots where a changed entry's rendered line (its title, description, type) moved, and nothing else the index checks read.
+    rendering_moved = [False] * len(listings)
     if not any(changed) and not any(index_moved):
         return _assemble(listings, stored, 0, "replayed"), stored, False
 
@@ -366,16 +388,19 @@ def _incremental(
         for name in names:
             members.add((i, name))
             old = stored[i].records.get(name)
-            old_keys, old_digest = (old[1], old[2]) if old is not None else ((), None)
+            old_keys, old_digest, old_fields = (old[1], old[2], old[3]) if old is not None else ((), None, None)
             new_keys: tuple[str, ...] = ()
             new_digest: bytes | None = None
+            new_fields: IndexFields | None = None
             if name in listings[i].identities:
                 load(i, name)
-                new_keys, new_digest, _ = loaded[(i, name)]
+                new_keys, new_digest, new_fields = loaded[(i, name)]
             frontier.update(old_keys)
             frontier.update(new_keys)
-            if old_digest != new_digest:  # its index line (or the place it points at) moved
+            if old_digest != new_digest:  # its index line's entry (or the place it points at) moved
                 index_moved[i] = True
+            elif old_fields != new_fields:  # its rendered line alone
+                rendering_moved[i] = True
     # Who shares a key with the component, until nothing new joins (the unchanged
     # files' keys as stored). A round scans every record once, cheaper than
     # building a map from keys to files for a component a few links deep; a
@@ -403,15 +428,18 @@ def _incremental(
                 return None
             i, name = member
             load(i, name)
-            new_keys, digest, _ = loaded[member]
+            new_keys, digest, fields = loaded[member]
             record = stored[i].records[name]
             frontier.update(new_keys)
-            if new_keys != record[1] or digest != record[2]:
+            if new_keys != record[1] or digest != record[2] or fields != record[3]:
                 # Changed after it was listed: a change like any other.
                 frontier.update(record[1])
                 changed[i].add(name)
                 index_moved[i] = index_moved[i] or digest != record[2]
-
+                rendering_moved[i] = rendering_moved[i] or fields != record[3]
+    for i, rendered in enumerate(rendering_moved):
+        if rendered and not stored[i].without_rendering:
+            index_moved[i] = True  # the index problems read the rendering: judged again
     workspace = part
     paths = [part.roots[i].path / name for i, name in sorted(members)]
     for i, redo in enumerate(index_moved):
@@ -451,13 +479,15 @@ def _incremental(
             records[name] = (listing.identities.get(name), *facts)
             if path in fresh:
                 problems[name] = fresh[path]
+        without_rendering = before.without_rendering
         if index_moved[i]:
             for name in (INDEX_FILENAME, POLICY_FILENAME):
                 problems.pop(name, None)
                 path = state.path / name
                 if path in fresh:
                     problems[name] = fresh[path]
-        updated.append(_RootResults(records, problems, listing.index_identity))
+            without_rendering = _without_rendering(listing, state)
+        updated.append(_RootResults(records, problems, listing.index_identity, without_rendering))
     settled = any(
         listings[i].identities.get(name) is not None or name not in listings[i].identities
         for i, names in enumerate(changed) for name in names

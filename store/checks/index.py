@@ -441,6 +441,34 @@ def entry_files_read(doc: Document) -> set[str]:
     return files
 
 
+def judged_without_rendering(state: RootState) -> bool:
+    """Whether the root's index problems, as last checked, stand whatever the rendering becomes.
+
+    The rendering is what the entries' titles, descriptions and types change
+    (and name, status and file order, which the line findings read too). A
+    legacy, unbudgeted ``MEMORY.md`` without line findings is judged from
+    its own text alone (the Claude Code limit): its lines problems are
+    emitted only for findings, and only a missing entry's place reads the
+    rendering. An index too large to read, or unreadable, reads no entry; an
+    absent one reads only whether any entry is living. So while the line
+    findings stay as they are (no entry's name, status, existence or the
+    places its problems point at moved), a change of rendered text alone
+    leaves this root's index problems as they were
+    (:mod:`memls.store.check_cache` keeps them). False whenever unsure: a
+    policy, a budget marker, or an index whose line findings were not made
+    for its text in this model.
+    """
+    if state.policy_path in state.documents:
+        return False
+    doc = state.documents.get(state.index_path)
+    if doc is None or doc.too_large or doc.read_error is not None:
+        return True
+    if omission_budget(doc.text) is not None:
+        return False
+    memo = state.memo.get("index-lines")
+    return isinstance(memo, _LineMemo) and memo.text == doc.text and not memo.findings
+
+
 def _legacy_findings(doc: Document) -> list[_LineFinding]:
     """``_line_findings`` of an unbudgeted legacy index, re-judging only the files that changed.
 
