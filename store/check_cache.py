@@ -361,8 +361,9 @@ def _incremental(
                  if ident is None or (rec := records.get(name)) is None or rec[0] != ident}
         moved.update(name for name in records if name not in now)
         changed.append(moved)
-    index_moved = [listing.index_identity != before.index_identity
-                   for listing, before in zip(listings, stored)]
+    index_files_moved = [listing.index_identity != before.index_identity
+                         for listing, before in zip(listings, stored)]
+    index_moved = list(index_files_moved)
     # Roots where a changed entry's rendered line (its title, description, type) moved, and nothing else the index checks read.
     rendering_moved = [False] * len(listings)
     if not any(changed) and not any(index_moved):
@@ -437,6 +438,10 @@ def _incremental(
                 changed[i].add(name)
                 index_moved[i] = index_moved[i] or digest != record[2]
                 rendering_moved[i] = rendering_moved[i] or fields != record[3]
+    for i, entries_moved in enumerate(index_moved):
+        if (entries_moved and not index_files_moved[i] and stored[i].without_rendering
+                and _still_without_line_findings(part, i, listings[i], stored[i], changed[i], loaded)):
+            index_moved[i] = False  # judged from its own text, as before the change
     for i, rendered in enumerate(rendering_moved):
         if rendered and not stored[i].without_rendering:
             index_moved[i] = True  # the index problems read the rendering: judged again
@@ -543,6 +548,76 @@ def _index_view_suffices(
         if name in listing.identities and directory / name not in documents:
             part.load_document(directory / name, cached=False)
     return True
+
+
+def _still_without_line_findings(
+    part: Workspace, i: int, listing: _Listing, before: _RootResults, changed: set[str],
+    loaded: dict[tuple[int, str], Facts],
+) -> bool:
+    """Whether root ``i``'s index, which had no line finding (``before.without_rendering``), still has none.
+
+    Only the changed files' lines, and the lines of the files sharing their
+    names (before or after: which file of a name is shown may have moved),
+    can have changed: those are judged again from the index text and the
+    entries' stored index fields (the changed files' as read now), with a
+    search for their pointers in ``MEMORY.md``, not a parse of every line
+    and a view of every entry. With none found, the index problems, judged
+    from its own text, stand. False (judge the index) without ``MEMORY.md``
+    (``index-missing`` reads whether any entry lives) or with a policy.
+    """
+    from .checks.index import finds_lines_about
+    from .entry import DEFAULT_STATUS
+    from .index import omission_budget
+
+    if listing.index_identity[0] is None or listing.index_identity[1] is not None:
+        return False
+    state = part.roots[i]
+    part.load_document(state.index_path, cached=False)
+    index = state.documents.get(state.index_path)
+    if index is None:
+        return False
+    if index.too_large or index.read_error is not None:
+        return True  # its checks read no entry
+    if omission_budget(index.text) is not None:
+        return False
+    records = before.records
+
+    def fields(name: str) -> IndexFields | None:
+        if name in changed:
+            facts = loaded.get((i, name))
+            return facts[2] if facts is not None else None
+        record = records.get(name)
+        return record[3] if record is not None else None
+
+    names = set()
+    for name in changed:
+        record = records.get(name)
+        for known in (fields(name), record[3] if record is not None else None):
+            if known is not None:
+                names.add(known[0])
+    holders: dict[str, list[str]] = {}
+    for name, record in records.items():
+        known = record[3]
+        if known is not None and known[0] in names and name not in changed:
+            holders.setdefault(known[0], []).append(name)
+    for name in changed:
+        known = fields(name)
+        if known is not None:
+            holders.setdefault(known[0], []).append(name)
+    targets = set(changed)
+    for files in holders.values():
+        files.sort()  # file order: the first file of a name is the one shown
+        targets.update(files)
+
+    def living(name: str) -> bool | None:
+        known = fields(name)
+        return None if known is None else known[4] == DEFAULT_STATUS
+
+    def shown(name: str) -> bool:
+        known = fields(name)
+        return known is not None and known[4] == DEFAULT_STATUS and holders[known[0]][0] == name
+
+    return not finds_lines_about(index.text, targets, living, shown)
 
 
 def _holders(stored: list[_RootResults]) -> dict[str, list[tuple[int, str]]]:

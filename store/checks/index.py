@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -71,6 +71,7 @@ from ..index import (
     omission_budget,
     parse_index_lines,
     pointer_line,
+    pointers_to,
     remove_index_line,
     render_index,
     render_policy_view,
@@ -467,6 +468,29 @@ def judged_without_rendering(state: RootState) -> bool:
         return False
     memo = state.memo.get("index-lines")
     return isinstance(memo, _LineMemo) and memo.text == doc.text and not memo.findings
+
+
+def finds_lines_about(
+    text: str, targets: Collection[str], living: Callable[[str], bool | None], shown: Callable[[str], bool]
+) -> bool:
+    """Whether the line checks of the legacy, unbudgeted index ``text`` find anything about ``targets``.
+
+    :meth:`_LineMemo.judge` over facts given apart from a model:
+    ``living(t)`` is None when file ``t`` has no index entry, else whether
+    its entry is living; ``shown(t)`` whether it gets a line of the
+    rendering (living, and the first file of its name). A caller that knows
+    an index had no line finding, and which files' facts changed since, asks
+    about those files (and the files sharing their names, old and new) to
+    know whether it still has none (:mod:`memls.store.check_cache`).
+    """
+    linked = {link.target for link in pointers_to(text, targets) if not _EXTERNAL_TARGET.match(link.target)}
+    for target in targets:
+        if target in linked:
+            if living(target) is not True:  # broken, or lists a retired entry
+                return True
+        elif shown(target):  # a living entry without a line
+            return True
+    return False
 
 
 def _legacy_findings(doc: Document) -> list[_LineFinding]:

@@ -241,3 +241,42 @@ def test_a_changed_description_re_places_the_missing_lines_of_a_curated_index(tm
     assert after.code == "index-missing-entry"
     assert after.span != before.span  # a's line no longer matches the rendering's
     assert run.results == fresh(root)
+
+
+def test_a_renamed_entry_leaves_the_index_problems_standing_while_its_line_still_points_at_it(tmp_path: Path) -> None:
+    root = MemoryRoot("project", tmp_path / "memory")
+    root.path.mkdir()
+    for name in ("a", "b", "c"):
+        write(root.path, f"{name}.md", f"---\nname: {name}\ndescription: d\n---\n")
+    generated_index(root)
+    check_roots([root], Settings(), today=TODAY)
+    path = write(root.path, "b.md", "---\nname: renamed\ndescription: d\n---\n")
+    os.utime(path, (OLD + 5, OLD + 5))
+    run = check_roots([root], Settings(), today=TODAY)
+    assert (run.how, run.rechecked) == ("incremental", 1)  # b.md alone: its line still points at it
+    assert run.results == fresh(root)
+
+
+@pytest.mark.parametrize("change", ["the shown file is renamed", "a retired file takes the name and lives"])
+def test_a_file_a_name_change_shows_is_judged_for_its_missing_line(tmp_path: Path, change: str) -> None:
+    """Which file of a name the index shows moves with another file's change: that file is judged too."""
+    root = MemoryRoot("project", tmp_path / "memory")
+    root.path.mkdir()
+    if change == "the shown file is renamed":
+        write(root.path, "a.md", "---\nname: n\ndescription: d\n---\n")
+        write(root.path, "b.md", "---\nname: n\ndescription: d\n---\n")  # shadowed by a.md: no line
+        changed, text = "a.md", "---\nname: other\ndescription: d\n---\n"
+        missing = "b.md"
+    else:
+        write(root.path, "a.md", "---\nname: p\ndescription: d\nstatus: historical\n---\n")  # no line
+        write(root.path, "b.md", "---\nname: n\ndescription: d\n---\n")
+        changed, text = "a.md", "---\nname: n\ndescription: d\nstatus: living\n---\n"
+        missing = "a.md"  # it shadows b.md now, and has no line
+    generated_index(root)
+    assert root.path / "MEMORY.md" not in check_roots([root], Settings(), today=TODAY).results
+    path = write(root.path, changed, text)
+    os.utime(path, (OLD + 5, OLD + 5))
+    run = check_roots([root], Settings(), today=TODAY)
+    (problem,) = run.results[root.path / "MEMORY.md"]
+    assert (problem.code, problem.data["filename"]) == ("index-missing-entry", missing)
+    assert run.results == fresh(root)

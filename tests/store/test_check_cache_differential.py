@@ -115,8 +115,11 @@ def apply(op: tuple, roots: list[MemoryRoot]) -> None:
     elif kind == "reword":
         path = directory / op[2]
         if path.exists():
-            key = {"description": "description", "title": "title", "type": "  type"}[op[3]]
-            path.write_text(re.sub(rf"(?m)^{key}: .*$", f"{key}: {op[4]}", path.read_text(), count=1))
+            key = {"type": "  type"}.get(op[3], op[3])
+            text = path.read_text()
+            if key == "status" and not re.search(r"(?m)^status: ", text):
+                text = text.replace("\n---\n", "\nstatus: living\n---\n", 1)
+            path.write_text(re.sub(rf"(?m)^{key}: .*$", f"{key}: {op[4]}", text, count=1))
     elif kind == "index":
         index = directory / "MEMORY.md"
         if op[2] == "delete":
@@ -215,6 +218,9 @@ living_entry = st.builds(
 around_an_index = st.one_of(
     st.tuples(st.just("reword"), st.just(0), st.sampled_from(FILES),
               st.sampled_from(["description", "title", "type"]), st.sampled_from(REWORDINGS)),
+    st.tuples(st.just("reword"), st.just(0), st.sampled_from(FILES), st.just("name"), names),
+    st.tuples(st.just("reword"), st.just(0), st.sampled_from(FILES), st.just("status"),
+              st.sampled_from(["living", "superseded", "historical"])),
     st.tuples(st.just("index"), st.just(0), st.sampled_from(["generate", "drop-line", "junk", "delete"])),
     st.tuples(st.just("write"), st.just(0), st.sampled_from(FILES), entry_text),
     st.tuples(st.just("delete"), st.just(0), st.sampled_from(FILES)),
@@ -228,8 +234,9 @@ around_an_index = st.one_of(
 def test_incremental_check_equals_a_full_check_after_rewordings_around_an_index(
     initial: list, index: str, operations: list, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Entries' lines move (descriptions, titles, types) under a generated, curated or short index:
-    whether its problems stand or are judged again, they are a full check's."""
+    """Entries' lines move (descriptions, titles, types; names, which may shadow one another, and
+    statuses) under a generated, curated or short index: whether its problems stand or are judged
+    again, they are a full check's."""
     monkeypatch.setattr("memls.store.check_cache.REWRITE_FRACTION", 0)  # records as many changes old as can be
     clock = Clock()
     for module in ("check_cache", "reader", "model", "replay"):
