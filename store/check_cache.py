@@ -32,16 +32,23 @@ their stored results stand. It is coarser than the model's own affected set
 of it, found from stored facts.
 
 **The index.** ``MEMORY.md`` and ``.memory-index.json`` are judged against
-every entry of the root. Each entry is stored with a digest of what those
-checks read of it (:func:`memls.store.model.index_key`, which holds the
-places its problems point at) and its index line's fields; while no changed file's
-digest moved and neither index file changed, the index results stand (a
-body edit, a link, a touch). Otherwise the root's index view is built from
-the stored fields (the component's from their documents), the documents
-the index's line problems point at are loaded, and the index is checked
-with the component. A managed root (a policy) and an index written with a
-budget select from every entry's document: for them the whole model is
-loaded, from the parse cache.
+every entry of the root. Each entry is stored with its index line's fields
+and a digest of what the line checks read of it besides the rendered text
+(name, status and the places its problems point at, of
+:func:`memls.store.model.index_key`); while no changed file's digest or
+fields moved and neither index file changed, the index results stand (a
+body edit, a link, a touch). A legacy, unbudgeted ``MEMORY.md`` without
+line findings is judged from its own text alone (the root's results say so:
+``without_rendering``), so for it two more changes leave them standing: a
+changed title, description or type (the rendering alone moved), and a
+changed name or status after which the changed files and the files sharing
+their names still have no line finding (judged from the stored fields and
+a search of ``MEMORY.md`` for their pointers). Otherwise the root's index
+view is built from the stored fields (the component's from their
+documents), the documents the index's line problems point at are loaded,
+and the index is checked with the component. A managed root (a policy)
+and an index written with a budget select from every entry's document:
+for them the whole model is loaded, from the parse cache.
 
 Why each part of the key is there:
 
