@@ -32,16 +32,23 @@ their stored results stand. It is coarser than the model's own affected set
 of it, found from stored facts.
 
 **The index.** ``MEMORY.md`` and ``.memory-index.json`` are judged against
-every entry of the root. Each entry is stored with a digest of what those
-checks read of it (:func:`memls.store.model.index_key`, which holds the
-places its problems point at) and its index line's fields; while no changed file's
-digest moved and neither index file changed, the index results stand (a
-body edit, a link, a touch). Otherwise the root's index view is built from
-the stored fields (the component's from their documents), the documents
-the index's line problems point at are loaded, and the index is checked
-with the component. A managed root (a policy) and an index written with a
-budget select from every entry's document: for them the whole model is
-loaded, from the parse cache.
+every entry of the root. Each entry is stored with its index line's fields
+and a digest of what the line checks read of it besides the rendered text
+(name, status and the places its problems point at, of
+:func:`memls.store.model.index_key`); while no changed file's digest or
+fields moved and neither index file changed, the index results stand (a
+body edit, a link, a touch). A legacy, unbudgeted ``MEMORY.md`` without
+line findings is judged from its own text alone (the root's results say so:
+``without_rendering``), so for it two more changes leave them standing: a
+changed title, description or type (the rendering alone moved), and a
+changed name or status after which the changed files and the files sharing
+their names still have no line finding (judged from the stored fields and
+a search of ``MEMORY.md`` for their pointers). Otherwise the root's index
+view is built from the stored fields (the component's from their
+documents), the documents the index's line problems point at are loaded,
+and the index is checked with the component. A managed root (a policy)
+and an index written with a budget select from every entry's document:
+for them the whole model is loaded, from the parse cache.
 
 Why each part of the key is there:
 
@@ -96,10 +103,10 @@ from .settings import Settings
 
 if TYPE_CHECKING:
     from .diagnostics import Problem
-    from .model import Document, Workspace
+    from .model import Document, RootState, Workspace
     from .replay import RootFiles
 
-FORMAT = 2
+FORMAT = 3
 SCAN_ROUNDS = 6
 """How many times the component search scans every stored record before it maps keys to files."""
 COMPONENT_LIMIT = 2000
@@ -158,6 +165,9 @@ class _RootResults:
     records: dict[str, Record]
     problems: dict[str, list[Problem]]  # by file name (index files and an absent index too)
     index_identity: tuple[Identity, Identity, bool]
+    # The index problems stand whatever the entries' titles, descriptions and types
+    # (:func:`memls.store.checks.index.judged_without_rendering`).
+    without_rendering: bool = False
 
 
 def check_roots(
@@ -292,12 +302,28 @@ def _full(
                 # A file the listing did not see (created since) is stored as racy.
                 records[path.name] = (listing.identities.get(path.name), *_facts(doc))
         problems = {path.name: found[path] for path in results if path in found and path.parent == state.path}
-        stored.append(_RootResults(records, problems, listing.index_identity))
+        stored.append(_RootResults(records, problems, listing.index_identity,
+                                   _without_rendering(listing, state)))
     return run, stored, True
 
 
+def _without_rendering(listing: _Listing, state: RootState) -> bool:
+    """Whether the root's index problems, as just checked, hold while only rendered text changes."""
+    from .checks.index import judged_without_rendering
+
+    return listing.index_identity[1] is None and judged_without_rendering(state)
+
+
 def _facts(doc: Document) -> Facts:
-    """What other documents' checks read of ``doc``: its keys, its index digest and fields."""
+    """What other documents' checks read of ``doc``: its keys, its index digest and fields.
+
+    The digest holds what the index checks read of the entry besides its
+    rendered line: its name and status, and the places their problems point
+    at. Its title, description and type change the rendering alone (the
+    fields hold them): while a root's index problems do not depend on the
+    rendering (``_RootResults.without_rendering``), such a change leaves them
+    standing.
+    """
     from .model import index_key
 
     keys: set[str] = set()
@@ -311,7 +337,8 @@ def _facts(doc: Document) -> Facts:
     key = index_key(doc)
     if key is None:
         return tuple(sorted(keys)), None, None
-    digest = blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    name, _title, _description, _type, status, where, status_at = key
+    digest = blake2b(repr((name, status, where, status_at)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
     entry = doc.index_entry
     assert entry is not None  # it has an index key
     return tuple(sorted(keys)), digest, (entry.name, entry.title, entry.description, entry.type, entry.status)
@@ -341,8 +368,11 @@ def _incremental(
                  if ident is None or (rec := records.get(name)) is None or rec[0] != ident}
         moved.update(name for name in records if name not in now)
         changed.append(moved)
-    index_moved = [listing.index_identity != before.index_identity
-                   for listing, before in zip(listings, stored)]
+    index_files_moved = [listing.index_identity != before.index_identity
+                         for listing, before in zip(listings, stored)]
+    index_moved = list(index_files_moved)
+    # Roots where a changed entry's rendered line (its title, description, type) moved, and nothing else the index checks read.
+    rendering_moved = [False] * len(listings)
     if not any(changed) and not any(index_moved):
         return _assemble(listings, stored, 0, "replayed"), stored, False
 
@@ -366,16 +396,19 @@ def _incremental(
         for name in names:
             members.add((i, name))
             old = stored[i].records.get(name)
-            old_keys, old_digest = (old[1], old[2]) if old is not None else ((), None)
+            old_keys, old_digest, old_fields = (old[1], old[2], old[3]) if old is not None else ((), None, None)
             new_keys: tuple[str, ...] = ()
             new_digest: bytes | None = None
+            new_fields: IndexFields | None = None
             if name in listings[i].identities:
                 load(i, name)
-                new_keys, new_digest, _ = loaded[(i, name)]
+                new_keys, new_digest, new_fields = loaded[(i, name)]
             frontier.update(old_keys)
             frontier.update(new_keys)
-            if old_digest != new_digest:  # its index line (or the place it points at) moved
+            if old_digest != new_digest:  # its index line's entry (or the place it points at) moved
                 index_moved[i] = True
+            elif old_fields != new_fields:  # its rendered line alone
+                rendering_moved[i] = True
     # Who shares a key with the component, until nothing new joins (the unchanged
     # files' keys as stored). A round scans every record once, cheaper than
     # building a map from keys to files for a component a few links deep; a
@@ -403,15 +436,22 @@ def _incremental(
                 return None
             i, name = member
             load(i, name)
-            new_keys, digest, _ = loaded[member]
+            new_keys, digest, fields = loaded[member]
             record = stored[i].records[name]
             frontier.update(new_keys)
-            if new_keys != record[1] or digest != record[2]:
+            if new_keys != record[1] or digest != record[2] or fields != record[3]:
                 # Changed after it was listed: a change like any other.
                 frontier.update(record[1])
                 changed[i].add(name)
                 index_moved[i] = index_moved[i] or digest != record[2]
-
+                rendering_moved[i] = rendering_moved[i] or fields != record[3]
+    for i, entries_moved in enumerate(index_moved):
+        if (entries_moved and not index_files_moved[i] and stored[i].without_rendering
+                and _still_without_line_findings(part, i, listings[i], stored[i], changed[i], loaded)):
+            index_moved[i] = False  # judged from its own text, as before the change
+    for i, rendered in enumerate(rendering_moved):
+        if rendered and not stored[i].without_rendering:
+            index_moved[i] = True  # the index problems read the rendering: judged again
     workspace = part
     paths = [part.roots[i].path / name for i, name in sorted(members)]
     for i, redo in enumerate(index_moved):
@@ -451,13 +491,15 @@ def _incremental(
             records[name] = (listing.identities.get(name), *facts)
             if path in fresh:
                 problems[name] = fresh[path]
+        without_rendering = before.without_rendering
         if index_moved[i]:
             for name in (INDEX_FILENAME, POLICY_FILENAME):
                 problems.pop(name, None)
                 path = state.path / name
                 if path in fresh:
                     problems[name] = fresh[path]
-        updated.append(_RootResults(records, problems, listing.index_identity))
+            without_rendering = _without_rendering(listing, state)
+        updated.append(_RootResults(records, problems, listing.index_identity, without_rendering))
     settled = any(
         listings[i].identities.get(name) is not None or name not in listings[i].identities
         for i, names in enumerate(changed) for name in names
@@ -513,6 +555,76 @@ def _index_view_suffices(
         if name in listing.identities and directory / name not in documents:
             part.load_document(directory / name, cached=False)
     return True
+
+
+def _still_without_line_findings(
+    part: Workspace, i: int, listing: _Listing, before: _RootResults, changed: set[str],
+    loaded: dict[tuple[int, str], Facts],
+) -> bool:
+    """Whether root ``i``'s index, which had no line finding (``before.without_rendering``), still has none.
+
+    Only the changed files' lines, and the lines of the files sharing their
+    names (before or after: which file of a name is shown may have moved),
+    can have changed: those are judged again from the index text and the
+    entries' stored index fields (the changed files' as read now), with a
+    search for their pointers in ``MEMORY.md``, not a parse of every line
+    and a view of every entry. With none found, the index problems, judged
+    from its own text, stand. False (judge the index) without ``MEMORY.md``
+    (``index-missing`` reads whether any entry lives) or with a policy.
+    """
+    from .checks.index import finds_lines_about
+    from .entry import DEFAULT_STATUS
+    from .index import omission_budget
+
+    if listing.index_identity[0] is None or listing.index_identity[1] is not None:
+        return False
+    state = part.roots[i]
+    part.load_document(state.index_path, cached=False)
+    index = state.documents.get(state.index_path)
+    if index is None:
+        return False
+    if index.too_large or index.read_error is not None:
+        return True  # its checks read no entry
+    if omission_budget(index.text) is not None:
+        return False
+    records = before.records
+
+    def fields(name: str) -> IndexFields | None:
+        if name in changed:
+            facts = loaded.get((i, name))
+            return facts[2] if facts is not None else None
+        record = records.get(name)
+        return record[3] if record is not None else None
+
+    names = set()
+    for name in changed:
+        record = records.get(name)
+        for known in (fields(name), record[3] if record is not None else None):
+            if known is not None:
+                names.add(known[0])
+    holders: dict[str, list[str]] = {}
+    for name, record in records.items():
+        known = record[3]
+        if known is not None and known[0] in names and name not in changed:
+            holders.setdefault(known[0], []).append(name)
+    for name in changed:
+        known = fields(name)
+        if known is not None:
+            holders.setdefault(known[0], []).append(name)
+    targets = set(changed)
+    for files in holders.values():
+        files.sort()  # file order: the first file of a name is the one shown
+        targets.update(files)
+
+    def living(name: str) -> bool | None:
+        known = fields(name)
+        return None if known is None else known[4] == DEFAULT_STATUS
+
+    def shown(name: str) -> bool:
+        known = fields(name)
+        return known is not None and known[4] == DEFAULT_STATUS and holders[known[0]][0] == name
+
+    return not finds_lines_about(index.text, targets, living, shown)
 
 
 def _holders(stored: list[_RootResults]) -> dict[str, list[tuple[int, str]]]:

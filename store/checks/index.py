@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -71,6 +71,7 @@ from ..index import (
     omission_budget,
     parse_index_lines,
     pointer_line,
+    pointers_to,
     remove_index_line,
     render_index,
     render_policy_view,
@@ -439,6 +440,57 @@ def entry_files_read(doc: Document) -> set[str]:
         if finding.code == "index-broken-link":
             files.add(_markdown_destination(finding.target))
     return files
+
+
+def judged_without_rendering(state: RootState) -> bool:
+    """Whether the root's index problems, as last checked, stand whatever the rendering becomes.
+
+    The rendering is what the entries' titles, descriptions and types change
+    (and name, status and file order, which the line findings read too). A
+    legacy, unbudgeted ``MEMORY.md`` without line findings is judged from
+    its own text alone (the Claude Code limit): its lines problems are
+    emitted only for findings, and only a missing entry's place reads the
+    rendering. An index too large to read, or unreadable, reads no entry; an
+    absent one reads only whether any entry is living. So while the line
+    findings stay as they are (no entry's name, status, existence or the
+    places its problems point at moved), a change of rendered text alone
+    leaves this root's index problems as they were
+    (:mod:`memls.store.check_cache` keeps them). False whenever unsure: a
+    policy, a budget marker, or an index whose line findings were not made
+    for its text in this model.
+    """
+    if state.policy_path in state.documents:
+        return False
+    doc = state.documents.get(state.index_path)
+    if doc is None or doc.too_large or doc.read_error is not None:
+        return True
+    if omission_budget(doc.text) is not None:
+        return False
+    memo = state.memo.get("index-lines")
+    return isinstance(memo, _LineMemo) and memo.text == doc.text and not memo.findings
+
+
+def finds_lines_about(
+    text: str, targets: Collection[str], living: Callable[[str], bool | None], shown: Callable[[str], bool]
+) -> bool:
+    """Whether the line checks of the legacy, unbudgeted index ``text`` find anything about ``targets``.
+
+    :meth:`_LineMemo.judge` over facts given apart from a model:
+    ``living(t)`` is None when file ``t`` has no index entry, else whether
+    its entry is living; ``shown(t)`` whether it gets a line of the
+    rendering (living, and the first file of its name). A caller that knows
+    an index had no line finding, and which files' facts changed since, asks
+    about those files (and the files sharing their names, old and new) to
+    know whether it still has none (:mod:`memls.store.check_cache`).
+    """
+    linked = {link.target for link in pointers_to(text, targets) if not _EXTERNAL_TARGET.match(link.target)}
+    for target in targets:
+        if target in linked:
+            if living(target) is not True:  # broken, or lists a retired entry
+                return True
+        elif shown(target):  # a living entry without a line
+            return True
+    return False
 
 
 def _legacy_findings(doc: Document) -> list[_LineFinding]:

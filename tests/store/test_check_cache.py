@@ -200,3 +200,83 @@ def test_names_no_reader_can_open_are_problems_of_their_own_in_every_way_of_answ
     assert run.how == "incremental"
     assert run.results == fresh(root)
     assert root.path / "other.md" in run.results
+
+
+def generated_index(root: MemoryRoot) -> None:
+    write(root.path, "MEMORY.md", Workspace.load([root]).roots[0].index_view.rendering())
+
+
+def test_a_changed_description_leaves_the_problems_of_an_index_judged_from_its_text_alone(tmp_path: Path) -> None:
+    """The entry's line moves, but an index without line findings is judged from its own text."""
+    root = MemoryRoot("project", tmp_path / "memory")
+    root.path.mkdir()
+    for n in range(210):  # past Claude Code's 200 lines: the index has a problem of its own
+        write(root.path, f"e{n:03d}.md", f"---\nname: e{n:03d}\ndescription: d\n---\n")
+    generated_index(root)
+    check_roots([root], Settings(), today=TODAY)
+    path = write(root.path, "e007.md", '---\nname: e007\ndescription: "Reworded"\n---\n')
+    os.utime(path, (OLD + 5, OLD + 5))
+    run = check_roots([root], Settings(), today=TODAY)
+    assert (run.how, run.rechecked) == ("incremental", 1)  # the entry alone, not MEMORY.md
+    (limit,) = run.results[root.path / "MEMORY.md"]
+    assert limit.code == "index-beyond-claude-code-limit"
+    assert run.results == fresh(root)
+
+
+def test_a_changed_description_re_places_the_missing_lines_of_a_curated_index(tmp_path: Path) -> None:
+    """Where a missing entry's line goes is read from the rendering: that index is judged again."""
+    root = MemoryRoot("project", tmp_path / "memory")
+    root.path.mkdir()
+    for name in ("a", "b", "c"):
+        write(root.path, f"{name}.md", f"---\nname: {name}\ndescription: d\n---\n")
+    generated_index(root)
+    index = root.path / "MEMORY.md"
+    write(root.path, "MEMORY.md", "".join(line for line in index.read_text().splitlines(keepends=True)
+                                          if "(b.md)" not in line))
+    (before,) = check_roots([root], Settings(), today=TODAY).results[index]
+    path = write(root.path, "a.md", "---\nname: a\ndescription: reworded\n---\n")
+    os.utime(path, (OLD + 5, OLD + 5))
+    run = check_roots([root], Settings(), today=TODAY)
+    (after,) = run.results[index]
+    assert after.code == "index-missing-entry"
+    assert after.span != before.span  # a's line no longer matches the rendering's
+    assert run.results == fresh(root)
+
+
+def test_a_renamed_entry_leaves_the_index_problems_standing_while_its_line_still_points_at_it(tmp_path: Path) -> None:
+    root = MemoryRoot("project", tmp_path / "memory")
+    root.path.mkdir()
+    for name in ("a", "b", "c"):
+        write(root.path, f"{name}.md", f"---\nname: {name}\ndescription: d\n---\n")
+    generated_index(root)
+    check_roots([root], Settings(), today=TODAY)
+    path = write(root.path, "b.md", "---\nname: renamed\ndescription: d\n---\n")
+    os.utime(path, (OLD + 5, OLD + 5))
+    run = check_roots([root], Settings(), today=TODAY)
+    assert (run.how, run.rechecked) == ("incremental", 1)  # b.md alone: its line still points at it
+    assert run.results == fresh(root)
+
+
+@pytest.mark.parametrize("change", ["the shown file is renamed", "a retired file takes the name and lives"])
+def test_a_file_a_name_change_shows_is_judged_for_its_missing_line(tmp_path: Path, change: str) -> None:
+    """Which file of a name the index shows moves with another file's change: that file is judged too."""
+    root = MemoryRoot("project", tmp_path / "memory")
+    root.path.mkdir()
+    if change == "the shown file is renamed":
+        write(root.path, "a.md", "---\nname: n\ndescription: d\n---\n")
+        write(root.path, "b.md", "---\nname: n\ndescription: d\n---\n")  # shadowed by a.md: no line
+        changed, text = "a.md", "---\nname: other\ndescription: d\n---\n"
+        missing = "b.md"
+    else:
+        write(root.path, "a.md", "---\nname: p\ndescription: d\nstatus: historical\n---\n")  # no line
+        write(root.path, "b.md", "---\nname: n\ndescription: d\n---\n")
+        changed, text = "a.md", "---\nname: n\ndescription: d\nstatus: living\n---\n"
+        missing = "a.md"  # it shadows b.md now, and has no line
+    generated_index(root)
+    assert root.path / "MEMORY.md" not in check_roots([root], Settings(), today=TODAY).results
+    path = write(root.path, changed, text)
+    os.utime(path, (OLD + 5, OLD + 5))
+    run = check_roots([root], Settings(), today=TODAY)
+    (problem,) = run.results[root.path / "MEMORY.md"]
+    assert (problem.code, problem.data["filename"]) == ("index-missing-entry", missing)
+    assert run.results == fresh(root)

@@ -2,7 +2,8 @@
 
 A differential property: random sequences of real file changes in two
 layered roots (edits of a name, status or supersession link, new files,
-deletes, renames, YAML that stops loading, hand edits of ``MEMORY.md``, an
+deletes, renames, rewordings of a description, title or type in place (the
+entry's index line moves, nothing else), YAML that stops loading, hand edits of ``MEMORY.md``, an
 index policy, rewrites of the same size with the same mtime, touches
 without a change, checks while files are inside the racy window), and after
 each, ``check_roots`` with its cache must equal a full check without one
@@ -14,6 +15,7 @@ data, and the same document count.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -34,6 +36,10 @@ NAMES = ["alpha", "beta", "gamma", "Alpha", "memory-x"]
 FILES = ["alpha.md", "beta.md", "gamma.md", "other.md", "memory-notes.md"]
 STATUSES = ["living", "superseded", "historical", "bogus", None]
 HOUR_NS = 3600 * 10**9
+# A title whose rendered line parses as a pointer to a file that is not there: a generated index with a broken line.
+POINTS_ELSEWHERE = '"x](gone.md) — y [z"'
+# New values of a description, title or type.
+REWORDINGS = ["d", "e", "project", "user", "Reworded", POINTS_ELSEWHERE]
 
 names = st.sampled_from(NAMES)
 entry_text = st.builds(
@@ -63,6 +69,8 @@ operation = st.one_of(
     st.tuples(st.just("rename"), st.integers(0, 1), st.sampled_from(FILES), st.sampled_from(FILES)),
     st.tuples(st.just("same-size"), st.integers(0, 1), st.sampled_from(FILES)),
     st.tuples(st.just("touch"), st.integers(0, 1), st.sampled_from(FILES)),
+    st.tuples(st.just("reword"), st.integers(0, 1), st.sampled_from(FILES),
+              st.sampled_from(["description", "title", "type"]), st.sampled_from(REWORDINGS)),
     st.tuples(st.just("index"), st.integers(0, 1), st.sampled_from(["generate", "drop-line", "junk", "delete"])),
     st.tuples(st.just("policy"), st.integers(0, 1), st.sampled_from(['{"version": 1, "budget": 4000, '
                                                                     '"selected": ["alpha.md"]}', "{", None])),
@@ -104,6 +112,14 @@ def apply(op: tuple, roots: list[MemoryRoot]) -> None:
         path = directory / op[2]
         if path.exists():
             os.utime(path)
+    elif kind == "reword":
+        path = directory / op[2]
+        if path.exists():
+            key = {"type": "  type"}.get(op[3], op[3])
+            text = path.read_text()
+            if key == "status" and not re.search(r"(?m)^status: ", text):
+                text = text.replace("\n---\n", "\nstatus: living\n---\n", 1)
+            path.write_text(re.sub(rf"(?m)^{key}: .*$", f"{key}: {op[4]}", text, count=1))
     elif kind == "index":
         index = directory / "MEMORY.md"
         if op[2] == "delete":
@@ -189,3 +205,56 @@ def test_the_property_reaches_every_way_of_answering(tmp_path: Path, monkeypatch
     run = check_roots([root], Settings(), today=TODAY)
     assert (run.how, run.rechecked) == ("incremental", 2)
     assert exactly(run) == exactly(full([root]))
+
+
+living_entry = st.builds(
+    lambda description, type_, title: "".join([
+        "---\n", "name: {name}\n", f"description: {description}\n",
+        f"title: {title}\n" if title else "", f"metadata:\n  type: {type_}\n" if type_ else "", "---\n",
+    ]),
+    st.sampled_from(REWORDINGS), st.sampled_from([None, "project", "feedback"]),
+    st.sampled_from([None, "A title", POINTS_ELSEWHERE]),
+)
+around_an_index = st.one_of(
+    st.tuples(st.just("reword"), st.just(0), st.sampled_from(FILES),
+              st.sampled_from(["description", "title", "type"]), st.sampled_from(REWORDINGS)),
+    st.tuples(st.just("reword"), st.just(0), st.sampled_from(FILES), st.just("name"), names),
+    st.tuples(st.just("reword"), st.just(0), st.sampled_from(FILES), st.just("status"),
+              st.sampled_from(["living", "superseded", "historical"])),
+    st.tuples(st.just("index"), st.just(0), st.sampled_from(["generate", "drop-line", "junk", "delete"])),
+    st.tuples(st.just("write"), st.just(0), st.sampled_from(FILES), entry_text),
+    st.tuples(st.just("delete"), st.just(0), st.sampled_from(FILES)),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(initial=st.lists(living_entry, min_size=2, max_size=5),
+       index=st.sampled_from(["generate", "drop-line", "junk"]),
+       operations=st.lists(around_an_index, min_size=1, max_size=10))
+def test_incremental_check_equals_a_full_check_after_rewordings_around_an_index(
+    initial: list, index: str, operations: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Entries' lines move (descriptions, titles, types; names, which may shadow one another, and
+    statuses) under a generated, curated or short index: whether its problems stand or are judged
+    again, they are a full check's."""
+    monkeypatch.setattr("memls.store.check_cache.REWRITE_FRACTION", 0)  # records as many changes old as can be
+    clock = Clock()
+    for module in ("check_cache", "reader", "model", "replay"):
+        monkeypatch.setattr(f"memls.store.{module}.now_ns", clock)
+    base = Path(tempfile.mkdtemp(prefix="memls-differential-"))
+    try:
+        monkeypatch.setenv("MEMLS_CACHE_DIR", str(base / "cache"))
+        monkeypatch.delenv("MEMLS_NO_CACHE", raising=False)
+        roots = [MemoryRoot("project", base / "project")]
+        roots[0].path.mkdir()
+        for filename, text in zip(FILES, initial):
+            (roots[0].path / filename).write_text(text.replace("{name}", filename[:-3]))
+        apply(("index", 0, index), roots)
+        assert exactly(check_roots(roots, Settings(), today=TODAY)) == exactly(full(roots))
+        for op in operations:
+            apply(op, roots)
+            run = check_roots(roots, Settings(), today=TODAY)
+            event(f"answered: {run.how}, {run.rechecked} re-checked")
+            assert exactly(run) == exactly(full(roots)), op
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
