@@ -179,16 +179,38 @@ class IndexView:
     def rendering(self) -> str:
         """The unbudgeted legacy index: what ``render_index(index_entries(...))`` returns."""
         if self._text is None:
-            order = [t for t in TYPE_ORDER if t in self._lines]
-            order += sorted(t for t in self._lines if t not in TYPE_ORDER)
-            parts = [f"{INDEX_HEADER}\n"]
-            for t in order:
-                block = self._blocks.get(t)
-                if block is None:
-                    block = self._blocks[t] = "\n".join(self._lines[t])
-                parts.append(f"\n## {t.capitalize()}\n{block}\n")
-            self._text = "".join(parts)
+            self._text = "".join(self._parts())
         return self._text
+
+    def renders(self, text: str) -> bool:
+        """Whether ``text`` is exactly :meth:`rendering`, compared piece by piece.
+
+        A write asks whether ``MEMORY.md`` is the rendering before its change
+        while it needs only the one after: at 10k entries each rendering is a
+        new 2 MB string (hundreds of fresh pages), and comparing the kept
+        pieces in place makes none.
+        """
+        if self._text is not None:
+            return text == self._text
+        pos = 0
+        for part in self._parts():
+            if not text.startswith(part, pos):
+                return False
+            pos += len(part)
+        return pos == len(text)
+
+    def _parts(self) -> Iterator[str]:
+        """The rendering's pieces in order: the header, then each type's heading, lines and newline."""
+        order = [t for t in TYPE_ORDER if t in self._lines]
+        order += sorted(t for t in self._lines if t not in TYPE_ORDER)
+        yield f"{INDEX_HEADER}\n"
+        for t in order:
+            block = self._blocks.get(t)
+            if block is None:
+                block = self._blocks[t] = "\n".join(self._lines[t])
+            yield f"\n## {t.capitalize()}\n"
+            yield block
+            yield "\n"
 
 
 def renderings_around(

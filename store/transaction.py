@@ -35,7 +35,7 @@ from .index import (
     render_policy_view,
     replace_pointer,
 )
-from .index_view import renderings_around
+from .index_view import IndexView
 from .lookup import resolve_name, save_target
 from .parse import NO_FRONTMATTER
 from .reader import RootRead, is_entry_filename, parse_bytes, read_root
@@ -172,8 +172,9 @@ class RootTransaction:
             None if self._original_index is None
             else self._original_index.decode("utf-8", errors="replace")
         )
-        # The legacy renderings before/after, for the staged entry files they were made with.
-        self._renderings: tuple[tuple, tuple[str, str]] | None = None
+        # The legacy rendering after, for the staged entry files it was made with.
+        self._rendering: tuple[tuple, str] | None = None
+        self._view: IndexView | None = None  # the read's index view, when no store keeps one
 
     # reads (through the staged overlay)
 
@@ -326,7 +327,7 @@ class RootTransaction:
 
     def _render(self) -> str:
         if self.policy is None and self._legacy_budget() is None:
-            return self._legacy_renderings()[1]
+            return self._legacy_rendering()
         if self.policy is not None:
             return render_policy_view(self._selected_entries(self.policy), self.policy)
         entries = index_entries(self._read_staged().entries_for_index, managed=False)
@@ -367,18 +368,20 @@ class RootTransaction:
             return is_generated_index(
                 text, self._read.entries_for_index, self._read_staged().entries_for_index,
             )
-        return opens_like_a_rendering(text) and text in self._legacy_renderings()
+        return opens_like_a_rendering(text) and (
+            text == self._legacy_rendering() or self._renders_before(text)
+        )
 
-    def _legacy_renderings(self) -> tuple[str, str]:
-        """The root's unbudgeted legacy index before and after the staged files, from one render.
+    def _legacy_rendering(self) -> str:
+        """The root's unbudgeted legacy index after the staged files.
 
-        The rendering before is made once (an :class:`IndexView`); the one after
-        moves only the lines of the staged entry files, so a save at 10k
-        entries does not render the root twice.
+        Made from the root's index view before the change (an :class:`IndexView`,
+        kept by the store between writes) with only the staged entry files'
+        lines moved, so a save at 10k entries renders nothing else.
         """
         changed = tuple(sorted(self._staged_entry_files().items()))
-        if self._renderings is not None and self._renderings[0] == changed:
-            return self._renderings[1]
+        if self._rendering is not None and self._rendering[0] == changed:
+            return self._rendering[1]
         staged = self._read_staged()
         after: dict[str, MemoryEntry | None] = {}
         for filename, _ in changed:
@@ -386,14 +389,26 @@ class RootTransaction:
             record = None if found is None else (found.record or found.headline)
             after[filename] = None if record is None else entry_from_record(
                 record, self.root.path / filename, self.root.scope)
-        read = self._read
         if self._warm is not None:
-            renderings = self._warm.renderings(read, after)
-        else:  # the filenames beside the entries, in the order the read builds them
+            rendering = self._warm.rendering_with(self._read, after)
+        else:
+            rendering = self._cold_view().rendering_with(after)
+        self._rendering = (changed, rendering)
+        return rendering
+
+    def _renders_before(self, text: str) -> bool:
+        """Whether ``text`` is the root's unbudgeted legacy index before this change."""
+        if self._warm is not None:
+            return self._warm.renders(self._read, text)
+        return self._cold_view().renders(text)
+
+    def _cold_view(self) -> IndexView:
+        """The index view of the read, built once per transaction when no store keeps one."""
+        if self._view is None:
+            read = self._read  # the filenames beside the entries, in the order the read builds them
             filenames = (f.filename for f in read.files if f.record is not None or f.headline is not None)
-            renderings = renderings_around(zip(filenames, read.entries_for_index, strict=True), after)
-        self._renderings = (changed, renderings)
-        return renderings
+            self._view = IndexView.build(zip(filenames, read.entries_for_index, strict=True))
+        return self._view
 
     def update_index_for_save(self, entry: MemoryEntry, previous: MemoryEntry | None = None) -> None:
         """A generated index is rendered again; a curated one has only this entry's line edited.

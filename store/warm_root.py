@@ -208,17 +208,24 @@ class WarmRoot:
             self._view = IndexView.build(_index_entries(read))
         return self._view
 
-    def renderings(
-        self, read: RootRead, after: Mapping[str, MemoryEntry | None]
-    ) -> tuple[str, str]:
-        """The unbudgeted legacy index of ``read``, and of it with ``after`` laid over it.
+    def rendering_with(self, read: RootRead, after: Mapping[str, MemoryEntry | None]) -> str:
+        """The unbudgeted legacy index of ``read`` with ``after`` laid over it.
 
         ``after`` maps changed files to their index entry (None: none); the
         kept view still shows ``read`` afterwards.
         """
         view = self.view(read)
         try:
-            return view.rendering(), view.rendering_with(after)
+            return view.rendering_with(after)
+        except BaseException:
+            self._view = None
+            raise
+
+    def renders(self, read: RootRead, text: str) -> bool:
+        """Whether ``text`` is the unbudgeted legacy index of ``read`` (:meth:`IndexView.renders`)."""
+        view = self.view(read)
+        try:
+            return view.renders(text)
         except BaseException:
             self._view = None
             raise
