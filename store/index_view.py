@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 
 from .entry import TYPE_ORDER, MemoryEntry
 from .index import INDEX_HEADER
@@ -139,12 +140,25 @@ class IndexView:
         """
         if not changes:
             return self.rendering()
+        with self._laid_over(changes):
+            return self.rendering()
+
+    def renders_with(self, changes: Mapping[str, MemoryEntry | None], text: str) -> bool:
+        """Whether ``text`` is the rendering after ``changes`` (:meth:`renders`), the view left as it was."""
+        if not changes:
+            return self.renders(text)
+        with self._laid_over(changes):
+            return self.renders(text)
+
+    @contextmanager
+    def _laid_over(self, changes: Mapping[str, MemoryEntry | None]) -> Iterator[None]:
+        """The view with ``changes`` applied inside the ``with``, as it was again after it."""
         kept = {filename: self.entries.get(filename) for filename in changes}
         text, blocks, changed = self._text, dict(self._blocks), set(self._changed)
         try:
             for filename, entry in changes.items():
                 self.update(filename, entry)
-            return self.rendering()
+            yield
         finally:
             for filename, entry in kept.items():
                 self.update(filename, entry)

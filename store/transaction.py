@@ -168,12 +168,16 @@ class RootTransaction:
         self.index_path = root.path / INDEX_FILENAME
         self.policy_path = root.path / POLICY_FILENAME
         self._original_index = read_bytes(self.index_path)
-        self._original_text = (
-            None if self._original_index is None
-            else self._original_index.decode("utf-8", errors="replace")
-        )
-        # The legacy rendering after, for the staged entry files it was made with.
-        self._rendering: tuple[tuple, str] | None = None
+        self._original_text: str | None = None
+        self._original_utf8 = False  # whether _original_text is the exact (strict) decoding
+        if self._original_index is not None:
+            try:
+                self._original_text = self._original_index.decode("utf-8")
+                self._original_utf8 = True
+            except UnicodeDecodeError:
+                self._original_text = self._original_index.decode("utf-8", errors="replace")
+        # The staged entry files' index entries, for the staged files they were made from.
+        self._changes: tuple[tuple, dict[str, MemoryEntry | None]] | None = None
         self._view: IndexView | None = None  # the read's index view, when no store keeps one
 
     # reads (through the staged overlay)
@@ -311,6 +315,9 @@ class RootTransaction:
         data = self.bytes_of(self.index_path)
         if data is None:
             return ""
+        if self._original_utf8 and data == self._original_index:
+            assert self._original_text is not None
+            return self._original_text  # decoded once (a 10k-entry index is a 2 MB string)
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -368,9 +375,27 @@ class RootTransaction:
             return is_generated_index(
                 text, self._read.entries_for_index, self._read_staged().entries_for_index,
             )
+        # Compared piece by piece with the root's index view: a curated index
+        # (most of them) needs neither rendering, a generated one only the
+        # one after, which it writes.
         return opens_like_a_rendering(text) and (
-            text == self._legacy_rendering() or self._renders_before(text)
+            self._legacy_renders(text, {}) or self._legacy_renders(text, self._legacy_changes())
         )
+
+    def _legacy_changes(self) -> dict[str, MemoryEntry | None]:
+        """The staged entry files' index entries (None: none), for the legacy index view."""
+        changed = tuple(sorted(self._staged_entry_files().items()))
+        if self._changes is not None and self._changes[0] == changed:
+            return self._changes[1]
+        staged = self._read_staged()
+        after: dict[str, MemoryEntry | None] = {}
+        for filename, _ in changed:
+            found = staged.file(filename)
+            record = None if found is None else (found.record or found.headline)
+            after[filename] = None if record is None else entry_from_record(
+                record, self.root.path / filename, self.root.scope)
+        self._changes = (changed, after)
+        return after
 
     def _legacy_rendering(self) -> str:
         """The root's unbudgeted legacy index after the staged files.
@@ -379,28 +404,16 @@ class RootTransaction:
         kept by the store between writes) with only the staged entry files'
         lines moved, so a save at 10k entries renders nothing else.
         """
-        changed = tuple(sorted(self._staged_entry_files().items()))
-        if self._rendering is not None and self._rendering[0] == changed:
-            return self._rendering[1]
-        staged = self._read_staged()
-        after: dict[str, MemoryEntry | None] = {}
-        for filename, _ in changed:
-            found = staged.file(filename)
-            record = None if found is None else (found.record or found.headline)
-            after[filename] = None if record is None else entry_from_record(
-                record, self.root.path / filename, self.root.scope)
+        after = self._legacy_changes()
         if self._warm is not None:
-            rendering = self._warm.rendering_with(self._read, after)
-        else:
-            rendering = self._cold_view().rendering_with(after)
-        self._rendering = (changed, rendering)
-        return rendering
+            return self._warm.rendering_with(self._read, after)
+        return self._cold_view().rendering_with(after)
 
-    def _renders_before(self, text: str) -> bool:
-        """Whether ``text`` is the root's unbudgeted legacy index before this change."""
+    def _legacy_renders(self, text: str, after: dict[str, MemoryEntry | None]) -> bool:
+        """Whether ``text`` is the root's unbudgeted legacy index with ``after`` laid over the read."""
         if self._warm is not None:
-            return self._warm.renders(self._read, text)
-        return self._cold_view().renders(text)
+            return self._warm.renders_with(self._read, after, text)
+        return self._cold_view().renders_with(after, text)
 
     def _cold_view(self) -> IndexView:
         """The index view of the read, built once per transaction when no store keeps one."""

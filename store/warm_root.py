@@ -221,11 +221,15 @@ class WarmRoot:
             self._view = None
             raise
 
-    def renders(self, read: RootRead, text: str) -> bool:
-        """Whether ``text`` is the unbudgeted legacy index of ``read`` (:meth:`IndexView.renders`)."""
+    def renders_with(self, read: RootRead, after: Mapping[str, MemoryEntry | None], text: str) -> bool:
+        """Whether ``text`` is the unbudgeted legacy index of ``read`` with ``after`` laid over it.
+
+        Compared piece by piece (:meth:`IndexView.renders`), nothing rendered;
+        the kept view still shows ``read`` afterwards.
+        """
         view = self.view(read)
         try:
-            return view.renders(text)
+            return view.renders_with(after, text)
         except BaseException:
             self._view = None
             raise

@@ -259,3 +259,11 @@ def test_a_text_is_the_views_rendering_exactly_when_the_piecewise_comparison_say
                   expected.replace("## ", "##  ", 1), "", data.draw(st.text(max_size=40))]
     assert [view.renders(text) for text in candidates] == [text == expected for text in candidates]
     assert view.rendering() == expected
+
+    # The same question about the view with changes laid over it, which it leaves as it was.
+    changes = {f: None if data.draw(st.booleans()) else entry(f)
+               for f in data.draw(st.lists(st.sampled_from([*filenames, "new.md", "zz.md"]), unique=True))}
+    after = view.rendering_with(changes)
+    for text in [after, expected, after + "\n", after[:-1], after.replace("## ", "##  ", 1)]:
+        assert view.renders_with(changes, text) == (text == after)
+    assert view.rendering() == expected and view.renders(expected)
