@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 
 from .entry import TYPE_ORDER, MemoryEntry
 from .index import INDEX_HEADER
@@ -139,12 +140,25 @@ class IndexView:
         """
         if not changes:
             return self.rendering()
+        with self._laid_over(changes):
+            return self.rendering()
+
+    def renders_with(self, changes: Mapping[str, MemoryEntry | None], text: str) -> bool:
+        """Whether ``text`` is the rendering after ``changes`` (:meth:`renders`), the view left as it was."""
+        if not changes:
+            return self.renders(text)
+        with self._laid_over(changes):
+            return self.renders(text)
+
+    @contextmanager
+    def _laid_over(self, changes: Mapping[str, MemoryEntry | None]) -> Iterator[None]:
+        """The view with ``changes`` applied inside the ``with``, as it was again after it."""
         kept = {filename: self.entries.get(filename) for filename in changes}
         text, blocks, changed = self._text, dict(self._blocks), set(self._changed)
         try:
             for filename, entry in changes.items():
                 self.update(filename, entry)
-            return self.rendering()
+            yield
         finally:
             for filename, entry in kept.items():
                 self.update(filename, entry)
@@ -179,16 +193,38 @@ class IndexView:
     def rendering(self) -> str:
         """The unbudgeted legacy index: what ``render_index(index_entries(...))`` returns."""
         if self._text is None:
-            order = [t for t in TYPE_ORDER if t in self._lines]
-            order += sorted(t for t in self._lines if t not in TYPE_ORDER)
-            parts = [f"{INDEX_HEADER}\n"]
-            for t in order:
-                block = self._blocks.get(t)
-                if block is None:
-                    block = self._blocks[t] = "\n".join(self._lines[t])
-                parts.append(f"\n## {t.capitalize()}\n{block}\n")
-            self._text = "".join(parts)
+            self._text = "".join(self._parts())
         return self._text
+
+    def renders(self, text: str) -> bool:
+        """Whether ``text`` is exactly :meth:`rendering`, compared piece by piece.
+
+        A write asks whether ``MEMORY.md`` is the rendering before its change
+        while it needs only the one after: at 10k entries each rendering is a
+        new 2 MB string (hundreds of fresh pages), and comparing the kept
+        pieces in place makes none.
+        """
+        if self._text is not None:
+            return text == self._text
+        pos = 0
+        for part in self._parts():
+            if not text.startswith(part, pos):
+                return False
+            pos += len(part)
+        return pos == len(text)
+
+    def _parts(self) -> Iterator[str]:
+        """The rendering's pieces in order: the header, then each type's heading, lines and newline."""
+        order = [t for t in TYPE_ORDER if t in self._lines]
+        order += sorted(t for t in self._lines if t not in TYPE_ORDER)
+        yield f"{INDEX_HEADER}\n"
+        for t in order:
+            block = self._blocks.get(t)
+            if block is None:
+                block = self._blocks[t] = "\n".join(self._lines[t])
+            yield f"\n## {t.capitalize()}\n"
+            yield block
+            yield "\n"
 
 
 def renderings_around(

@@ -192,3 +192,18 @@ def test_a_write_to_a_curated_crlf_index_keeps_its_line_endings_and_untouched_li
         return [line for line in data.split(b"\r\n") if not any(n.encode() in line for n in TOUCHED)]
 
     assert untouched(after) == untouched(before)
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["store kept its read", "fresh store"])
+def test_a_save_into_a_root_whose_index_is_not_utf8_is_refused_and_changes_nothing(mstore, root, warm):
+    # An index that is the rendering but for one byte that is no UTF-8: no
+    # decoding of it may pass for the rendering, nor be edited and written back.
+    rendered = index(root).encode("utf-8")
+    (root / "MEMORY.md").write_bytes(rendered.replace("\u2014 Beta".encode(), b"\xff Beta", 1))
+    before = {p.name: p.read_bytes() for p in root.iterdir()}
+    store = mstore if warm else MemoryStore([MemoryRoot("explicit", root)])
+
+    with pytest.raises(ValueError, match=r"MEMORY\.md is not UTF-8 text \(byte \d+\)"):
+        store.save("delta", "Delta thing.", type="project")
+
+    assert {p.name: p.read_bytes() for p in root.iterdir()} == before

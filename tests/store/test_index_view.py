@@ -231,3 +231,39 @@ def test_a_shadowed_file_takes_the_line_when_the_file_its_name_showed_is_renamed
     assert "(b-second.md) — second" in view.rendering()
     shown = view.visible("alpha")
     assert shown is not None and shown.filename == "b-second.md"
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_a_text_is_the_views_rendering_exactly_when_the_piecewise_comparison_says_so(data):
+    """``renders`` (a write's "is MEMORY.md generated?" without building the text) equals ``==``."""
+    from memls.store.entry import MemoryEntry
+    from memls.store.index_view import IndexView
+
+    def entry(filename: str) -> MemoryEntry:
+        return MemoryEntry(
+            name=data.draw(st.sampled_from(NAMES)), description=data.draw(st.sampled_from(DESCRIPTIONS)),
+            type=data.draw(st.sampled_from(TYPES)), status=data.draw(st.sampled_from(("living", "historical"))),
+            path=ROOT / filename)
+
+    filenames = [f"f{i}.md" for i in range(data.draw(st.integers(0, 8)))]
+    view = IndexView.build((f, entry(f)) for f in filenames)
+    other = IndexView.build((f, entry(f)) for f in filenames).rendering()
+    for _ in range(data.draw(st.integers(0, 4))):
+        if data.draw(st.booleans(), label="render first"):  # the kept text, or the pieces, are compared
+            view.rendering()
+        filename = data.draw(st.sampled_from([*filenames, "new.md"]))
+        view.update(filename, None if data.draw(st.booleans()) else entry(filename))
+    expected = render_index(index_entries([e for _, e in sorted(view.entries.items())], managed=False))
+    candidates = [expected, other, expected + "\n", expected[:-1], expected.replace("—", "-", 1),
+                  expected.replace("## ", "##  ", 1), "", data.draw(st.text(max_size=40))]
+    assert [view.renders(text) for text in candidates] == [text == expected for text in candidates]
+    assert view.rendering() == expected
+
+    # The same question about the view with changes laid over it, which it leaves as it was.
+    changes = {f: None if data.draw(st.booleans()) else entry(f)
+               for f in data.draw(st.lists(st.sampled_from([*filenames, "new.md", "zz.md"]), unique=True))}
+    after = view.rendering_with(changes)
+    for text in [after, expected, after + "\n", after[:-1], after.replace("## ", "##  ", 1)]:
+        assert view.renders_with(changes, text) == (text == after)
+    assert view.rendering() == expected and view.renders(expected)

@@ -90,3 +90,58 @@ def test_an_unchanged_file_read_within_the_racy_window_is_confirmed_by_its_text_
     assert ws.document(root / "a.md") is held
     assert parsed == []  # confirmed by reading its text, not by parsing it again
     assert ws.paths_changed_on_disk(ws.roots[0]) == []  # and the new read is settled
+
+
+def _changed_by_the_listing(ws: Workspace, state) -> list[Path]:
+    """``paths_changed_on_disk`` spelled out over :func:`stat_directory`'s listing (its reference)."""
+    from memls.store.cache import stamp_of
+    from memls.store.names import document_kind, is_document_filename
+    from memls.store.reader import stat_directory
+
+    listing = stat_directory(state.path, is_document_filename)
+    by_name = {path.name: doc for path, doc in state.documents.items()}
+    changed = []
+    for name, st in listing.files:
+        doc = by_name.pop(name, None)
+        if doc is None or doc.disk is None or not doc.disk.holds_for(stamp_of(st)):
+            changed.append(name)
+    for name, _ in listing.unreadable:
+        doc = by_name.pop(name, None)
+        if document_kind(name) == "entry" and (doc is None or doc.read_error is None):
+            changed.append(name)
+    return [state.path / name for name in changed] + [doc.path for doc in by_name.values()]
+
+
+def test_paths_changed_on_disk_equals_the_walk_over_the_sorted_listing_for_every_kind_of_name(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    for name in ("a", "b", "d", "e", "link-later", "dir-later"):
+        (root / f"{name}.md").write_text(entry(name, "first"), encoding="utf-8")
+    (root / "MEMORY.md").write_text("# Persistent Memory\n", encoding="utf-8")
+    (root / ".memory-index.json").write_text("{}", encoding="utf-8")
+    (root / "broken.md").symlink_to(root / "nowhere.md")
+    (root / "sub.md").mkdir()
+    os.mkfifo(root / "pipe.md")
+    (root / "notes.txt").write_text("not a document", encoding="utf-8")
+    time.sleep(RACY_WINDOW_NS / 1e9 + 0.1)
+    ws = Workspace.load([MemoryRoot("project", root)])
+    state = ws.roots[0]
+    assert ws.paths_changed_on_disk(state) == _changed_by_the_listing(ws, state) == []
+
+    (root / "b.md").write_text(entry("b", "second"), encoding="utf-8")  # changed
+    (root / "c.md").write_text(entry("c", "new"), encoding="utf-8")  # added
+    (root / "d.md").unlink()  # removed
+    (root / "link-later.md").unlink()
+    (root / "link-later.md").symlink_to(root / "gone.md")  # now unreadable
+    (root / "dir-later.md").unlink()
+    (root / "dir-later.md").mkdir()  # now a directory
+    (root / "MEMORY.md").write_text("# Persistent Memory\n\n- [a](a.md)\n", encoding="utf-8")
+    (root / "another.txt").write_text("still not a document", encoding="utf-8")
+    found = ws.paths_changed_on_disk(state)
+    assert found == _changed_by_the_listing(ws, state)
+    assert sorted(found) == sorted(root / n for n in (
+        "b.md", "c.md", "d.md", "link-later.md", "dir-later.md", "MEMORY.md"))
+
+    gone = tmp_path / "gone-root"
+    root.rename(gone)  # a root that vanished: every document is gone
+    assert sorted(ws.paths_changed_on_disk(state)) == sorted(_changed_by_the_listing(ws, state)) != []

@@ -96,3 +96,28 @@ def test_is_document_filename_says_whether_document_kind_has_a_kind(filename: st
                           st.text(max_size=12).map(lambda s: s + ".md"), st.text(max_size=12))))
 def test_document_filenames_keeps_exactly_the_names_is_document_filename_accepts(filenames: list[str]) -> None:
     assert document_filenames(filenames) == [f for f in filenames if is_document_filename(f)]
+
+
+def test_only_m_and_capital_m_upper_case_to_a_string_starting_with_m() -> None:
+    """What lets the entry filter upper-case only the names starting with ``m`` or ``M``."""
+    import sys
+
+    starts_with_m = [c for c in map(chr, range(sys.maxunicode + 1)) if c.upper()[:1] == "M"]
+    assert starts_with_m == ["M", "m"]
+
+
+@given(st.lists(st.one_of(
+    st.sampled_from(["MEMORY.md", "memory.md", "Memory-notes.md", "mEmOrY.md", "memo.md", "m.md", "M.md",
+                     ".memory.md", ".hidden.md", "a.md", "a.MD", ".md", "x.md~", "ﬀmemory.md", "ß.md"]),
+    st.text(max_size=12).map(lambda s: s + ".md"),
+    st.text(alphabet="mMeEoOrRyY.d-ıİ", max_size=10),
+    st.text(max_size=12),
+)))
+def test_entry_filenames_keeps_exactly_the_md_names_that_are_neither_dot_files_nor_reserved(
+    filenames: list[str],
+) -> None:
+    from memls.store.reader import entry_filenames
+
+    assert entry_filenames(filenames) == [
+        f for f in filenames if f.endswith(".md") and not f.startswith(".") and not is_index_filename(f)
+    ]
