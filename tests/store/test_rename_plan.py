@@ -269,3 +269,24 @@ def test_user_file_rename_out_of_the_root_is_refused(tmp_path):
     ws = load(root)
     with pytest.raises(ValueError, match="out of its memory root"):
         plan_file_rename(ws, root / "old.md", tmp_path / "old.md")
+
+
+def test_plan_rename_keeps_the_anchor_and_tag_of_a_link_so_its_aliases_still_load(tmp_path):
+    """``superseded_by: &s new`` with ``see_also: *s``: rewritten without ``&s``, the alias names nothing."""
+    root = tmp_path / "root"
+    root.mkdir()
+    files = {
+        "new.md": entry("new", extra="supersedes: [old1, old2]\n"),
+        "old1.md": entry("old1", extra="status: superseded\nsuperseded_by: &s new\nsee_also: *s\n"),
+        "old2.md": entry("old2", extra="status: superseded\nsuperseded_by: !!str new\n"),
+    }
+    for name, text in files.items():
+        (root / name).write_text(text)
+    ws = load(root)
+    apply(ws, root, plan_rename(ws, doc_of(ws, root, "new.md"), "newer"))
+    assert "superseded_by: &s newer\nsee_also: *s\n" in (root / "old1.md").read_text()
+    assert "superseded_by: !!str newer\n" in (root / "old2.md").read_text()
+    entries = {e["name"]: e for e in lenient_entries(root)}
+    assert entries["old1"]["superseded_by"] == "newer" and entries["old1"]["extra"]["see_also"] == "newer"
+    assert entries["old2"]["superseded_by"] == "newer"
+    assert MemoryStore([MemoryRoot("explicit", root)]).audit() == []
