@@ -401,10 +401,17 @@ ScanListing = list[tuple[RootState, Path, os.stat_result | None]]
 
 
 def _list_roots(state: ServerState) -> ScanListing:
-    """Every document of every root with its root and ``stat``, root by root in file order."""
+    """Every document of every root with its root and ``stat``, root by root in file order.
+
+    Three objects a file (its ``Path``, ``stat`` and tuple) that live until
+    the scan ends: built with the collector running, they set off full
+    passes over everything the process holds (three at 50k entries, 0.15 s
+    of CPU, none at 10k), so the listing is paused like the load (``_load_batch``).
+    """
     listed: ScanListing = []
-    for root_state in state.workspace.roots:
-        listed.extend((root_state, path, st) for path, st in state.workspace.listing(root_state))
+    with paused_gc(freeze=True):
+        for root_state in state.workspace.roots:
+            listed.extend((root_state, path, st) for path, st in state.workspace.listing(root_state))
     return listed
 
 
