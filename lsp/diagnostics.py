@@ -224,8 +224,7 @@ class DiagnosticsPublisher:
 
         computed = await self.server.engine.run_now(compute)
         for path, _version, diags in computed:
-            self._count(path, diags)
-        self.server.status.send()
+            self._count(path, diags)  # (the caller sends the status once the scan has reported)
         self._deliver(computed)
 
     def _deliver(self, computed: list[tuple[Path, int | None, list[types.Diagnostic]]]) -> None:

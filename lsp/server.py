@@ -24,6 +24,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from memls.store.cache import ParseCache, paused_gc
+from memls.store.frontmatter import import_yaml
 from memls.store.model import RootState, document_kind
 from memls.store.warm_start import StartListing, WarmStart, check_started, start_listing, warm_start
 
@@ -310,6 +311,8 @@ async def _initial_scan(ls: MemlsServer) -> None:
                 ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=f"{entries} memories"))
                 progress = False
             ls.timings["replayed_start_seconds"] = time.perf_counter() - started
+            # Nothing was parsed yet: the parser's library loads with the model, not on the first keystroke.
+            await ls.engine.run_now(import_yaml)
         listed = await ls.engine.run_now(_list_roots, state)
         total = state.scan_total = len(listed)
         if progress:
@@ -361,6 +364,7 @@ async def _initial_scan(ls: MemlsServer) -> None:
         # Every document's problems are out already; the open ones get their own check
         # (their buffers may differ from the files the results are of).
         ls.model_changes.schedule(paths)
+        ls.status.send()
         ls.after_change(open_paths | ls.diagnostics.open_paths())
     else:
         ls.after_change(paths)
