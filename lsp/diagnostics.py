@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,7 +95,7 @@ class DiagnosticsPublisher:
             if len(paths) > BIG_CHECK:
                 # The documents on screen first: the rest waits one round (and
                 # takes in whatever changes meanwhile).
-                shown = paths & self._open_paths()
+                shown = paths & self.open_paths()
                 if shown:
                     self._pending |= paths - shown
                     paths = shown
@@ -104,7 +104,7 @@ class DiagnosticsPublisher:
             except Exception:  # noqa: BLE001 - a failed check must not stop later ones
                 log.exception("checking %d documents failed", len(paths))
 
-    def _open_paths(self) -> set[Path]:
+    def open_paths(self) -> set[Path]:
         """The documents open in the editor (pygls's view, kept on this loop)."""
         return {path for uri in list(self.server.workspace.text_documents)
                 if (path := self.server.path_of(uri)) is not None}
@@ -221,6 +221,29 @@ class DiagnosticsPublisher:
             if changed:
                 self.server.workspace_diagnostic_refresh(None)
             return
+        self._deliver(computed)
+
+    async def publish_checked(self, results: Mapping[Path, list[Problem]], skip: set[Path]) -> None:
+        """Push mode: deliver what a check of every document found (the first scan's, or a replay of it).
+
+        ``results`` names every path with problems (memls.store.warm_start);
+        the others have none, which a client that was never told anything
+        already shows. The paths in ``skip`` (open documents, whose buffers
+        may differ from the files checked) are left to their own check.
+        """
+        state = self.server.state
+
+        def compute() -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
+            return [(path, state.version(path), self.to_lsp(problems, path))
+                    for path, problems in results.items() if path not in skip and state.publishes(path)]
+
+        computed = await self.server.engine.run_now(compute)
+        for path, _version, diags in computed:
+            self._count(path, diags)  # (the caller sends the status once the scan has reported)
+        self._deliver(computed)
+
+    def _deliver(self, computed: list[tuple[Path, int | None, list[types.Diagnostic]]]) -> None:
+        """Push mode: publish each path whose diagnostics differ from what was last sent."""
         uris = self.server.state.uris
         for path, version, diags in computed:
             key = _fingerprint(diags)

@@ -18,13 +18,15 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from memls.store.cache import ParseCache, paused_gc
+from memls.store.frontmatter import import_yaml
 from memls.store.model import RootState, document_kind
+from memls.store.warm_start import StartListing, WarmStart, check_started, start_listing, warm_start
 
 from . import __version__
 from .client_features import ClientFeatures
@@ -37,6 +39,9 @@ from .protocol import MemlsProtocol
 from .state import RootsChange, ServerState
 from .status import StatusReporter, startup_report
 from .watcher import Watching
+
+if TYPE_CHECKING:
+    from memls.store.diagnostics import Problem
 
 log = logging.getLogger(__name__)
 SCAN_BATCH = 1000
@@ -257,6 +262,13 @@ async def _initial_scan(ls: MemlsServer) -> None:
     it, and are taken in the order they came as soon as the scan ends. The
     open documents are checked first (memls.lsp.diagnostics), then every
     document of the roots.
+
+    When no file changed since the last check (memls.store.warm_start), its
+    results are shown at once and the scan's progress ends there: the model
+    is loaded afterwards, still holding every request that needs it, and
+    checked in full only if a file changed meanwhile. Otherwise the model,
+    loaded from files listed before any was read, is checked at the end of
+    the scan (and the results kept for the next start).
     """
     started = time.perf_counter()
     state = ls.state
@@ -270,20 +282,49 @@ async def _initial_scan(ls: MemlsServer) -> None:
         except Exception:  # noqa: BLE001 - progress is a courtesy
             progress = False
     watcher = ls.watching.make_poller()
+    warm: WarmStart | None = None
+    checked: dict[Path, list[Problem]] | None = None  # every problem of the roots as loaded (push mode)
+    open_paths: set[Path] = set()
+    start: StartListing | None = None
     try:
         if watcher is not None:  # before listing: a write during the scan is then seen
             await ls.engine.run_now(watcher.prime)
+        try:
+            start = await ls.engine.run_now(_start_listing, state)
+            if start is not None:
+                warm = await ls.engine.run_now(warm_start, start, state.settings)
+        except Exception:  # noqa: BLE001 - a start that cannot replay loads and checks in full
+            log.exception("replaying the last check failed")
+            start = warm = None
+        if warm is not None:
+            if not ls.diagnostics.pull:
+                open_paths = ls.diagnostics.open_paths()
+                try:
+                    await ls.diagnostics.publish_checked(warm.results, open_paths)
+                except Exception:  # noqa: BLE001 - everything is checked once the model is whole
+                    log.exception("publishing the replayed check failed")
+                    warm = None
+        if warm is not None:
+            if progress:
+                entries = warm.entries
+                ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+                    title="memls: indexing memories", message=f"0/{entries}", percentage=0, cancellable=False))
+                ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=f"{entries} memories"))
+                progress = False
+            ls.timings["replayed_start_seconds"] = time.perf_counter() - started
+            # Nothing was parsed yet: the parser's library loads with the model, not on the first keystroke.
+            await ls.engine.run_now(import_yaml)
         listed = await ls.engine.run_now(_list_roots, state)
         total = state.scan_total = len(listed)
         if progress:
             ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
                 title="memls: indexing memories", message=f"0/{total}", percentage=0, cancellable=False))
-        for start in range(0, total, SCAN_BATCH):
+        for batch_start in range(0, total, SCAN_BATCH):
             if ls.stopping:
                 return
-            batch = listed[start:start + SCAN_BATCH]
+            batch = listed[batch_start:batch_start + SCAN_BATCH]
             await ls.engine.run_now(_load_batch, state, batch)
-            state.scanned_files = min(total, start + SCAN_BATCH)
+            state.scanned_files = min(total, batch_start + SCAN_BATCH)
             await ls.engine.run_now(ls.status.model_counts, state)
             ls.status.send()
             if progress:
@@ -292,10 +333,23 @@ async def _initial_scan(ls: MemlsServer) -> None:
                     percentage=int(100 * state.scanned_files / max(total, 1))))
     finally:
         await ls.engine.run_now(_end_scan, state, ls.engine.wait_until_quiet)
-        ls.engine.release()
-        if progress and not ls.stopping:
+        if progress and not ls.stopping:  # the model is whole; its check below still holds the requests
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
-                message=f"{await ls.engine.run(state.workspace.entry_count)} memories"))
+                message=f"{await ls.engine.run_now(state.workspace.entry_count)} memories"))
+        if not ls.stopping:
+            if warm is not None:
+                if not await ls.engine.run_now(warm.still_current):
+                    warm = None  # a file changed since the replay: everything is checked below
+            elif start is not None:
+                # The model is the files as listed (every request waits): checked once, and kept.
+                try:
+                    checked = await ls.engine.run_now(check_started, start, state.settings, state.workspace)
+                except Exception:  # noqa: BLE001 - checked as usual below
+                    log.exception("checking the loaded model failed")
+                if checked is not None and not ls.diagnostics.pull:
+                    open_paths = ls.diagnostics.open_paths()
+                    await ls.diagnostics.publish_checked(checked, open_paths)
+        ls.engine.release()
     ls.timings["initial_scan_seconds"] = time.perf_counter() - started
     if watcher is not None:
         watcher.start()
@@ -307,8 +361,21 @@ async def _initial_scan(ls: MemlsServer) -> None:
         ls.model_changes.schedule(paths)
         if ls.status.enabled:  # the client pulls what it shows; the status counts everything
             await ls.diagnostics.count_only(paths)
+    elif warm is not None or checked is not None:
+        # Every document's problems are out already; the open ones get their own check
+        # (their buffers may differ from the files the results are of).
+        ls.model_changes.schedule(paths)
+        ls.status.send()
+        ls.after_change(open_paths | ls.diagnostics.open_paths())
     else:
         ls.after_change(paths)
+
+
+def _start_listing(state: ServerState) -> StartListing | None:
+    """The roots of the start listed before any file is read (memls.store.warm_start); None: no replay."""
+    if state.buffers or state.root_settings:
+        return None
+    return start_listing(state.workspace.stacks())
 
 
 async def _follow_roots(ls: MemlsServer) -> None:

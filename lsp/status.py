@@ -30,7 +30,6 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-import yaml
 from lsprotocol import types
 
 from . import __version__
@@ -108,6 +107,8 @@ async def startup_report(ls: MemlsServer, seconds: float) -> None:
 
 def _report_lines(state: ServerState, seconds: float, pull: bool) -> list[str]:
     """The start-up report's lines (engine thread: it reads the model)."""
+    import yaml  # here, not at the top: a start that parses nothing does not load YAML
+
     roots = sorted(state.workspace.roots, key=lambda r: r.order)
     lines = [
         f"memls {__version__} on Python {sys.version.split()[0]} ({sys.executable}), PyYAML {yaml.__version__}",

@@ -193,11 +193,9 @@ def check_roots(
     stored = None
     if location is not None:
         # The last run's answer alone first: replaying it reads no per-file record.
-        summary = load_private(location, identity)
-        if state is not None and isinstance(summary, tuple) and len(summary) == 5 and summary[:3] == (*key, state):
-            documents, found = summary[3], _unpickled(summary[4])
-            if isinstance(found, list):
-                return CheckRun({Path(p): problems for p, problems in found}, documents, None, "replayed", 0)
+        replayed = _replayed_summary(location, identity, key, state)
+        if replayed is not None:
+            return replayed
         cached = load_private(location.with_suffix(".records"), identity)
         if (isinstance(cached, tuple) and len(cached) == 2 and cached[0] == key
                 and len(cached[1]) == len(roots)):
@@ -207,16 +205,81 @@ def check_roots(
         outcome = _full(roots, settings, today, listings if location is not None else None)
     run, kept, worth_storing = outcome
     if location is not None:
-        if worth_storing:
-            store_private(location.with_suffix(".records"), identity, (key, kept))
-        if state is not None and (worth_storing or run.how == "incremental"):
-            # The problems pickled apart: a run that does not replay them does not unpickle them.
-            import pickle
-
-            found = pickle.dumps([(str(path), problems) for path, problems in run.results.items()],
-                                 protocol=pickle.HIGHEST_PROTOCOL)
-            store_private(location, identity, (*key, state, run.documents, found))
+        _keep(location, identity, key, state, run, kept, worth_storing)
     return run
+
+
+def replayed_check(
+    roots: Sequence[MemoryRoot], settings: Settings, observation: Observation, *, today: date | None = None,
+) -> CheckRun | None:
+    """The last run's answer for ``roots`` when no file changed since it (as :func:`check_roots` replays it).
+
+    None when anything would make :func:`check_roots` compute: a file
+    changed, added, deleted or still racy, other settings or roots, another
+    day, another engine, caching off. Reads no per-file record and no parse.
+    """
+    today = today or date.today()
+    seen = observation.of(roots)
+    if seen is None or not cache_enabled() or len({resolved_path(root.path) for root in roots}) != len(roots):
+        return None
+    location = _location(roots, settings)
+    if location is None:
+        return None
+    listings = [_list_root(root, files, seen.observed_ns) for root, (_, _, files) in zip(roots, seen.fingerprint)]
+    return _replayed_summary(location, _identity(roots, settings), (FORMAT, today.isoformat()),
+                             _state_digest(listings))
+
+
+def check_loaded(
+    roots: Sequence[MemoryRoot], settings: Settings, workspace: Workspace, observation: Observation,
+    *, today: date | None = None,
+) -> CheckRun:
+    """Check ``workspace``, a model of exactly ``roots`` read after ``observation``, and keep the results.
+
+    What :func:`check_roots` does in full, for a caller that holds the
+    model already (the language server at the end of its first scan): the
+    next run over unchanged files replays the results. The observation must
+    have been taken before any file was read, so a file that changed since
+    counts as changed (its stored identity is the older one).
+    """
+    today = today or date.today()
+    seen = observation.of(roots)
+    distinct = len({resolved_path(root.path) for root in roots}) == len(roots)
+    location = _location(roots, settings) if seen is not None and cache_enabled() and distinct else None
+    listings = None
+    if location is not None and seen is not None:
+        listings = [_list_root(root, files, seen.observed_ns) for root, (_, _, files) in zip(roots, seen.fingerprint)]
+    run, kept, worth_storing = _full(roots, settings, today, listings, workspace)
+    if location is not None and listings is not None:
+        _keep(location, _identity(roots, settings), (FORMAT, today.isoformat()), _state_digest(listings),
+              run, kept, worth_storing)
+    return run
+
+
+def _replayed_summary(location: Path, identity: str, key: tuple, state: bytes | None) -> CheckRun | None:
+    """The stored answer when it was computed from exactly ``state`` under ``key``; None otherwise."""
+    if state is None:
+        return None
+    summary = load_private(location, identity)
+    if isinstance(summary, tuple) and len(summary) == 5 and summary[:3] == (*key, state):
+        documents, found = summary[3], _unpickled(summary[4])
+        if isinstance(found, list):
+            return CheckRun({Path(p): problems for p, problems in found}, documents, None, "replayed", 0)
+    return None
+
+
+def _keep(location: Path, identity: str, key: tuple, state: bytes | None, run: CheckRun,
+          kept: list[_RootResults], worth_storing: bool) -> None:
+    """Store a run's per-file records (when worth it) and its answer (when every file had settled)."""
+    if worth_storing:
+        store_private(location.with_suffix(".records"), identity, (key, kept))
+    if state is not None and (worth_storing or run.how == "incremental"):
+        # The problems pickled apart: a run that does not replay them does not unpickle them.
+        import pickle
+
+        found = pickle.dumps([(str(path), problems) for path, problems in run.results.items()],
+                             protocol=pickle.HIGHEST_PROTOCOL)
+        store_private(location, identity, (*key, state, run.documents, found))
 
 
 def _unpickled(data: Any) -> Any:
@@ -280,14 +343,16 @@ def _list_root(root: MemoryRoot, files: RootFiles, observed_ns: int) -> _Listing
 
 
 def _full(
-    roots: Sequence[MemoryRoot], settings: Settings, today: date, listings: list[_Listing] | None
+    roots: Sequence[MemoryRoot], settings: Settings, today: date, listings: list[_Listing] | None,
+    workspace: Workspace | None = None,
 ) -> tuple[CheckRun, list[_RootResults], bool]:
-    """Load and check everything; with ``listings``, also the per-file results to keep."""
+    """Load (unless given) and check everything; with ``listings``, also the per-file results to keep."""
     # The model and the catalogue are loaded only when the results are not replayed.
     from .checks import CheckContext, check_workspace
     from .model import Workspace
 
-    workspace = Workspace.load(roots)
+    if workspace is None:
+        workspace = Workspace.load(roots)
     results = check_workspace(CheckContext(workspace, settings, today))
     found = {path: problems for path, problems in results.items() if problems}
     documents = len({d.path for d in workspace.documents()} | found.keys())

@@ -13,8 +13,6 @@ import bisect
 import re
 from pathlib import Path
 
-import yaml
-
 from .diagnostics import TextEdit
 from .frontmatter import Frontmatter
 from .parse import ParsedDocument
@@ -30,6 +28,8 @@ def yaml_scalar(value: str) -> str:
     fix pass would add it again) the value is double-quoted, where every
     character has an escape.
     """
+    import yaml  # here, not at the top: a start that edits nothing does not load YAML
+
     dumped = yaml.safe_dump(value, allow_unicode=True, width=10_000)
     if dumped.endswith("\n...\n"):
         dumped = dumped[: -len("\n...\n")]
@@ -38,6 +38,8 @@ def yaml_scalar(value: str) -> str:
 
 
 def _reads_back(scalar: str, value: str) -> bool:
+    import yaml  # here, not at the top: a start that edits nothing does not load YAML
+
     try:
         return yaml.safe_load(scalar) == value
     except yaml.YAMLError:
@@ -45,6 +47,8 @@ def _reads_back(scalar: str, value: str) -> bool:
 
 
 def _double_quoted(value: str) -> str:
+    import yaml  # here, not at the top: a start that edits nothing does not load YAML
+
     return yaml.safe_dump(value, default_style='"', allow_unicode=True, width=10_000).rstrip("\n")
 
 
@@ -57,6 +61,8 @@ def flow_scalar(value: str) -> str:
     would break the YAML. So the block form is kept only when it reads back
     alone inside brackets; otherwise the value is double-quoted.
     """
+    import yaml  # here, not at the top: a start that edits nothing does not load YAML
+
     scalar = yaml_scalar(value)
     try:
         if yaml.safe_load(f"[{scalar}]") == [value]:

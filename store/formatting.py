@@ -32,8 +32,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .diagnostics import TextEdit
 from .edits import apply_edits
 from .entry import KNOWN_KEYS, dump_block, quote_scalar
@@ -172,6 +170,8 @@ def _key_text(key: str, value: Any, own: list[str]) -> str:
     """A key as gptme writes it, or its own lines when those hold a comment or say it otherwise."""
     if any("#" in text for text in own):
         return "\n".join(own)
+    import yaml  # here, not at the top: a start that formats nothing does not load YAML
+
     try:
         canonical = _gptme_spelling(key, value)
         loaded = yaml.safe_load(canonical)  # as gptme reads it

@@ -27,15 +27,33 @@ import bisect
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
-
-import yaml
-import yaml.reader
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .spans import KeySpans, OversizedValue, Span, YamlProblem
 from .text import one_line
 
-YAML_LOADER = yaml.SafeLoader
+if TYPE_CHECKING:
+    import yaml
+    import yaml.reader
+
+
+def import_yaml() -> None:
+    """Import PyYAML for this module, on the first frontmatter a loader reads.
+
+    Its import compiles the resolvers' patterns (about 25 ms, a third of what
+    the language server's own modules cost to import), and a reader that
+    parses nothing -- a server start that replays the last check
+    (:mod:`memls.store.warm_start`), a replayed command -- should not pay
+    it. Safe from any thread: the import system binds one module. The
+    helpers below that name ``yaml`` run only inside :func:`load_yaml`,
+    after this.
+    """
+    global yaml
+    import yaml
+    import yaml.reader  # noqa: F401 - its ReaderError is caught below
+
+
+YAML_LOADER = "yaml.SafeLoader"
 """The loader every frontmatter is read with: PyYAML's pure-Python ``SafeLoader``.
 
 gptme reads each entry with ``yaml.safe_load``, which is this loader, so memls
@@ -184,10 +202,11 @@ def load_yaml(yaml_text: str, first_line: int = 0, *, fast: bool = True) -> Load
         flat = parse_flat_mapping(yaml_text, first_line)
         if flat is not None:
             return LoadedYaml(flat[0], None, flat[1])
+    import_yaml()
     locator = _Locator(yaml_text, first_line)
     loader = None
     try:
-        loader = YAML_LOADER(yaml_text)
+        loader = yaml.SafeLoader(yaml_text)
         node = loader.get_single_node()
         if node is None:
             return LoadedYaml(None, None, {})

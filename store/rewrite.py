@@ -21,8 +21,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import yaml
-
 from .diagnostics import TextEdit
 from .edits import apply_edits
 from .entry import KNOWN_KEYS, MemoryEntry
@@ -212,6 +210,8 @@ def value_end(spans: KeySpans) -> tuple[int, int]:
 
 def _flow_item(value: str) -> str:
     """``value`` spelled as an item of a flow list (``[a, b]``)."""
+    import yaml  # here, not at the top: a start that rewrites nothing does not load YAML
+
     dumped = yaml.safe_dump([value], default_flow_style=True, allow_unicode=True, width=10_000).strip()
     if "\n" in dumped:
         raise _NoMinimalEdit

@@ -37,7 +37,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-import yaml
 from lsprotocol import types
 
 from memls.store.entry import MemoryEntry
@@ -274,6 +273,8 @@ def _package_version(name: str) -> str | None:
 
 
 def _debug_info(ls: MemlsServer) -> dict:
+    import yaml  # here, not at the top: a start that parses nothing does not load YAML
+
     state = ls.state
     settings = state.settings
     stats = state.stats()

@@ -1,0 +1,198 @@
+"""A restart over files no one changed: the last check's problems at once, the model completed after.
+
+Two real server processes over stdio, one after the other, sharing a cache
+directory (memls.store.warm_start). The files are dated in the past, as
+files are that nobody touched for a while: files changed within the racy
+window are never replayed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, client_capabilities
+
+from memls.lsp.convert import path_to_uri
+from memls.store.cache import RACY_WINDOW_NS
+
+from .conftest import act_as_editor, entry, run_command, wait_until_scanned, write_root
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def write_workspace(folder: Path) -> Path:
+    root = write_root(folder, {
+        "a.md": entry("a", "first", extra="supersedes:\n  - ghost\n"),
+        "b.md": entry("b", "second", extra="status: superseded\nsuperseded_by: c\n"),
+        "c.md": entry("c", "third"),
+        "broken.md": "---\nname: broken\ndescription: [unclosed\n---\n",
+        "d.md": entry("d", "fourth"),
+    })
+    (root / "MEMORY.md").write_text("# Memory\n\n- [a](a.md) \u2014 first\n- [gone](gone.md) \u2014 gone\n",
+                                    encoding="utf-8")
+    return root
+
+
+async def settle() -> None:
+    """Wait out the racy window (memls.store.cache): a file's identity vouches for its bytes only after it."""
+    await asyncio.sleep(RACY_WINDOW_NS / 1e9 + 0.1)
+
+
+async def server(cache: Path, profile: str = "neovim"):
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "memls.lsp"],
+        server_env={**os.environ, "MEMLS_MEMORY_DIRS": "", "GPTME_MEMORY_DIRS": "", "MEMLS_CACHE_DIR": str(cache)})
+    client = await config.start()
+    client.memls_profile = profile  # type: ignore[attr-defined]
+    act_as_editor(client)
+    return client
+
+
+async def run_server(cache: Path, folder: Path, *, settings: dict | None = None, then=None) -> tuple[dict, dict]:
+    """Start a server on ``folder``, wait until it is whole and quiet; its diagnostics by URI and its debug info."""
+    client = await server(cache)
+    try:
+        await client.initialize_session(types.InitializeParams(
+            capabilities=client_capabilities("neovim"),
+            workspace_folders=[types.WorkspaceFolder(uri=path_to_uri(folder), name=folder.name)],
+            root_uri=path_to_uri(folder), process_id=os.getpid(),
+            initialization_options={"settings": settings or {}}))
+        info = await wait_until_scanned(client, timeout=30)
+        if then is not None:
+            await then(client)
+        await asyncio.sleep(0.5)  # the scan's problems are published
+        info = await run_command(client, "memls.debugInfo")
+        diagnostics = {uri: sorted((d.range.start.line, d.range.start.character, str(d.code), d.message)
+                                   for d in diags)
+                       for uri, diags in client.diagnostics.items() if diags}
+        return diagnostics, info
+    finally:
+        await client.shutdown_session()
+
+
+def replayed(info: dict) -> bool:
+    return "replayed_start_seconds" in info["timings"]
+
+
+async def test_a_restart_over_unchanged_files_shows_at_once_the_problems_a_cold_start_shows(tmp_path):
+    folder = tmp_path / "repo"
+    write_workspace(folder)
+    await settle()
+    cold, cold_info = await run_server(tmp_path / "cache", folder)
+    assert not replayed(cold_info)
+    assert len(cold) >= 3  # a dangling link, an asymmetric pair, invalid YAML, the index
+    warm, warm_info = await run_server(tmp_path / "cache", folder)
+    assert replayed(warm_info)
+    assert warm == cold
+
+
+async def test_a_file_changed_while_no_server_ran_is_checked_not_replayed(tmp_path):
+    folder = tmp_path / "repo"
+    root = write_workspace(folder)
+    await settle()
+    await run_server(tmp_path / "cache", folder)
+    (root / "d.md").write_text(entry("d", "fourth", extra="supersedes:\n  - phantom\n"), encoding="utf-8")
+    await settle()
+    warm, info = await run_server(tmp_path / "cache", folder)
+    assert not replayed(info)
+    assert "dangling-supersedes" in {code for _, _, code, _ in warm[path_to_uri(root / "d.md")]}
+    cold, _ = await run_server(tmp_path / "other-cache", folder)
+    assert warm == cold
+
+
+async def test_a_file_changed_just_now_is_never_replayed_even_with_its_old_size_and_date_kept(tmp_path):
+    folder = tmp_path / "repo"
+    root = write_workspace(folder)
+    await settle()
+    await run_server(tmp_path / "cache", folder)
+    # Same size, same mtime: only the ctime (and the racy window) can tell.
+    before = (root / "c.md").stat()
+    text = (root / "c.md").read_text(encoding="utf-8").replace("third", "thirD")
+    (root / "c.md").write_text(text, encoding="utf-8")
+    os.utime(root / "c.md", ns=(before.st_atime_ns, before.st_mtime_ns))
+    await settle()
+    _, info = await run_server(tmp_path / "cache", folder)
+    assert not replayed(info)
+
+
+async def test_an_added_file_a_deleted_file_and_a_rewritten_index_are_not_replayed(tmp_path):
+    folder = tmp_path / "repo"
+    root = write_workspace(folder)
+    await settle()
+    cache = tmp_path / "cache"
+    await run_server(cache, folder)
+    (root / "e.md").write_text(entry("e", "fifth", extra="supersedes:\n  - nowhere\n"), encoding="utf-8")
+    await settle()
+    added, info = await run_server(cache, folder)
+    assert not replayed(info) and path_to_uri(root / "e.md") in added
+    (root / "a.md").unlink()
+    await settle()
+    deleted, info = await run_server(cache, folder)
+    assert not replayed(info) and path_to_uri(root / "a.md") not in deleted
+    index = root / "MEMORY.md"
+    index.write_text(index.read_text(encoding="utf-8").replace("- [gone](gone.md) \u2014 gone\n", ""),
+                     encoding="utf-8")
+    await settle()
+    rewritten, info = await run_server(cache, folder)
+    assert not replayed(info)
+    assert rewritten == (await run_server(tmp_path / "other-cache", folder))[0]
+
+
+async def test_other_settings_are_not_replayed(tmp_path):
+    folder = tmp_path / "repo"
+    root = write_workspace(folder)
+    await settle()
+    await run_server(tmp_path / "cache", folder)
+    quiet, info = await run_server(tmp_path / "cache", folder, settings={"severity": {"dangling-supersedes": "off"}})
+    assert not replayed(info)
+    assert "dangling-supersedes" not in {code for _, _, code, _ in quiet.get(path_to_uri(root / "a.md"), [])}
+
+
+async def test_an_edit_right_after_a_replayed_start_waits_for_the_model_and_gets_the_whole_models_answer(tmp_path):
+    folder = tmp_path / "repo"
+    root = write_workspace(folder)
+    for i in range(2000):  # enough that the model is still loading when the edit arrives
+        (root / f"n{i}.md").write_text(entry(f"n{i}", f"note {i}"), encoding="utf-8")
+    (root / "last.md").write_text(entry("zz-last", "loaded last"), encoding="utf-8")
+    await settle()
+    await run_server(tmp_path / "cache", folder)
+    client = await server(tmp_path / "cache")
+    try:
+        await client.initialize_session(types.InitializeParams(
+            capabilities=client_capabilities("neovim"),
+            workspace_folders=[types.WorkspaceFolder(uri=path_to_uri(folder), name=folder.name)],
+            root_uri=path_to_uri(folder), process_id=os.getpid()))
+        uri = path_to_uri(root / "d.md")
+        deadline = asyncio.get_running_loop().time() + 30
+        while not any(reports and isinstance(reports[-1], types.WorkDoneProgressEnd)
+                      for reports in client.progress_reports.values()):
+            assert asyncio.get_running_loop().time() < deadline, "the scan never ended"
+            await asyncio.sleep(0.01)
+        # At once after the scan's end: d now supersedes the entry the model loads last, and a ghost.
+        text = entry("d", "fourth", extra="supersedes:\n  - zz-last\n  - ghost2\n")
+        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+            uri=uri, language_id="markdown", version=1, text=text)))
+        definition = await client.text_document_definition_async(types.DefinitionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=6, character=6)))
+        assert definition, "the definition of zz-last is answered from the whole model"
+        deadline = asyncio.get_running_loop().time() + 30
+        while True:
+            diags = client.diagnostics.get(uri, [])
+            messages = [d.message for d in diags if d.code == "dangling-supersedes"]
+            if messages:
+                break
+            assert asyncio.get_running_loop().time() < deadline, f"never checked: {diags}"
+            await asyncio.sleep(0.05)
+        assert all("zz-last" not in m for m in messages) and any("ghost2" in m for m in messages)
+        info = await run_command(client, "memls.debugInfo")
+        assert replayed(info)
+        # The supersedes link names an entry that does not point back: the model knows zz-last.
+        last = client.diagnostics.get(path_to_uri(root / "last.md"), [])
+        assert all(d.code != "dangling-supersedes" for d in last)
+    finally:
+        await client.shutdown_session()
