@@ -105,6 +105,73 @@ def test_add_list_item_fills_an_empty_flow_list():
     assert parsed.entry.supersedes == ["d"]
 
 
+def _with_supersedes(written: str) -> str:
+    return BLOCK.replace("supersedes:\n- b\n- c\n", written)
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("supersedes: &lst [b, c]\n", "supersedes: &lst [b, c, d]\n"),
+        ("supersedes: !!seq [b, c]\n", "supersedes: !!seq [b, c, d]\n"),
+        ("supersedes: !!seq &lst [b, c]  # why\n", "supersedes: !!seq &lst [b, c, d]  # why\n"),
+        ("supersedes: &e []\n", "supersedes: &e [d]\n"),
+    ],
+    ids=["anchored-flow", "tagged-flow", "tag-anchor-comment", "anchored-empty"],
+)
+def test_add_list_item_keeps_a_flow_list_flow_with_its_anchor_and_tag(written, expected):
+    new, parsed = edited(_with_supersedes(written), add_list_item(doc(_with_supersedes(written)), "supersedes", "d"))
+    assert expected in new
+    assert parsed.frontmatter.error is None
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "supersedes: &lst [b, c]\nkeywords: *lst\n",
+        "supersedes: &lst\n- b\n- c\nkeywords: *lst\n",
+        "supersedes: &lst\n  - b\n  - c\nkeywords: *lst\n",
+        "supersedes: &e []\nkeywords: *e\n",
+        "supersedes: &e\nkeywords: *e\n",
+        "supersedes: &s b\nkeywords: *s\n",
+        "supersedes: &lst [b, c]\nkeywords: [*lst]\n",
+    ],
+    ids=["flow", "block", "indented-block", "empty-flow", "null", "single-string", "nested-alias"],
+)
+def test_add_list_item_refuses_a_list_another_key_shares_through_its_anchor(written):
+    # Growing the anchored list would change ``keywords`` too; dropping the
+    # anchor would leave ``*lst`` undefined. No edit does only the one thing.
+    assert add_list_item(doc(_with_supersedes(written)), "supersedes", "d") is None
+
+
+def test_add_list_item_to_an_alias_gives_the_key_its_own_list_and_leaves_the_anchor():
+    text = _with_supersedes("keywords: &k [b, c]\nsupersedes: *k\n")
+    new, parsed = edited(text, add_list_item(doc(text), "supersedes", "d"))
+    assert "keywords: &k [b, c]\nsupersedes: [b, c, d]\n" in new
+    assert parsed.frontmatter.data["keywords"] == ["b", "c"]
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("supersedes:   # to fill after the review\n", "supersedes: [d]   # to fill after the review\n"),
+        ("supersedes: ~  # none\n", "supersedes: [d]  # none\n"),
+        ("supersedes: []  # none yet\n", "supersedes: [d]  # none yet\n"),
+    ],
+    ids=["empty", "tilde", "empty-flow"],
+)
+def test_add_list_item_into_an_empty_value_keeps_the_comment_after_it(written, expected):
+    new, parsed = edited(_with_supersedes(written), add_list_item(doc(_with_supersedes(written)), "supersedes", "d"))
+    assert expected in new
+    assert parsed.entry.supersedes == ["d"]
+
+
+def test_add_list_item_into_an_empty_value_alone_on_its_line_writes_a_block_list():
+    text = _with_supersedes("supersedes:\n")
+    new, _ = edited(text, add_list_item(doc(text), "supersedes", "d"))
+    assert "supersedes:\n- d\n" in new
+
+
 def test_add_list_item_quotes_a_value_yaml_would_read_as_another_type():
     _, parsed = edited(BLOCK, add_list_item(doc(BLOCK), "supersedes", "yes"))
     assert parsed.frontmatter.data["supersedes"] == ["b", "c", "yes"]

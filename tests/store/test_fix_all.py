@@ -215,3 +215,34 @@ def test_fix_all_removes_adjacent_bad_lines_of_a_curated_index(tmp_path):
     fix_all(ctx)
     assert (root / "MEMORY.md").read_text() == CURATED
     assert codes(reload(ctx)) == set()
+
+
+OLD = "status: superseded\nsuperseded_by: new\n"
+
+
+@pytest.mark.parametrize(
+    "supersedes",
+    ["supersedes: &lst [a]\nkeywords: *lst\n", "supersedes: &lst\n- a\nkeywords: *lst\n",
+     "supersedes: &e []\nkeywords: *e\n"],
+    ids=["flow", "block", "empty"],
+)
+def test_fix_all_leaves_a_supersedes_list_another_key_shares_through_its_anchor(tmp_path, supersedes):
+    # Adding the back-link would change ``keywords`` too (or strand ``*e``): not a safe fix.
+    root = write(tmp_path / "memory", {
+        "new.md": entry("new", supersedes), "a.md": entry("a", OLD), "old.md": entry("old", OLD),
+    })
+    before = (root / "new.md").read_bytes()
+    ctx = context(root)
+    report = fix_all(ctx)
+    assert all("to supersedes in new.md" not in fix.title for _, fix in report.applied)
+    assert (root / "new.md").read_bytes() == before
+    assert "asymmetric-supersession" in codes(reload(ctx))
+
+
+def test_fix_all_adds_a_back_link_to_an_anchored_flow_list_keeping_it_flow(tmp_path):
+    root = write(tmp_path / "memory", {
+        "new.md": entry("new", "supersedes: !!seq &lst [a]  # kept\n"), "a.md": entry("a", OLD),
+        "old.md": entry("old", OLD),
+    })
+    fix_all(context(root))
+    assert "supersedes: !!seq &lst [a, old]  # kept\n" in (root / "new.md").read_text()
