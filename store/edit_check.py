@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 import yaml
 
-from .frontmatter import YAML_LOADER, split_frontmatter
+from .frontmatter import YAML_LOADER, Frontmatter, split_frontmatter
 
 REMOVED = object()
 """A value in ``changed`` saying the key is gone after the edit."""
@@ -86,15 +86,9 @@ def edit_problem(before: str, after: str, changed: Mapping[str, object] | None =
     if old is None or old.error is not None or not isinstance(old.data, dict):
         return None
     new = split_frontmatter(after)
-    if new is None:
-        return "the edit leaves no frontmatter"
-    if new.error is not None:
-        return f"the edit leaves the frontmatter unreadable ({new.error.message})"
-    if not isinstance(new.data, dict):
-        return "the edit leaves the frontmatter without keys"
-    twice = duplicate_keys(new.yaml_text) - duplicate_keys(old.yaml_text)
-    if twice:
-        return f"the edit writes the key '{sorted(twice)[0]}' twice"
+    broken = _broken(old, new)
+    if broken is not None or new is None:
+        return broken
     old_comments, new_comments = comments(old.yaml_text), comments(new.yaml_text)
     if old_comments is not None and (new_comments is None or old_comments - new_comments):
         lost = sorted((old_comments - (new_comments or Counter())).elements())
@@ -111,6 +105,31 @@ def edit_problem(before: str, after: str, changed: Mapping[str, object] | None =
         for key in expected.keys() | new.data.keys():
             if key not in new.data or key not in expected or not _same(expected[key], new.data[key]):
                 return f"the edit changes the value of '{key}'"
+    return None
+
+
+def structure_problem(before: str, after: str) -> str | None:
+    """Why ``after`` breaks the entry text ``before``: no longer loading, or a key written twice.
+
+    The part of :func:`edit_problem` every write of an edited entry must pass,
+    a fix the user picked included. None when ``before`` did not load either.
+    """
+    old = split_frontmatter(before)
+    if old is None or old.error is not None or not isinstance(old.data, dict):
+        return None
+    return _broken(old, split_frontmatter(after))
+
+
+def _broken(old: Frontmatter, new: Frontmatter | None) -> str | None:
+    if new is None:
+        return "the edit leaves no frontmatter"
+    if new.error is not None:
+        return f"the edit leaves the frontmatter unreadable ({new.error.message})"
+    if not isinstance(new.data, dict):
+        return "the edit leaves the frontmatter without keys"
+    twice = duplicate_keys(new.yaml_text) - duplicate_keys(old.yaml_text)
+    if twice:
+        return f"the edit writes the key '{sorted(twice)[0]}' twice"
     return None
 
 
