@@ -187,10 +187,15 @@ def add_list_item(doc: ParsedDocument, key: str, item: str) -> TextEdit | None:
 _PROPERTIES = re.compile(r"(?:(?:![^\s]*|&[^\s,\[\]{}]+)[ \t]*)*")
 
 
+def content_start(line: str, col: int) -> int:
+    """Where a value written at ``col`` of ``line`` starts after its tag and anchor."""
+    properties = _PROPERTIES.match(line, col)
+    return properties.end() if properties is not None else col
+
+
 def _content(doc: ParsedDocument, value: Span) -> Span:
     """The part of a value after its tag and anchor (``[a]`` of ``&lst !!seq [a]``)."""
-    properties = _PROPERTIES.match(_lines(doc)[value.start_line], value.start_col)
-    end = properties.end() if properties is not None else value.start_col
+    end = content_start(_lines(doc)[value.start_line], value.start_col)
     if value.start_line == value.end_line:
         end = min(end, value.end_col)
     return Span(value.start_line, end, value.end_line, value.end_col)

@@ -24,7 +24,7 @@ from pathlib import Path
 import yaml
 
 from .diagnostics import TextEdit
-from .edits import apply_edits
+from .edits import apply_edits, content_start
 from .entry import KNOWN_KEYS, MemoryEntry
 from .frontmatter import Frontmatter, split_frontmatter
 from .parse import parse_document
@@ -190,7 +190,8 @@ class _Plan:
 
     def _is_flow(self, spans: KeySpans) -> bool:
         line = self.lines[spans.value.start_line]
-        return line[spans.value.start_col : spans.value.start_col + 1] == "["
+        start = content_start(line, spans.value.start_col)  # after ``&lst`` or ``!!seq``
+        return line[start : start + 1] == "["
 
     def _own_line(self, item: Span) -> bool:
         """Whether a block item's ``- `` starts its line (no ``- - x`` or ``key: - x``)."""
