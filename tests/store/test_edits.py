@@ -434,3 +434,90 @@ def test_no_key_removal_deletes_an_anchor(lines):
 def test_a_block_scalar_reads_back_as_the_value_it_was_made_from(value):
     # A NEL or line separator written raw in quotes reads back as a space: such values are escaped.
     assert yaml.safe_load(f"k: {yaml_scalar(value)}\n") == {"k": value}
+
+
+# -- property: a list edit is refused, or changes exactly that list ------------------------------
+
+_NAMES = st.sampled_from(["a", "b", "old", "yes", "a, b", "x #y", "c]d", "0.50", "n: m"])
+
+
+@st.composite
+def _frontmatters(draw):
+    """A frontmatter with a ``supersedes`` in one of its spellings, and the comments written in it."""
+    items = draw(st.lists(st.sampled_from(["a", "b", "c"]), max_size=3, unique=True))
+    form = draw(st.sampled_from(["flow", "block", "indented", "null", "tilde", "string"]))
+    anchor = draw(st.booleans())
+    tag = draw(st.booleans())
+    comment = draw(st.booleans())
+    alias = anchor and draw(st.sampled_from(["keywords: *s", "keywords: [*s]", None]))
+    props = (["!!seq" if form in ("flow", "block", "indented") else "!!str" if form == "string" else ""] if tag
+             else []) + (["&s"] if anchor else [])
+    props = [p for p in props if p]
+    head = "supersedes:" + "".join(" " + p for p in props)
+    tail = "  # c1" if comment else ""
+    if form == "flow":
+        value = f"{head} [{', '.join(items)}]{tail}"
+    elif form in ("block", "indented") and items:
+        pad = "  " if form == "indented" else ""
+        value = f"{head}{tail}\n" + "\n".join(f"{pad}- {i}" for i in items)
+    elif form == "tilde":
+        value = f"{head} ~{tail}"
+    elif form == "string":
+        value = f"{head} {items[0] if items else 'z'}{tail}"
+    else:
+        value = f"{head}{tail}"
+    lines = ["name: n", "description: 'd: quoted'", "# c2", value]
+    if alias:
+        lines.append(alias)
+    lines += ["status: living", "custom: yes", "confidence: 0.50"]
+    comments = [c for c in ("# c1" if comment else None, "# c2") if c]
+    return "---\n" + "\n".join(lines) + "\n---\nbody\n", comments
+
+
+def _loaded(text: str):
+    try:
+        return yaml.safe_load(text[4:].split("\n---", 1)[0])
+    except yaml.YAMLError:
+        return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(_frontmatters(), _NAMES)
+def test_adding_a_list_item_is_refused_or_changes_exactly_that_list(written, item):
+    text, comments = written
+    before = _loaded(text)
+    if before is None:
+        return  # a spelling YAML refuses (a tag on an empty value): nothing to edit
+    edit = add_list_item(doc(text), "supersedes", item)
+    if edit is None:
+        assert "&s" in text or "!!" in text, text  # only a shared or tagged value is refused
+        return
+    new = apply_edits(text, [edit])
+    after = _loaded(new)
+    old = before.get("supersedes")
+    current = old if isinstance(old, list) else [] if old in (None, "") else [old]
+    assert after == {**before, "supersedes": [*current, item]}, new
+    assert all(c in new for c in comments), new
+    assert new.endswith("\n---\nbody\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(_frontmatters(), st.integers(min_value=0, max_value=2))
+def test_removing_a_list_item_is_refused_or_changes_exactly_that_list(written, index):
+    text, comments = written
+    before = _loaded(text)
+    if before is None or not isinstance(before.get("supersedes"), list) or index >= len(before["supersedes"]):
+        return
+    edits = remove_list_item(doc(text), "supersedes", index)
+    if edits is None:
+        return
+    new = apply_edits(text, list(edits))
+    after = _loaded(new)
+    rest = [v for i, v in enumerate(before["supersedes"]) if i != index]
+    expected = dict(before)
+    if rest or "supersedes" in after:
+        expected["supersedes"] = rest
+    else:
+        expected.pop("supersedes")
+    assert after == expected, new
+    assert all(c in new for c in comments), new
