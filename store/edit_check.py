@@ -10,9 +10,9 @@ to the text and the result read again, and it stands only when:
 * no key is written twice that was written once (js-yaml, Claude Code's
   reader, refuses a document with a duplicate key);
 * every comment is still there;
-* the body is unchanged;
-* and, when the edit says which keys it changes, the data equals the old
-  data with exactly those keys changed: every other key keeps its value.
+* and, when the edit says which keys it changes, the body is unchanged and
+  the data equals the old data with exactly those keys changed: every other
+  key keeps its value.
 """
 
 from __future__ import annotations
@@ -93,9 +93,9 @@ def edit_problem(before: str, after: str, changed: Mapping[str, object] | None =
     if old_comments is not None and (new_comments is None or old_comments - new_comments):
         lost = sorted((old_comments - (new_comments or Counter())).elements())
         return f"the edit drops the comment {lost[0]!r}" if lost else "the edit drops a comment"
-    if new.body != old.body:
-        return "the edit changes the body"
     if changed is not None:
+        if new.body != old.body:
+            return "the edit changes the body"
         expected = dict(old.data)
         for key, value in changed.items():
             if value is REMOVED:
