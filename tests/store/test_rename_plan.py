@@ -269,14 +269,3 @@ def test_user_file_rename_out_of_the_root_is_refused(tmp_path):
     ws = load(root)
     with pytest.raises(ValueError, match="out of its memory root"):
         plan_file_rename(ws, root / "old.md", tmp_path / "old.md")
-
-
-def test_rename_refuses_to_relink_a_list_another_key_shares_through_its_anchor(tmp_path):
-    # Retargeting 'a' inside '&lst [a]' would rename the keyword too ('keywords: *lst').
-    root = tmp_path / "memory"
-    root.mkdir()
-    (root / "a.md").write_text(entry("a", extra="status: superseded\nsuperseded_by: new\n"))
-    (root / "new.md").write_text(entry("new", extra="supersedes: &lst [a]\nkeywords: *lst\n"))
-    ws = load(root)
-    with pytest.raises(ValueError, match="cannot relink new.md: the edit changes the value of 'keywords'"):
-        plan_rename(ws, doc_of(ws, root, "a.md"), "c")
