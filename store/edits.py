@@ -184,12 +184,12 @@ def add_list_item(doc: ParsedDocument, key: str, item: str) -> TextEdit | None:
 
 
 # A node's properties (tags and an anchor, in either order) before its content.
-_PROPERTIES = re.compile(r"(?:(?:![^\s]*|&[^\s,\[\]{}]+)[ \t]*)*")
+_NODE_PROPERTIES = re.compile(r"(?:(?:![^\s]*|&[^\s,\[\]{}]+)[ \t]*)*")
 
 
 def content_start(line: str, col: int) -> int:
     """Where a value written at ``col`` of ``line`` starts after its tag and anchor."""
-    properties = _PROPERTIES.match(line, col)
+    properties = _NODE_PROPERTIES.match(line, col)
     return properties.end() if properties is not None else col
 
 
