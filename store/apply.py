@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .diagnostics import CreateFile, Fix, RenameFile, TextEdit
+from .edit_check import structure_problem
 from .edits import apply_edits
 from .files import Change, FileDelete, FileWrite, commit, root_lock
 from .frontmatter import normalize_text
@@ -71,6 +72,8 @@ def apply_fixes(fixes: Sequence[Fix], texts: Mapping[Path, str], *, root: Path) 
     spans are lines and columns of the normalised text: a CRLF buffer equal
     to its CRLF file is not stale. The edits are applied to each file's own
     text, so a fix leaves a CRLF file CRLF and keeps its byte-order mark.
+    An entry whose frontmatter loaded is never written unloadable or with a
+    key written twice (``ValueError``, nothing written).
     """
     with root_lock(root):
         # The file's own text: the edits keep its line endings and byte-order mark.
@@ -85,6 +88,10 @@ def apply_fixes(fixes: Sequence[Fix], texts: Mapping[Path, str], *, root: Path) 
             if _as_read(current.get(path)) != _as_read(texts.get(path)):
                 raise StaleFixError(f"{path.name} changed since it was checked; check again")
         planned = planned_files(fixes, current)
+        for path, text in planned.items():
+            broken = None if text is None or path not in current else structure_problem(current[path], text)
+            if broken is not None:
+                raise ValueError(f"{path.name}: not written, {broken}")
         created = {op.path for fix in fixes for op in fix.operations if isinstance(op, CreateFile)}
         created |= {op.new for fix in fixes for op in fix.operations if isinstance(op, RenameFile)}
         # A renamed file keeps its permission bits (a private entry stays private).

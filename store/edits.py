@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from .diagnostics import TextEdit
+from .edit_check import edit_problem
 from .frontmatter import Frontmatter
 from .parse import ParsedDocument
 from .spans import KeySpans, Span
@@ -172,44 +173,87 @@ def _without_properties(doc: ParsedDocument, span: Span) -> Span:
 
 
 def _is_flow(doc: ParsedDocument, key: str) -> bool:
-    spans = _frontmatter(doc).keys[key]
-    line = _lines(doc)[spans.value.start_line]
-    return line[spans.value.start_col : spans.value.start_col + 1] == "["
+    content = _content(doc, _frontmatter(doc).keys[key].value)
+    return _lines(doc)[content.start_line][content.start_col : content.start_col + 1] == "["
 
 
-def _is_sequence(doc: ParsedDocument, key: str) -> bool:
-    fm = _frontmatter(doc)
-    return isinstance(fm.data, dict) and isinstance(fm.data.get(key), list)
-
-
-def add_list_item(doc: ParsedDocument, key: str, item: str) -> TextEdit:
-    """Append ``item`` to a list field, creating the key when absent.
+def add_list_item(doc: ParsedDocument, key: str, item: str) -> TextEdit | None:
+    """Append ``item`` to a list field, creating the key when absent; ``None`` when no edit can do only that.
 
     A single-string value (``supersedes: a``, which readers treat as a
-    one-item list) becomes a flow list, so the edit stays on its line.
+    one-item list) becomes a flow list, so the edit stays on its line; a
+    flow list stays flow, and an anchor or tag before the list stays (the
+    list is found after them). An empty value with a comment after it gets
+    its list on its line (``supersedes: [old]  # why``). The edit is then
+    applied and read back (:func:`memls.store.edit_check.edit_problem`): a
+    list shared through its anchor (``keywords: *lst``) would change another
+    key, so it is refused, as is anything else that would not read back as
+    the list with ``item`` added and every other key, comment and the body
+    as they were.
     """
     fm = _frontmatter(doc)
     spans = fm.keys.get(key)
-    scalar = yaml_scalar(item)
+    edit: TextEdit | None
     if spans is None:
-        return TextEdit(_path(doc), _closing_insert_point(doc), f"{key}:\n- {scalar}\n")
-    if not _is_sequence(doc, key):
-        old = fm.data.get(key) if isinstance(fm.data, dict) else None
-        if old is None or old == "":
-            return set_list(doc, key, [item])
-        return TextEdit(_path(doc), spans.value, f"[{flow_scalar(str(old))}, {flow_scalar(item)}]")
-    if not spans.items:
-        return TextEdit(_path(doc), spans.value, f"[{flow_scalar(item)}]")
-    if _is_flow(doc, key):
+        edit = TextEdit(_path(doc), _closing_insert_point(doc), f"{key}:\n- {yaml_scalar(item)}\n")
+    else:
+        edit = _list_addition(doc, key, spans, item)
+    if edit is None:
+        return None
+    old = fm.data.get(key) if isinstance(fm.data, dict) else None
+    current = old if isinstance(old, list) else [] if old is None or old == "" else [old]
+    after = apply_edits(doc.text, [edit])
+    return edit if edit_problem(doc.text, after, {key: [*current, item]}) is None else None
+
+
+# A node's properties (tags and an anchor, in either order) before its content.
+_NODE_PROPERTIES = re.compile(r"(?:(?:![^\s]*|&[^\s,\[\]{}]+)[ \t]*)*")
+
+
+def content_start(line: str, col: int) -> int:
+    """Where a value written at ``col`` of ``line`` starts after its tag and anchor."""
+    properties = _NODE_PROPERTIES.match(line, col)
+    return properties.end() if properties is not None else col
+
+
+def _content(doc: ParsedDocument, value: Span) -> Span:
+    """The part of a value after its tag and anchor (``[a]`` of ``&lst !!seq [a]``)."""
+    end = content_start(_lines(doc)[value.start_line], value.start_col)
+    if value.start_line == value.end_line:
+        end = min(end, value.end_col)
+    return Span(value.start_line, end, value.end_line, value.end_col)
+
+
+def _list_addition(doc: ParsedDocument, key: str, spans: KeySpans, item: str) -> TextEdit | None:
+    """The edit appending ``item`` to an existing key's value, not yet read back."""
+    fm = _frontmatter(doc)
+    old = fm.data.get(key) if isinstance(fm.data, dict) else None
+    lines = _lines(doc)
+    value = spans.value
+    content = _content(doc, value)
+    opener = lines[content.start_line][content.start_col : content.start_col + 1]
+    if lines[value.start_line][value.start_col : value.start_col + 1] == "*":
+        # An alias: the list is written (and may be used) elsewhere; this key gets its own copy.
+        if not isinstance(old, list) or not all(isinstance(v, str) for v in old):
+            return None
+        return TextEdit(_path(doc), value, "[" + ", ".join(flow_scalar(v) for v in [*old, item]) + "]")
+    if isinstance(old, list) and spans.items:
         last = spans.items[-1]
-        return TextEdit(
-            _path(doc), Span(last.end_line, last.end_col, last.end_line, last.end_col), f", {flow_scalar(item)}"
-        )
-    last = spans.items[-1]
-    first_line = _lines(doc)[spans.items[0].start_line]
-    indent = first_line[: len(first_line) - len(first_line.lstrip(" "))]
-    insert_at = Span(last.end_line + 1, 0, last.end_line + 1, 0)
-    return TextEdit(_path(doc), insert_at, f"{indent}- {scalar}\n")
+        if opener == "[":
+            end = Span(last.end_line, last.end_col, last.end_line, last.end_col)
+            return TextEdit(_path(doc), end, f", {flow_scalar(item)}")
+        first_line = lines[spans.items[0].start_line]
+        indent = first_line[: len(first_line) - len(first_line.lstrip(" "))]
+        insert_at = Span(last.end_line + 1, 0, last.end_line + 1, 0)
+        return TextEdit(_path(doc), insert_at, f"{indent}- {yaml_scalar(item)}\n")
+    if isinstance(old, list) or old is None or old == "":
+        # Nothing else on the key's line: written as a new key is (a block list).
+        if not isinstance(old, list) and content == value and not lines[value.end_line][value.end_col:].strip():
+            return set_list(doc, key, [item])
+        if (content.start_line, content.start_col) == (content.end_line, content.end_col):
+            return TextEdit(_path(doc), content, f" [{flow_scalar(item)}]")  # ``key:  # why``
+        return TextEdit(_path(doc), content, f"[{flow_scalar(item)}]")  # ``[]``, ``~``
+    return TextEdit(_path(doc), content, f"[{flow_scalar(str(old))}, {flow_scalar(item)}]")
 
 
 def set_list(doc: ParsedDocument, key: str, items: list[str]) -> TextEdit:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from .apply import apply_fixes
 from .checks import CheckContext, check_workspace
 from .diagnostics import Fix, Problem
-from .fix_merge import choose_combinable, safe_fixes
+from .fix_merge import choose_combinable, safe_fixes, text_of
 from .model import Workspace
 from .text import one_line
 
@@ -51,9 +51,10 @@ def fix_all(ctx: CheckContext) -> FixReport:
         progressed = False
         for state in ctx.workspace.roots:
             chosen = choose_combinable(
-                (p, f) for p, f in candidates
-                if ctx.workspace.root_of(p.path) is state
-                and all(ctx.workspace.root_of(path) is state for path in f.paths)
+                ((p, f) for p, f in candidates
+                 if ctx.workspace.root_of(p.path) is state
+                 and all(ctx.workspace.root_of(path) is state for path in f.paths)),
+                text_of(ctx),
             )
             if not chosen:
                 continue

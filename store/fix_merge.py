@@ -14,11 +14,13 @@ by the next pass or the next fix-all.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .checks import CheckContext, fixes_for
 from .diagnostics import Fix, Problem, TextEdit
+from .edit_check import edit_problem
+from .edits import apply_edits
 from .index import INDEX_FILENAME
 from .spans import Span
 
@@ -36,11 +38,26 @@ def safe_fixes(ctx: CheckContext, problems: Iterable[Problem]) -> list[tuple[Pro
 
 def combinable_safe_fixes(ctx: CheckContext, problems: Iterable[Problem]) -> list[tuple[Problem, Fix]]:
     """The first safe fix of each problem, minus repeats and fixes that collide."""
-    return choose_combinable(safe_fixes(ctx, problems))
+    return choose_combinable(safe_fixes(ctx, problems), text_of(ctx))
 
 
-def choose_combinable(candidates: Iterable[tuple[Problem, Fix]]) -> list[tuple[Problem, Fix]]:
+def text_of(ctx: CheckContext) -> Callable[[Path], str | None]:
+    """The text the workspace holds for a path (the one its fixes were computed against)."""
+    def text(path: Path) -> str | None:
+        doc = ctx.workspace.document(path)
+        return None if doc is None else doc.text
+    return text
+
+
+def choose_combinable(
+    candidates: Iterable[tuple[Problem, Fix]], texts: Callable[[Path], str | None] | None = None
+) -> list[tuple[Problem, Fix]]:
     """Keep, in order, each fix that collides with none kept before it.
+
+    With ``texts`` (the texts the fixes were computed against), an entry's
+    edits are also applied together and read back: two fixes that each add
+    the missing ``supersedes`` key would write it twice, so the second
+    waits for the next pass, which plans it against the first one's result.
 
     ``MEMORY.md`` is rendered from the entries, so a fix of the index alone
     waits while any fix of an entry is pending: built in the same pass, it
@@ -51,7 +68,7 @@ def choose_combinable(candidates: Iterable[tuple[Problem, Fix]]) -> list[tuple[P
     if not all(_index_only(fix) for _, fix in candidates):
         candidates = [(p, f) for p, f in candidates if not _index_only(f)]
     chosen: list[tuple[Problem, Fix]] = []
-    claims = FixClaims()
+    claims = FixClaims(texts)
     for problem, fix in candidates:
         if any(fix == kept for _, kept in chosen):
             continue  # the same regeneration offered by several problems
@@ -65,11 +82,18 @@ def _index_only(fix: Fix) -> bool:
 
 
 class FixClaims:
-    """The files the fixes chosen so far touch, and how."""
+    """The files the fixes chosen so far touch, and how.
 
-    def __init__(self) -> None:
+    With ``texts``, an entry file's edits together must read back as a safe
+    edit (:func:`memls.store.edit_check.edit_problem`: still loading, no key
+    written twice, every comment kept), or the fix adding to them is not taken.
+    """
+
+    def __init__(self, texts: Callable[[Path], str | None] | None = None) -> None:
         self._exclusive: set[Path] = set()
         self._edits: dict[Path, list[Span]] = {}
+        self._texts = texts
+        self._text_edits: dict[Path, list[TextEdit]] = {}
 
     def paths(self) -> set[Path]:
         return self._exclusive | set(self._edits)
@@ -93,9 +117,26 @@ class FixClaims:
                 return False
             if any(overlap(a, b) for i, a in enumerate(new) for b in new[i + 1:]):
                 return False
+        edits = [op for op in fix.operations if isinstance(op, TextEdit)]
+        if any(not self._reads_back(path, edits) for path in spans):
+            return False
         for path, new in spans.items():
             self._edits.setdefault(path, []).extend(new)
+            self._text_edits.setdefault(path, []).extend(op for op in edits if op.path == path)
         return True
+
+    def _reads_back(self, path: Path, edits: list[TextEdit]) -> bool:
+        """Whether ``path``'s edits so far plus ``edits`` leave it a safe edit of its text."""
+        if self._texts is None or path.name == INDEX_FILENAME or path.suffix != ".md":
+            return True
+        text = self._texts(path)
+        if text is None:
+            return True
+        together = self._text_edits.get(path, []) + [op for op in edits if op.path == path]
+        try:
+            return edit_problem(text, apply_edits(text, together)) is None
+        except ValueError:
+            return False
 
 
 def overlap(a: Span, b: Span) -> bool:

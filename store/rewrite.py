@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .diagnostics import TextEdit
-from .edits import apply_edits
+from .edits import apply_edits, content_start
 from .entry import KNOWN_KEYS, MemoryEntry
 from .frontmatter import Frontmatter, split_frontmatter
 from .parse import parse_document
@@ -188,7 +188,8 @@ class _Plan:
 
     def _is_flow(self, spans: KeySpans) -> bool:
         line = self.lines[spans.value.start_line]
-        return line[spans.value.start_col : spans.value.start_col + 1] == "["
+        start = content_start(line, spans.value.start_col)  # after ``&lst`` or ``!!seq``
+        return line[start : start + 1] == "["
 
     def _own_line(self, item: Span) -> bool:
         """Whether a block item's ``- `` starts its line (no ``- - x`` or ``key: - x``)."""

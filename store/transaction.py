@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import yaml
 
+from .edit_check import structure_problem
 from .entry import MemoryEntry, entry_from_record
 from .errors import MemoryFrontmatterError, MemoryParseError, RoundTripError
 from .files import FileDelete, FileWrite, commit
@@ -37,10 +38,11 @@ from .index import (
 )
 from .index_view import IndexView
 from .lookup import resolve_name, save_target
-from .parse import NO_FRONTMATTER
+from .parse import NO_FRONTMATTER, parse_document
 from .reader import RootRead, is_entry_filename, parse_bytes, read_root
-from .rewrite import rewritten_text
+from .rewrite import _changed_keys, rewritten_text, value_end
 from .roots import MemoryRoot
+from .spans import KeySpans
 from .text import one_line
 
 if TYPE_CHECKING:
@@ -139,6 +141,76 @@ def _refuse_losing_comments(path: Path, original: bytes, data: bytes) -> None:
             f"{path.name} cannot be rewritten without losing its comment {sorted(lost)[0]!r}; "
             "make this change by hand, or remove the comment first"
         )
+
+
+def _refuse_rewriting_other_keys(path: Path, original: bytes, data: bytes, entry: MemoryEntry) -> None:
+    """A rewrite that could not be made as an edit must leave every key it does not change as written.
+
+    The full serialization spells every value its own way: an explicit
+    ``status: living`` goes (it is the default), ``yes`` becomes ``true``,
+    ``0.50`` becomes ``0.5``, quoting and key order change, anchors are
+    renamed and a key that aliased an empty list disappears. Each is a
+    change to a key the write never meant to touch, so it is refused like a
+    lost comment: the file stays as the user wrote it.
+    """
+    try:
+        old = parse_document(original.decode("utf-8"))
+        new = parse_document(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return
+    old_fm, new_fm = old.frontmatter, new.frontmatter
+    if old.entry is None or old_fm is None or new_fm is None or not isinstance(old_fm.data, dict):
+        return
+    changed = set(_changed_keys(old.entry, entry))
+    old_lines, new_lines = old.text.split("\n"), new.text.split("\n")
+    new_data = new_fm.data if isinstance(new_fm.data, dict) else {}
+    for key, spans in old_fm.keys.items():
+        if key in changed:
+            continue
+        kept = new_fm.keys.get(key)
+        if (
+            kept is None
+            or key not in new_data
+            or type(new_data[key]) is not type(old_fm.data.get(key))
+            or new_data[key] != old_fm.data.get(key)
+            or _written(_key_text(old_lines, spans)) != _written(_key_text(new_lines, kept))
+        ):
+            raise ValueError(
+                f"{path.name} cannot be edited in place here, and rewriting it would change its "
+                f"'{key}' key as written; make this change by hand"
+            )
+
+
+def _breaks(original: bytes, edited: bytes) -> bool:
+    """Whether an edit leaves an entry that loaded unloadable or with a key written twice."""
+    try:
+        return structure_problem(original.decode("utf-8"), edited.decode("utf-8")) is not None
+    except UnicodeDecodeError:
+        return True
+
+
+def _key_text(lines: list[str], spans: KeySpans) -> str:
+    end_line, end_col = value_end(spans)
+    start = spans.key
+    if start.start_line == end_line:
+        return lines[end_line][start.start_col:end_col]
+    return "\n".join(
+        [lines[start.start_line][start.start_col:], *lines[start.start_line + 1 : end_line], lines[end_line][:end_col]]
+    )
+
+
+def _written(key_text: str) -> tuple:
+    """What a key's text writes, token by token: its scalars as written, anchors, aliases, tags, layout.
+
+    Only the quoting of a scalar is left out (``n`` and ``"n"`` write one
+    string); ``yes`` and ``true``, ``0.50`` and ``0.5``, ``&who`` and
+    ``&id001``, a flow list and a block list, another key order all differ.
+    """
+    try:
+        tokens = list(yaml.scan(key_text, Loader=yaml.SafeLoader))
+    except yaml.YAMLError:
+        return (key_text,)
+    return tuple((type(t).__name__, getattr(t, "value", None)) for t in tokens)
 
 
 def read_bytes(path: Path) -> bytes | None:
@@ -258,6 +330,8 @@ class RootTransaction:
         reread = strict_entry(entry.path, data, self.root.scope)
         original = self.bytes_of(source or entry.path)
         edited = self._edited(source or entry.path, entry)
+        if edited is not None and original is not None and _breaks(original, edited):
+            edited = None
         if edited is not None:
             # The edit must read back as the entry meant, or as its serialization
             # would (the serialization folds a ``|`` description, the edit keeps it).
@@ -267,6 +341,7 @@ class RootTransaction:
                     break
         if data is not edited and original is not None:
             _refuse_losing_comments(entry.path, original, data)
+            _refuse_rewriting_other_keys(entry.path, original, data, entry)
             kept = _with_original_body(data, original)
             if kept is not None and _reads_as(entry.path, kept, self.root.scope, reread):
                 data = kept

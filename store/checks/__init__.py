@@ -18,7 +18,10 @@ from typing import Any
 from ..cache import paused_gc
 from ..catalogue import audit_code_of as audit_code_of  # re-exported
 from ..catalogue import spec as spec  # re-exported
-from ..diagnostics import Fix, Problem, Related
+from ..diagnostics import Fix, Problem, Related, TextEdit
+from ..edit_check import structure_problem
+from ..edits import apply_edits
+from ..index import INDEX_FILENAME
 from ..model import Document, Workspace
 from ..settings import Settings
 from ..spans import Span
@@ -131,7 +134,32 @@ def fixes_for(ctx: CheckContext, problem: Problem) -> list[Fix]:
     family = _FAMILY_BY_CODE.get(problem.code)
     if family is None:
         return []
-    return [_naming_every_file(fix, problem.path) for fix in family.fixes(ctx, problem)]
+    return [_naming_every_file(fix, problem.path) for fix in family.fixes(ctx, problem) if _reads_back(ctx, fix)]
+
+
+def _reads_back(ctx: CheckContext, fix: Fix) -> bool:
+    """Whether every entry the fix edits that loaded still loads, with no key written twice.
+
+    A fix is computed from spans; an anchor or an alias the span did not
+    see can make it break the file (``&s`` replaced while ``*s`` still
+    names it). Such a fix is not offered at all. (Which comments a fix may
+    take with it is each fix's own rule: removing a key takes the comment
+    on its line.)
+    """
+    by_path: dict[Path, list[TextEdit]] = {}
+    for op in fix.operations:
+        if isinstance(op, TextEdit) and op.path.suffix == ".md" and op.path.name != INDEX_FILENAME:
+            by_path.setdefault(op.path, []).append(op)
+    for path, edits in by_path.items():
+        doc = ctx.workspace.document(path)
+        if doc is None:
+            continue
+        try:
+            if structure_problem(doc.text, apply_edits(doc.text, edits)) is not None:
+                return False
+        except ValueError:
+            return False
+    return True
 
 
 def _naming_every_file(fix: Fix, own: Path) -> Fix:

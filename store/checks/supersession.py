@@ -476,7 +476,10 @@ def _retarget_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Itera
         if key == SUPERSEDED_BY:
             edits = [set_scalar(_parsed(doc), SUPERSEDED_BY, choice)]
             if name not in other_entry.supersedes:
-                edits.append(add_list_item(_parsed(other), SUPERSEDES, name))
+                addition = add_list_item(_parsed(other), SUPERSEDES, name)
+                if addition is None:
+                    continue  # its list cannot grow without changing another key
+                edits.append(addition)
                 title += f" and add '{name}' to supersedes in {other.path.name}"
         else:
             if choice in _entry(doc).supersedes:
@@ -556,8 +559,9 @@ def _asymmetric_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Ite
     if key == SUPERSEDED_BY:
         if _entry(doc).superseded_by != target or name in _entry(other).supersedes:
             return
-        yield Fix(f"Add '{name}' to supersedes in {other.path.name}",
-                  (add_list_item(_parsed(other), SUPERSEDES, name),), safe=True)
+        addition = add_list_item(_parsed(other), SUPERSEDES, name)
+        if addition is not None:  # None: its list cannot grow without changing another key
+            yield Fix(f"Add '{name}' to supersedes in {other.path.name}", (addition,), safe=True)
         return
     if _entry(other).superseded_by:
         return  # it names another successor: which link is right is the user's call

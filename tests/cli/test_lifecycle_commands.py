@@ -144,3 +144,14 @@ def test_historical_and_rename_keep_frontmatter_comments(run, memory_dir):
     assert run("rename", "old", "older").exit_code == 0
     assert (memory_dir / "older.md").read_bytes().decode() == COMMENTED.replace(
         "name: old\n", "name: older\n").replace("status: living\n", "status: historical\n")
+
+
+def test_supersede_into_a_list_another_key_shares_fails_in_one_line_and_changes_nothing(run, memory_dir):
+    # 'keywords: *lst' shares the list: growing it changes keywords, and the
+    # whole serialization would drop 'status: living' and write 'yes' as 'true'.
+    text = ("---\nname: new\ndescription: n\nsupersedes: &lst [a]\nkeywords: *lst\n"
+            "status: living\ncustom: yes\n---\nbody\n")
+    save_entry(run, "old", "Old way.")
+    new = write_file(memory_dir, "new.md", text)
+    assert_one_line_error(run("supersede", "old", "new"), contains="make this change by hand")
+    assert new.read_text() == text

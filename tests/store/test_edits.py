@@ -105,6 +105,73 @@ def test_add_list_item_fills_an_empty_flow_list():
     assert parsed.entry.supersedes == ["d"]
 
 
+def _with_supersedes(written: str) -> str:
+    return BLOCK.replace("supersedes:\n- b\n- c\n", written)
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("supersedes: &lst [b, c]\n", "supersedes: &lst [b, c, d]\n"),
+        ("supersedes: !!seq [b, c]\n", "supersedes: !!seq [b, c, d]\n"),
+        ("supersedes: !!seq &lst [b, c]  # why\n", "supersedes: !!seq &lst [b, c, d]  # why\n"),
+        ("supersedes: &e []\n", "supersedes: &e [d]\n"),
+    ],
+    ids=["anchored-flow", "tagged-flow", "tag-anchor-comment", "anchored-empty"],
+)
+def test_add_list_item_keeps_a_flow_list_flow_with_its_anchor_and_tag(written, expected):
+    new, parsed = edited(_with_supersedes(written), add_list_item(doc(_with_supersedes(written)), "supersedes", "d"))
+    assert expected in new
+    assert parsed.frontmatter.error is None
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "supersedes: &lst [b, c]\nkeywords: *lst\n",
+        "supersedes: &lst\n- b\n- c\nkeywords: *lst\n",
+        "supersedes: &lst\n  - b\n  - c\nkeywords: *lst\n",
+        "supersedes: &e []\nkeywords: *e\n",
+        "supersedes: &e\nkeywords: *e\n",
+        "supersedes: &s b\nkeywords: *s\n",
+        "supersedes: &lst [b, c]\nkeywords: [*lst]\n",
+    ],
+    ids=["flow", "block", "indented-block", "empty-flow", "null", "single-string", "nested-alias"],
+)
+def test_add_list_item_refuses_a_list_another_key_shares_through_its_anchor(written):
+    # Growing the anchored list would change ``keywords`` too; dropping the
+    # anchor would leave ``*lst`` undefined. No edit does only the one thing.
+    assert add_list_item(doc(_with_supersedes(written)), "supersedes", "d") is None
+
+
+def test_add_list_item_to_an_alias_gives_the_key_its_own_list_and_leaves_the_anchor():
+    text = _with_supersedes("keywords: &k [b, c]\nsupersedes: *k\n")
+    new, parsed = edited(text, add_list_item(doc(text), "supersedes", "d"))
+    assert "keywords: &k [b, c]\nsupersedes: [b, c, d]\n" in new
+    assert parsed.frontmatter.data["keywords"] == ["b", "c"]
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("supersedes:   # to fill after the review\n", "supersedes: [d]   # to fill after the review\n"),
+        ("supersedes: ~  # none\n", "supersedes: [d]  # none\n"),
+        ("supersedes: []  # none yet\n", "supersedes: [d]  # none yet\n"),
+    ],
+    ids=["empty", "tilde", "empty-flow"],
+)
+def test_add_list_item_into_an_empty_value_keeps_the_comment_after_it(written, expected):
+    new, parsed = edited(_with_supersedes(written), add_list_item(doc(_with_supersedes(written)), "supersedes", "d"))
+    assert expected in new
+    assert parsed.entry.supersedes == ["d"]
+
+
+def test_add_list_item_into_an_empty_value_alone_on_its_line_writes_a_block_list():
+    text = _with_supersedes("supersedes:\n")
+    new, _ = edited(text, add_list_item(doc(text), "supersedes", "d"))
+    assert "supersedes:\n- d\n" in new
+
+
 def test_add_list_item_quotes_a_value_yaml_would_read_as_another_type():
     _, parsed = edited(BLOCK, add_list_item(doc(BLOCK), "supersedes", "yes"))
     assert parsed.frontmatter.data["supersedes"] == ["b", "c", "yes"]
@@ -367,3 +434,90 @@ def test_no_key_removal_deletes_an_anchor(lines):
 def test_a_block_scalar_reads_back_as_the_value_it_was_made_from(value):
     # A NEL or line separator written raw in quotes reads back as a space: such values are escaped.
     assert yaml.safe_load(f"k: {yaml_scalar(value)}\n") == {"k": value}
+
+
+# -- property: a list edit is refused, or changes exactly that list ------------------------------
+
+_NAMES = st.sampled_from(["a", "b", "old", "yes", "a, b", "x #y", "c]d", "0.50", "n: m"])
+
+
+@st.composite
+def _frontmatters(draw):
+    """A frontmatter with a ``supersedes`` in one of its spellings, and the comments written in it."""
+    items = draw(st.lists(st.sampled_from(["a", "b", "c"]), max_size=3, unique=True))
+    form = draw(st.sampled_from(["flow", "block", "indented", "null", "tilde", "string"]))
+    anchor = draw(st.booleans())
+    tag = draw(st.booleans())
+    comment = draw(st.booleans())
+    alias = anchor and draw(st.sampled_from(["keywords: *s", "keywords: [*s]", None]))
+    props = (["!!seq" if form in ("flow", "block", "indented") else "!!str" if form == "string" else ""] if tag
+             else []) + (["&s"] if anchor else [])
+    props = [p for p in props if p]
+    head = "supersedes:" + "".join(" " + p for p in props)
+    tail = "  # c1" if comment else ""
+    if form == "flow":
+        value = f"{head} [{', '.join(items)}]{tail}"
+    elif form in ("block", "indented") and items:
+        pad = "  " if form == "indented" else ""
+        value = f"{head}{tail}\n" + "\n".join(f"{pad}- {i}" for i in items)
+    elif form == "tilde":
+        value = f"{head} ~{tail}"
+    elif form == "string":
+        value = f"{head} {items[0] if items else 'z'}{tail}"
+    else:
+        value = f"{head}{tail}"
+    lines = ["name: n", "description: 'd: quoted'", "# c2", value]
+    if alias:
+        lines.append(alias)
+    lines += ["status: living", "custom: yes", "confidence: 0.50"]
+    comments = [c for c in ("# c1" if comment else None, "# c2") if c]
+    return "---\n" + "\n".join(lines) + "\n---\nbody\n", comments
+
+
+def _loaded(text: str):
+    try:
+        return yaml.safe_load(text[4:].split("\n---", 1)[0])
+    except yaml.YAMLError:
+        return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(_frontmatters(), _NAMES)
+def test_adding_a_list_item_is_refused_or_changes_exactly_that_list(written, item):
+    text, comments = written
+    before = _loaded(text)
+    if before is None:
+        return  # a spelling YAML refuses (a tag on an empty value): nothing to edit
+    edit = add_list_item(doc(text), "supersedes", item)
+    if edit is None:
+        assert "&s" in text or "!!" in text, text  # only a shared or tagged value is refused
+        return
+    new = apply_edits(text, [edit])
+    after = _loaded(new)
+    old = before.get("supersedes")
+    current = old if isinstance(old, list) else [] if old in (None, "") else [old]
+    assert after == {**before, "supersedes": [*current, item]}, new
+    assert all(c in new for c in comments), new
+    assert new.endswith("\n---\nbody\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(_frontmatters(), st.integers(min_value=0, max_value=2))
+def test_removing_a_list_item_is_refused_or_changes_exactly_that_list(written, index):
+    text, comments = written
+    before = _loaded(text)
+    if before is None or not isinstance(before.get("supersedes"), list) or index >= len(before["supersedes"]):
+        return
+    edits = remove_list_item(doc(text), "supersedes", index)
+    if edits is None:
+        return
+    new = apply_edits(text, list(edits))
+    after = _loaded(new)
+    rest = [v for i, v in enumerate(before["supersedes"]) if i != index]
+    expected = dict(before)
+    if rest or "supersedes" in after:
+        expected["supersedes"] = rest
+    else:
+        expected.pop("supersedes")
+    assert after == expected, new
+    assert all(c in new for c in comments), new

@@ -215,3 +215,59 @@ def test_fix_all_removes_adjacent_bad_lines_of_a_curated_index(tmp_path):
     fix_all(ctx)
     assert (root / "MEMORY.md").read_text() == CURATED
     assert codes(reload(ctx)) == set()
+
+
+OLD = "status: superseded\nsuperseded_by: new\n"
+
+
+@pytest.mark.parametrize(
+    "supersedes",
+    ["supersedes: &lst [a]\nkeywords: *lst\n", "supersedes: &lst\n- a\nkeywords: *lst\n",
+     "supersedes: &e []\nkeywords: *e\n"],
+    ids=["flow", "block", "empty"],
+)
+def test_fix_all_leaves_a_supersedes_list_another_key_shares_through_its_anchor(tmp_path, supersedes):
+    # Adding the back-link would change ``keywords`` too (or strand ``*e``): not a safe fix.
+    root = write(tmp_path / "memory", {
+        "new.md": entry("new", supersedes), "a.md": entry("a", OLD), "old.md": entry("old", OLD),
+    })
+    before = (root / "new.md").read_bytes()
+    ctx = context(root)
+    report = fix_all(ctx)
+    assert all("to supersedes in new.md" not in fix.title for _, fix in report.applied)
+    assert (root / "new.md").read_bytes() == before
+    assert "asymmetric-supersession" in codes(reload(ctx))
+
+
+def test_fix_all_adds_a_back_link_to_an_anchored_flow_list_keeping_it_flow(tmp_path):
+    root = write(tmp_path / "memory", {
+        "new.md": entry("new", "supersedes: !!seq &lst [a]  # kept\n"), "a.md": entry("a", OLD),
+        "old.md": entry("old", OLD),
+    })
+    fix_all(context(root))
+    assert "supersedes: !!seq &lst [a, old]  # kept\n" in (root / "new.md").read_text()
+
+
+def test_fix_all_adds_two_back_links_to_one_entry_as_one_list(tmp_path):
+    root = write(tmp_path / "memory", {
+        "new.md": entry("new"), "old1.md": entry("old1", OLD), "old2.md": entry("old2", OLD),
+    })
+    ctx = context(root)
+    report = fix_all(ctx)
+    titles = [fix.title for _, fix in report.applied]
+    assert titles.count("Add 'old1' to supersedes in new.md") == 1  # not again after a second key
+    assert (root / "new.md").read_text().count("supersedes:") == 1
+    assert "supersedes:\n- old1\n- old2\n---" in (root / "new.md").read_text()
+    assert codes(reload(ctx)) == set()
+
+
+def test_apply_fixes_refuses_edits_that_write_a_key_twice_and_writes_nothing(tmp_path):
+    root = write(tmp_path / "memory", {"a.md": entry("a")})
+    path = root / "a.md"
+    text = path.read_text()
+    end = Span(5, 0, 5, 0)  # the closing line
+    fixes = [Fix(f"add {k}", (TextEdit(path, end, f"keywords: [{k}]\n"),), safe=True) for k in "xy"]
+    before = snapshot(root)
+    with pytest.raises(ValueError, match="writes the key 'keywords' twice"):
+        apply_fixes(fixes, {path: text}, root=root)
+    assert snapshot(root) == before

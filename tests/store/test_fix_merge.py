@@ -48,3 +48,15 @@ def test_a_fix_touching_a_created_file_is_left_for_the_next_run(monkeypatch):
 
     monkeypatch.setattr(fix_merge, "safe_fixes", lambda ctx, problems: [(p1, create), (p2, edit)])
     assert [fix.title for _, fix in fix_merge.combinable_safe_fixes(None, [p1, p2])] == ["create"]
+
+
+def test_two_fixes_each_adding_the_missing_key_to_one_entry_are_not_combined(tmp_path):
+    # Each would write ``supersedes:`` before the closing line: together, the key twice.
+    entry_file(tmp_path, "new.md")
+    for old in ("old1", "old2"):
+        entry_file(tmp_path, f"{old}.md", extra="status: superseded\nsuperseded_by: new\n")
+    ctx = CheckContext(Workspace.load([MemoryRoot("explicit", tmp_path)]))
+    problems = [p for ps in check_workspace(ctx).values() for p in ps if p.code == "asymmetric-supersession"]
+    assert len(problems) == 2
+    chosen = combinable_safe_fixes(ctx, problems)
+    assert [fix.title for _, fix in chosen] == ["Add 'old1' to supersedes in new.md"]

@@ -215,3 +215,51 @@ def test_supersede_rewriting_a_whole_frontmatter_keeps_the_body_bytes(mstore, ro
     (root / "new.md").write_text("---\n{name: new, description: n}\n---\nbody right under\n\n\n", encoding="utf-8")
     mstore.supersede("old", "new")
     assert (root / "new.md").read_text(encoding="utf-8").endswith("---\nbody right under\n\n\n")
+
+
+RERENDERED = """\
+---
+name: new
+description: 'n: quoted'
+metadata:
+  type: project
+  owner: &who alice
+{supersedes}
+reviewer: *who
+status: living
+confidence: 0.50
+custom: yes
+---
+body
+"""
+
+
+@pytest.mark.parametrize(
+    "supersedes",
+    ["supersedes: &lst [a]\nkeywords: *lst", "supersedes: &lst\n- a\nkeywords: *lst",
+     "supersedes: &e []\nkeywords: *e"],
+    ids=["flow", "block", "empty"],
+)
+def test_supersede_refuses_a_rewrite_that_would_change_other_keys_and_leaves_the_file(mstore, root, supersedes):
+    # The list is shared through its anchor, so no edit grows only it; the whole
+    # serialization would drop 'status: living', write 'yes' as 'true', '0.50' as
+    # '0.5' and rename the anchors. Refused, like a lost comment.
+    mstore.save("old", "o")
+    (root / "new.md").write_text(RERENDERED.format(supersedes=supersedes), encoding="utf-8")
+    before = snapshot(root)
+    with pytest.raises(ValueError, match="new.md cannot be edited in place.*make this change by hand"):
+        mstore.supersede("old", "new")
+    assert snapshot(root) == before
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [("supersedes: &lst [a]  # c", "supersedes: &lst [a, old]  # c"),
+     ("supersedes: !!seq [a]", "supersedes: !!seq [a, old]")],
+    ids=["anchored", "tagged"],
+)
+def test_supersede_appends_in_place_to_an_anchored_or_tagged_flow_list(mstore, root, written, expected):
+    mstore.save("old", "o")
+    (root / "new.md").write_text(RERENDERED.format(supersedes=written), encoding="utf-8")
+    mstore.supersede("old", "new")
+    assert (root / "new.md").read_text(encoding="utf-8") == RERENDERED.format(supersedes=expected)

@@ -707,3 +707,13 @@ def test_audit_rollups_equal_the_engine_audit_on_random_roots(tmp_path_factory, 
     roots = [MemoryRoot("explicit", root)]
     expected = {(i.code, i.entry, i.detail) for i in MemoryStore(roots).audit()}
     assert audit_rollup(Checked(roots)) == expected
+
+
+def test_a_fix_that_would_strand_an_alias_is_not_offered(root_dir):
+    # Retargeting rewrites the value '&s nwe' whole; 'note: *s' would name an undefined anchor.
+    text = entry_text("a", extra="status: superseded\nsuperseded_by: &s nwe\nnote: *s\n")
+    checked, _ = check(root_dir, {"a.md": text, "new.md": entry_text("new", extra="supersedes: [a]\n")})
+    problem = only(checked, "dangling-superseded-by")
+    offered = titles(fixes_for(checked.ctx, problem))
+    assert not any(t.startswith("Change to 'new'") for t in offered)
+    assert any(t.startswith("Create entry 'nwe'") for t in offered)
