@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 import yaml
 
-from .frontmatter import YAML_LOADER, Frontmatter, split_frontmatter
+from .frontmatter import Frontmatter, split_frontmatter
 
 REMOVED = object()
 """A value in ``changed`` saying the key is gone after the edit."""
@@ -40,7 +40,7 @@ def comments(yaml_text: str) -> Counter[str] | None:
     found: Counter[str] = Counter()
     cursor = 0
     try:
-        for token in yaml.scan(yaml_text, Loader=YAML_LOADER):
+        for token in yaml.scan(yaml_text, Loader=yaml.SafeLoader):  # every frontmatter's loader (YAML_LOADER)
             start = token.start_mark.index
             if start > cursor:
                 found.update(c.rstrip() for c in _COMMENT.findall(yaml_text, cursor, start))
@@ -54,7 +54,7 @@ def comments(yaml_text: str) -> Counter[str] | None:
 def duplicate_keys(yaml_text: str) -> set[str]:
     """Scalar keys written twice in one mapping of ``yaml_text`` (empty when it does not compose)."""
     try:
-        node = yaml.compose(yaml_text, Loader=YAML_LOADER)
+        node = yaml.compose(yaml_text, Loader=yaml.SafeLoader)  # the loader of every frontmatter (YAML_LOADER)
     except (yaml.YAMLError, RecursionError):
         return set()
     out: set[str] = set()
