@@ -18,6 +18,7 @@ from memls.store.apply import apply_fixes
 from memls.store.catalogue import spec
 from memls.store.checks import audit_code_of, fixes_for, supersession
 from memls.store.entry import DESCRIPTION_PROMPT
+from memls.store.reader import read_root
 from memls.store.roots import MemoryRoot
 from memls.store.settings import Settings
 from memls.store.spans import Span
@@ -709,11 +710,13 @@ def test_audit_rollups_equal_the_engine_audit_on_random_roots(tmp_path_factory, 
     assert audit_rollup(Checked(roots)) == expected
 
 
-def test_a_fix_that_would_strand_an_alias_is_not_offered(root_dir):
-    # Retargeting rewrites the value '&s nwe' whole; 'note: *s' would name an undefined anchor.
+def test_retargeting_an_anchored_link_keeps_its_anchor_so_its_alias_follows(root_dir):
+    # Rewritten whole, the value '&s nwe' would lose '&s', and 'note: *s' would name nothing.
     text = entry_text("a", extra="status: superseded\nsuperseded_by: &s nwe\nnote: *s\n")
-    checked, _ = check(root_dir, {"a.md": text, "new.md": entry_text("new", extra="supersedes: [a]\n")})
+    checked, roots = check(root_dir, {"a.md": text, "new.md": entry_text("new", extra="supersedes: [a]\n")})
     problem = only(checked, "dangling-superseded-by")
-    offered = titles(fixes_for(checked.ctx, problem))
-    assert not any(t.startswith("Change to 'new'") for t in offered)
-    assert any(t.startswith("Create entry 'nwe'") for t in offered)
+    fix = next(f for f in fixes_for(checked.ctx, problem) if f.title.startswith("Change to 'new'"))
+    apply_and_recheck(checked, fix, roots)
+    written = (root_dir / "a.md").read_text()
+    assert "superseded_by: &s new\nnote: *s\n" in written
+    assert {e.name: e.extra.get("note") for e in read_root(root_dir, "explicit").entries}["a"] == "new"
