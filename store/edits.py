@@ -113,7 +113,7 @@ def set_scalar(doc: ParsedDocument, key: str, value: str) -> TextEdit:
             Span(spans.key.start_line, spans.key.start_col, spans.value.end_line, spans.value.end_col),
             f"{key}: {yaml_scalar(value)}",
         )
-    return TextEdit(_path(doc), _without_properties(doc, spans.value), yaml_scalar(value))
+    return TextEdit(_path(doc), _content(doc, spans.value), yaml_scalar(value))
 
 
 def insert_keys(doc: ParsedDocument, items: list[tuple[str, str]]) -> TextEdit:
@@ -153,23 +153,6 @@ _ANCHOR_FIRST = re.compile(r"(?:![^\s]*\s+)?&")
 
 def _anchored(doc: ParsedDocument, span: Span) -> bool:
     return _ANCHOR_FIRST.match(_lines(doc)[span.start_line], span.start_col) is not None
-
-
-# A node's properties (tag, anchor, in either order), each followed by a blank.
-_PROPERTIES = re.compile(r"(?:(?:![^\s]*|&[^\s]+)[ \t]+)*")
-
-
-def _without_properties(doc: ParsedDocument, span: Span) -> Span:
-    """``span`` of a scalar value less its tag and anchor (``&s new``: ``new``).
-
-    A value rewritten with its properties would lose them: an alias of the
-    anchor elsewhere (``see_also: *s``) then names nothing and the file stops
-    loading. Kept, the alias follows the new value, as it followed the old.
-    """
-    found = _PROPERTIES.match(_lines(doc)[span.start_line], span.start_col)
-    if found is None or found.end() == span.start_col or span.start_line != span.end_line:
-        return span
-    return Span(span.start_line, found.end(), span.end_line, span.end_col)
 
 
 def _is_flow(doc: ParsedDocument, key: str) -> bool:
@@ -217,7 +200,12 @@ def content_start(line: str, col: int) -> int:
 
 
 def _content(doc: ParsedDocument, value: Span) -> Span:
-    """The part of a value after its tag and anchor (``[a]`` of ``&lst !!seq [a]``)."""
+    """The part of a value after its tag and anchor (``[a]`` of ``&lst !!seq [a]``).
+
+    What a rewrite of the value replaces: rewritten with its properties, an
+    alias of the anchor elsewhere (``see_also: *s``) would name nothing and
+    the file would stop loading. Kept, the alias follows the new value.
+    """
     end = content_start(_lines(doc)[value.start_line], value.start_col)
     if value.start_line == value.end_line:
         end = min(end, value.end_col)
@@ -457,8 +445,8 @@ def replace_list_item(doc: ParsedDocument, key: str, index: int, new: str) -> Te
     spans = fm.keys[key]
     if spans.items:
         scalar = flow_scalar(new) if _is_flow(doc, key) else yaml_scalar(new)
-        return TextEdit(_path(doc), _without_properties(doc, spans.items[index]), scalar)
-    return TextEdit(_path(doc), _without_properties(doc, spans.value), yaml_scalar(new))
+        return TextEdit(_path(doc), _content(doc, spans.items[index]), scalar)
+    return TextEdit(_path(doc), _content(doc, spans.value), yaml_scalar(new))
 
 
 def apply_edits(text: str, edits: list[TextEdit]) -> str:
