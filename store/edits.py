@@ -17,60 +17,8 @@ from .diagnostics import TextEdit
 from .edit_check import edit_problem
 from .frontmatter import Frontmatter
 from .parse import ParsedDocument
+from .scalars import flow_scalar, yaml_scalar
 from .spans import KeySpans, Span
-
-
-def yaml_scalar(value: str) -> str:
-    """``value`` as a YAML scalar that reads back as the same string.
-
-    The dumper's choice is kept when it reads back; otherwise (PyYAML writes
-    a NEL or a line separator raw inside single quotes, where a reader folds
-    it to a space, so a written link would never name its entry and every
-    fix pass would add it again) the value is double-quoted, where every
-    character has an escape.
-    """
-    import yaml  # here, not at the top: a start that edits nothing does not load YAML
-
-    dumped = yaml.safe_dump(value, allow_unicode=True, width=10_000)
-    if dumped.endswith("\n...\n"):
-        dumped = dumped[: -len("\n...\n")]
-    dumped = dumped.rstrip("\n")
-    return dumped if _reads_back(dumped, value) else _double_quoted(value)
-
-
-def _reads_back(scalar: str, value: str) -> bool:
-    import yaml  # here, not at the top: a start that edits nothing does not load YAML
-
-    try:
-        return yaml.safe_load(scalar) == value
-    except yaml.YAMLError:
-        return False
-
-
-def _double_quoted(value: str) -> str:
-    import yaml  # here, not at the top: a start that edits nothing does not load YAML
-
-    return yaml.safe_dump(value, default_style='"', allow_unicode=True, width=10_000).rstrip("\n")
-
-
-def flow_scalar(value: str) -> str:
-    """``value`` as a scalar inside a flow list (``[a, b]``) that reads back as the same string.
-
-    In a flow collection ``,``, ``[``, ``]``, ``{`` and ``}`` end a plain
-    scalar and a leading ``:`` starts a key, though a block value may hold
-    them: written plain, ``a, b`` would read back as two links and ``c]d``
-    would break the YAML. So the block form is kept only when it reads back
-    alone inside brackets; otherwise the value is double-quoted.
-    """
-    import yaml  # here, not at the top: a start that edits nothing does not load YAML
-
-    scalar = yaml_scalar(value)
-    try:
-        if yaml.safe_load(f"[{scalar}]") == [value]:
-            return scalar
-    except yaml.YAMLError:
-        pass
-    return _double_quoted(value)
 
 
 def _frontmatter(doc: ParsedDocument) -> Frontmatter:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .scalars import written_name
 from .text import fold_line_breaks, has_line_break
 
 DEFAULT_TYPE = "general"
@@ -109,7 +110,7 @@ class MemoryEntry:
         keys follow the known ones in their original order, and a top-level
         ``type`` stays top-level, after ``description`` where Claude Code puts it.
         """
-        lines = ["---", f"name: {self.name}"]
+        lines = ["---", f"name: {written_name(self.name)}"]
         if self.title:
             lines.append(f"title: {quote_scalar(self.title)}")
         lines.append(f"description: {quote_scalar(self.description)}")

@@ -263,3 +263,18 @@ def test_supersede_appends_in_place_to_an_anchored_or_tagged_flow_list(mstore, r
     (root / "new.md").write_text(RERENDERED.format(supersedes=written), encoding="utf-8")
     mstore.supersede("old", "new")
     assert (root / "new.md").read_text(encoding="utf-8") == RERENDERED.format(supersedes=expected)
+
+
+@pytest.mark.parametrize("name", ["a: b", "*star", "!bang", "%pct", "x #y", "yes", "end:", "'sq"])
+def test_a_hand_written_name_needing_quotes_can_supersede_and_be_superseded(mstore, root, name):
+    """Written raw (as gptme writes names), ``name: a: b`` would not load: the supersede was refused."""
+    mstore.save("old", "o", type="project")
+    mstore.save("newer", "n2", type="project")
+    root.joinpath("new.md").write_text(
+        f'---\nname: "{name}"\ndescription: n\nmetadata:\n  type: project\n---\nbody\n', encoding="utf-8")
+    old, new = mstore.supersede("old", name)
+    assert (old.superseded_by, new.name, new.supersedes) == (name, name, ["old"])
+    assert mstore.get(name).supersedes == ["old"]
+    new, newer = mstore.supersede(name, "newer")
+    assert (new.superseded_by, newer.supersedes) == ("newer", [name])
+    assert mstore.audit() == []
