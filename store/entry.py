@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .text import fold_line_breaks, has_line_break
+from .text import fold_line_breaks, has_line_break, index_line_hazards, index_safe_description
 
 DEFAULT_TYPE = "general"
 DEFAULT_STATUS = "living"
@@ -96,11 +96,34 @@ class MemoryEntry:
         break (a ``|`` block) is folded here, or its second half would be a
         stray line of the index that no reader ties to the entry (gptme
         writes it raw). ``unsafe-index-text`` still tells the user about it.
+        Only an entry without :meth:`index_line_hazards` gets this line written.
+        """
+        title, description = self.index_parts()
+        return f"- [{title}]({self.filename}) — {description}"
+
+    def index_parts(self) -> tuple[str, str]:
+        """The link text and the hook of :meth:`index_line`, as the line shows them.
+
+        Line breaks are folded (both parts, when either holds one); the hook
+        is made safe (:func:`memls.store.text.index_safe_description`), so
+        only the link text and the file name can still make the line unsafe.
         """
         title, description = self.index_title, self.description
         if has_line_break(title) or has_line_break(description):
             title, description = fold_line_breaks(title), fold_line_breaks(description)
-        return f"- [{title}]({self.filename}) — {description}"
+        return title, index_safe_description(description)
+
+    def index_line_hazards(self) -> list[str]:
+        """What would still break this entry's ``MEMORY.md`` line: empty when it may be written.
+
+        The one rule every writer of an index follows (a rendering, a line
+        added, a curated line refreshed): a link text holding a NUL, a
+        bracket or a lone surrogate, or a file name no line can hold, keeps
+        the entry out of ``MEMORY.md`` -- the rest of the index is written,
+        and ``unsafe-index-text`` tells the user which entry and why.
+        """
+        title, _ = self.index_parts()
+        return index_line_hazards(title, link_text=True) + index_line_hazards(self.filename, link_text=False)
 
     def to_markdown(self) -> str:
         """Render frontmatter + body. Field order is fixed so diffs stay small.

@@ -284,19 +284,29 @@ def _check_index_text(ctx: CheckContext, doc: Document, fm: Frontmatter) -> Iter
         reasons = index_line_hazards(shown, link_text=key == link_field)
         if not reasons:
             continue
-        actions = []
+        actions, made = [], []
         for reason in reasons:
             if reason == "a line break":
                 actions.append("join it into one line")
+                made.append("folded onto one line")
             elif reason == "a NUL character":
                 actions.append("remove the NUL")
+                made.append("without the NUL")
             elif reason.startswith("a lone surrogate"):
                 actions.append("write the character itself")
+                made.append("with U+FFFD in the surrogate's place")
             else:
                 actions.append("remove the brackets")
+        # What the index writers do about it (MemoryEntry.index_line_hazards, index_parts).
+        if key == link_field and reasons != ["a line break"]:
+            effect = ", so memls leaves the entry's line out of MEMORY.md"
+        elif key == "description" or key == link_field:
+            effect = f", so its MEMORY.md line shows it {' and '.join(made)}"
+        else:
+            effect = ""
         yield ctx.problem(
             "unsafe-index-text", doc, spans.value,
-            f"{key} contains {' and '.join(reasons)}, which breaks its MEMORY.md pointer line; "
+            f"{key} contains {' and '.join(reasons)}, which would break its MEMORY.md pointer line{effect}; "
             f"{' and '.join(actions)}",
             data={"field": key},
         )
