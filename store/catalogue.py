@@ -60,7 +60,7 @@ CATALOGUE: tuple[CheckSpec, ...] = (
               "set the status to one of the three", audit_code="invalid-yaml"),
     CheckSpec("missing-name", "frontmatter", "warning",
               "no `name` key: the entry is named after its file, which breaks if the file is renamed",
-              "add `name:` with the file's stem"),
+              "add `name:` with the file's stem (with its slug, never applied unasked, when no `MEMORY.md` line can hold the stem)"),
     CheckSpec("missing-description", "frontmatter", "warning",
               "`description` is missing, empty, or the placeholder created entries used to start with (Claude Code shows it in `MEMORY.md` to decide when to read the entry)"),
     CheckSpec("unknown-key", "frontmatter", "hint",

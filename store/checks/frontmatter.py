@@ -81,7 +81,13 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
         ]
     if problem.code == "missing-name":
         stem = doc.path.stem
-        return [Fix(f"Add 'name: {stem}'", (insert_first_key(parsed, "name", stem),), safe=True)]
+        name = _name_for_stem(stem)
+        if name is None:
+            return []
+        # The stem is the name the entry already has: writing it down is safe. A
+        # stem no MEMORY.md line can hold gets its slug instead, which renames
+        # the entry (links to the old name dangle): the user's choice, never safe.
+        return [Fix(f"Add 'name: {name}'", (insert_first_key(parsed, "name", name),), safe=name == stem)]
     if problem.code == "unsafe-index-text":
         key = problem.data["field"]
         value = doc.parsed.frontmatter.data.get(key)
@@ -237,7 +243,7 @@ def _check_names_and_text(ctx: CheckContext, doc: Document, fm: Frontmatter) -> 
         yield ctx.problem(
             "missing-name", doc, _first_line(doc.text),
             f"entry has no 'name', so it is named after its file ('{stem}') and a file rename renames it; "
-            f"add 'name: {stem}'",
+            f"add 'name: {_name_for_stem(stem) or stem}'",
         )
     elif isinstance(data["name"], str) and data["name"].strip() and name_spans is not None:
         name = data["name"]
@@ -332,6 +338,22 @@ def _mismatch_fixes(ctx: CheckContext, doc: Document) -> list[Fix]:
 
 
 # -- helpers ----------------------------------------------------------------------
+
+
+def _name_for_stem(stem: str) -> str | None:
+    """The name the missing-name fix writes: the file's stem, or its slug when no index line can hold the stem.
+
+    A stem holding a line break, a bracket or a lone surrogate (a file name
+    that is not UTF-8) would be written as a name whose ``MEMORY.md`` line is
+    left out (:meth:`memls.store.entry.MemoryEntry.index_line_hazards`); None
+    when even the slug is no usable name.
+    """
+    if not index_line_hazards(stem, link_text=True):
+        return stem
+    slug = slugify(stem)
+    if index_line_hazards(slug, link_text=True) or is_reserved_name(slug):
+        return None
+    return slug
 
 
 def _repair(read_error: str) -> str:
