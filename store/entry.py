@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .text import fold_line_breaks, has_line_break, index_line_hazards, index_safe_description
+from .text import (
+    LINE_BREAK_HAZARD,
+    fold_line_breaks,
+    has_line_break,
+    index_line_hazards,
+    index_safe_description,
+    may_break_index_line,
+)
 
 DEFAULT_TYPE = "general"
 DEFAULT_STATUS = "living"
@@ -98,7 +105,9 @@ class MemoryEntry:
         writes it raw). ``unsafe-index-text`` still tells the user about it.
         Only an entry without :meth:`index_line_hazards` gets this line written.
         """
-        title, description = self.index_parts()
+        title, description = self.index_title, self.description
+        if may_break_index_line(title) is not None or may_break_index_line(description) is not None:
+            title, description = self.index_parts()
         return f"- [{title}]({self.filename}) — {description}"
 
     def index_parts(self) -> tuple[str, str]:
@@ -122,8 +131,12 @@ class MemoryEntry:
         the entry out of ``MEMORY.md`` -- the rest of the index is written,
         and ``unsafe-index-text`` tells the user which entry and why.
         """
-        title, _ = self.index_parts()
-        return index_line_hazards(title, link_text=True) + index_line_hazards(self.filename, link_text=False)
+        title, filename = self.index_title, self.filename
+        if may_break_index_line(title) is None and may_break_index_line(filename) is None:
+            return []
+        # The link text's line breaks are folded (index_parts); folding touches nothing else.
+        hazards = [h for h in index_line_hazards(title, link_text=True) if h != LINE_BREAK_HAZARD]
+        return hazards + index_line_hazards(filename, link_text=False)
 
     def to_markdown(self) -> str:
         """Render frontmatter + body. Field order is fixed so diffs stay small.

@@ -63,6 +63,9 @@ def fold_line_breaks(text: str) -> str:
     return _LINE_BREAK.sub(" ", text).strip()
 
 
+LINE_BREAK_HAZARD = "a line break"
+
+
 def index_line_hazards(value: str, *, link_text: bool) -> list[str]:
     """What in ``value`` would break the ``MEMORY.md`` pointer line it is part of.
 
@@ -76,7 +79,7 @@ def index_line_hazards(value: str, *, link_text: bool) -> list[str]:
         return []
     hazards = []
     if has_line_break(value):
-        hazards.append("a line break")
+        hazards.append(LINE_BREAK_HAZARD)
     if "\x00" in value:
         hazards.append("a NUL character")
     if link_text and ("[" in value or "]" in value):
@@ -90,6 +93,9 @@ def index_line_hazards(value: str, *, link_text: bool) -> list[str]:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # Every character index_line_hazards looks for (a superset: CR LF pairs, brackets outside link text).
 _ANY_HAZARD = re.compile("[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029\x00\\[\\]\ud800-\udfff]")
+# ``may_break_index_line(text) is None``: nothing in ``text`` can break a pointer line (the fast
+# path of every index writer; a bound method of the compiled pattern costs no Python call).
+may_break_index_line = _ANY_HAZARD.search
 
 
 def index_safe_description(description: str) -> str:
