@@ -70,9 +70,10 @@ CATALOGUE: tuple[CheckSpec, ...] = (
               "rename the entry (file, name and links) to match"),
     CheckSpec("unsafe-index-text", "frontmatter", "warning",
               "a name, description or title would break its `MEMORY.md` line (a line break or NUL, `[` / `]` in the link text, "
-              "or a lone surrogate such as `\"\\ud835\"`). The line shows a description made safe (line breaks folded, "
+              "or a lone surrogate such as `\"\\ud835\"`), or a type its section heading. The line shows a description made safe (line breaks folded, "
               "NUL removed, a lone surrogate as U+FFFD) and link text with its line breaks folded; an entry whose link text "
-              "(the title, else the name) still holds a NUL, a bracket or a lone surrogate is left out of `MEMORY.md`, "
+              "(the title, else the name) still holds a NUL, a bracket or a lone surrogate, or whose type holds a line break, "
+              "NUL or lone surrogate, is left out of `MEMORY.md`, "
               "and the rest of the index is written",
               "fold the line breaks into spaces"),
     CheckSpec("file-too-large", "frontmatter", "error",

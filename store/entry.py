@@ -127,16 +127,19 @@ class MemoryEntry:
 
         The one rule every writer of an index follows (a rendering, a line
         added, a curated line refreshed): a link text holding a NUL, a
-        bracket or a lone surrogate, or a file name no line can hold, keeps
+        bracket or a lone surrogate, or a file name or type (the heading above
+        the line) no line can hold, keeps
         the entry out of ``MEMORY.md`` -- the rest of the index is written,
         and ``unsafe-index-text`` tells the user which entry and why.
         """
-        title, filename = self.index_title, self.filename
-        if may_break_index_line(title) is None and may_break_index_line(filename) is None:
+        title, filename, kind = self.index_title, self.filename, self.type
+        if (may_break_index_line(title) is None and may_break_index_line(filename) is None
+                and may_break_index_line(kind) is None):
             return []
         # The link text's line breaks are folded (index_parts); folding touches nothing else.
+        # The type is the heading of the line's section: ``## Type``, one line too.
         hazards = [h for h in index_line_hazards(title, link_text=True) if h != LINE_BREAK_HAZARD]
-        return hazards + index_line_hazards(filename, link_text=False)
+        return hazards + index_line_hazards(filename, link_text=False) + index_line_hazards(kind, link_text=False)
 
     def to_markdown(self) -> str:
         """Render frontmatter + body. Field order is fixed so diffs stay small.

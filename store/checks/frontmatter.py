@@ -91,8 +91,8 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
     if problem.code == "unsafe-index-text":
         key = problem.data["field"]
         value = doc.parsed.frontmatter.data.get(key)
-        if not isinstance(value, str) or not has_line_break(value):
-            return []
+        if key == "type" or not isinstance(value, str) or not has_line_break(value):
+            return []  # a type may sit under metadata, where set_scalar does not reach
         folded = fold_line_breaks(value)
         # A name is the entry's identity (links, the index, lookups), so
         # changing it is the user's choice, never a safe fix.
@@ -281,10 +281,14 @@ def _check_index_text(ctx: CheckContext, doc: Document, fm: Frontmatter) -> Iter
     data = fm.data
     title = data.get("title")
     link_field = "title" if isinstance(title, str) and title else "name"
-    for key in ("name", "title", "description"):
-        value = data.get(key)
-        spans = fm.keys.get(key)
-        if not isinstance(value, str) or spans is None:
+    for key in ("name", "title", "description", "type"):
+        if key == "type":  # the section heading the line sits under (metadata.type or type)
+            value, span = _field_value(doc, fm, key)
+        else:
+            value = data.get(key)
+            spans = fm.keys.get(key)
+            span = None if spans is None else spans.value
+        if not isinstance(value, str) or span is None:
             continue
         shown = value.strip() if key == "description" else value  # readers strip descriptions only
         reasons = index_line_hazards(shown, link_text=key == link_field)
@@ -304,14 +308,14 @@ def _check_index_text(ctx: CheckContext, doc: Document, fm: Frontmatter) -> Iter
             else:
                 actions.append("remove the brackets")
         # What the index writers do about it (MemoryEntry.index_line_hazards, index_parts).
-        if key == link_field and reasons != ["a line break"]:
+        if key == "type" or key == link_field and reasons != ["a line break"]:
             effect = ", so memls leaves the entry's line out of MEMORY.md"
         elif key == "description" or key == link_field:
             effect = f", so its MEMORY.md line shows it {' and '.join(made)}"
         else:
             effect = ""
         yield ctx.problem(
-            "unsafe-index-text", doc, spans.value,
+            "unsafe-index-text", doc, span,
             f"{key} contains {' and '.join(reasons)}, which would break its MEMORY.md pointer line{effect}; "
             f"{' and '.join(actions)}",
             data={"field": key},

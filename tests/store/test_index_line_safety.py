@@ -38,7 +38,7 @@ fields = st.fixed_dictionaries({
     "name": texts.filter(bool),
     "description": texts,
     "title": st.none() | texts,
-    "type": st.sampled_from(["project", "user", "decision"]),
+    "type": st.sampled_from(["project", "user", "decision"]) | texts.filter(bool),
     "status": st.sampled_from(["living", "living", "historical"]),
 })
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -146,3 +146,13 @@ def test_a_curated_line_keeps_its_link_text_when_the_entry_takes_one_no_line_can
     old = MemoryEntry("a", "d", path=Path("/memory/a.md"))
     new = MemoryEntry("a", "d2", title="see [x]", path=Path("/memory/a.md"))
     assert refresh_index_line("- [a](a.md) — d\n", old, new) == "- [a](a.md) — d2\n"
+
+
+def test_a_hand_written_type_no_heading_can_hold_leaves_its_entry_out(tmp_path):
+    root = tmp_path / "memory"
+    entry_file(root, "t.md", description="t")
+    entry_file(root, "a.md", type_='"x\\u2028y\\ud835"')
+    mstore = store_for(root)
+    mstore.write_index()
+    assert index_text(root) == "# Persistent Memory\n\n## Project\n- [t](t.md) — t\n"
+    assert mstore.check_index() is True

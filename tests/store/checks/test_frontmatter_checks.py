@@ -534,3 +534,13 @@ def test_missing_name_fix_never_writes_a_stem_no_index_line_can_hold(check_root,
     after = apply_and_recheck(check_root, before, fix)
     assert (root_of(after) / f"{stem}.md").read_text() == f'---\nname: {slug}\ndescription: "d"\n---\n'
     assert not after.problems("unsafe-index-text")
+
+
+@pytest.mark.parametrize("type_lines", ['type: "a\\u2028b"\n', 'metadata:\n  type: "x\\ud835"\n'])
+def test_a_type_no_index_heading_can_hold_is_reported_where_it_is_written_without_a_fix(check_root, type_lines):
+    checked = check_root({"a.md": f'---\nname: a\ndescription: d\n{type_lines}---\n'})
+    problem = only(checked, "unsafe-index-text")
+    assert problem.message.startswith("type contains ")
+    assert "leaves the entry's line out of MEMORY.md" in problem.message
+    assert problem.span.start_line == len(type_lines.splitlines()) + 2
+    assert fixes_for(checked.ctx, problem) == []
