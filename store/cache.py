@@ -47,6 +47,7 @@ from __future__ import annotations
 import gc
 import marshal
 import os
+import re
 import stat
 import struct
 import sys
@@ -76,6 +77,18 @@ Not on every write: listing the cache directory costs with every file in it
 (tens of milliseconds in a directory shared by many roots), and a build that
 left retired files behind is followed by one whose first write of each cache
 file is a new file."""
+TEMP_PREFIX = ".tmp-"
+STALE_TEMP_SECONDS = 15 * 60
+"""A cache write's temp file untouched this long belongs to a process that died writing it.
+
+A live write touches its temp file with every chunk (a few milliseconds
+apart, pauses included), so only a writer killed mid-write (``kill -9``, a
+crash, a power cut) leaves one this old. They are deleted with the retired
+files: when a cache file is first written, or when the file a write replaces
+is itself this old (a directory is then listed at most once per this long per
+cache file, and a temp file left by a kill goes at the first such write)."""
+# mkstemp's names: the prefix, eight characters of its alphabet, the cache file's suffix.
+_TEMP_NAME = re.compile(rf"{re.escape(TEMP_PREFIX)}[a-z0-9_]{{8}}(?:\.[a-z]+)?")
 RACY_WINDOW_NS = 2_000_000_000
 """Files touched this recently are not trusted (covers 1 s and FAT's 2 s timestamps)."""
 
@@ -540,14 +553,17 @@ def _store(location: Path, write: Callable[[Any], Any]) -> None:
         return
     if stat.S_IMODE(st.st_mode) & 0o077:
         os.chmod(directory, 0o700)
-    fd, temp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=location.suffix)
+    fd, temp = tempfile.mkstemp(dir=directory, prefix=TEMP_PREFIX, suffix=location.suffix)
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)
         os.chmod(temp, 0o600)
-        first = not os.path.lexists(location)
+        try:
+            sweep = time.time() - os.lstat(location).st_mtime > STALE_TEMP_SECONDS
+        except FileNotFoundError:
+            sweep = True  # the first write of this cache file
         os.replace(temp, location)
-        if first:
+        if sweep:
             _delete_retired(directory)
     except BaseException:
         try:
@@ -558,13 +574,24 @@ def _store(location: Path, write: Callable[[Any], Any]) -> None:
 
 
 def _delete_retired(directory: Path) -> None:
-    """Delete cache files in a layout no memls reads any more, so none are left behind."""
+    """Delete cache files in a layout no memls reads any more, and temp files of dead writers.
+
+    A temp file goes only when it is a regular file of ours, named as
+    :func:`_store` names them, and untouched for :data:`STALE_TEMP_SECONDS`:
+    never one a live process is still writing.
+    """
+    stale_before = time.time() - STALE_TEMP_SECONDS
+    uid = os.geteuid()
     for name in os.listdir(directory):
-        if name.endswith(RETIRED_SUFFIXES):
-            try:
+        try:
+            if name.endswith(RETIRED_SUFFIXES):
                 os.unlink(directory / name)
-            except OSError:
-                pass
+            elif _TEMP_NAME.fullmatch(name):
+                st = os.lstat(directory / name)
+                if stat.S_ISREG(st.st_mode) and st.st_uid == uid and st.st_mtime < stale_before:
+                    os.unlink(directory / name)
+        except OSError:
+            pass
 
 
 def _engine_fingerprint() -> str:

@@ -60,7 +60,7 @@ CATALOGUE: tuple[CheckSpec, ...] = (
               "set the status to one of the three", audit_code="invalid-yaml"),
     CheckSpec("missing-name", "frontmatter", "warning",
               "no `name` key: the entry is named after its file, which breaks if the file is renamed",
-              "add `name:` with the file's stem"),
+              "add `name:` with the file's stem (with its slug, never applied unasked, when no `MEMORY.md` line can hold the stem)"),
     CheckSpec("missing-description", "frontmatter", "warning",
               "`description` is missing, empty, or the placeholder created entries used to start with (Claude Code shows it in `MEMORY.md` to decide when to read the entry)"),
     CheckSpec("unknown-key", "frontmatter", "hint",
@@ -70,7 +70,11 @@ CATALOGUE: tuple[CheckSpec, ...] = (
               "rename the entry (file, name and links) to match"),
     CheckSpec("unsafe-index-text", "frontmatter", "warning",
               "a name, description or title would break its `MEMORY.md` line (a line break or NUL, `[` / `]` in the link text, "
-              "or a lone surrogate such as `\"\\ud835\"`)",
+              "or a lone surrogate such as `\"\\ud835\"`), or a type its section heading. The line shows a description made safe (line breaks folded, "
+              "NUL removed, a lone surrogate as U+FFFD) and link text with its line breaks folded; an entry whose link text "
+              "(the title, else the name) still holds a NUL, a bracket or a lone surrogate, or whose type holds a line break, "
+              "NUL or lone surrogate, is left out of `MEMORY.md`, "
+              "and the rest of the index is written",
               "fold the line breaks into spaces"),
     CheckSpec("file-too-large", "frontmatter", "error",
               "the file is larger than memls reads (1 MiB): list, show and recall skip it; only its frontmatter is read, for its `MEMORY.md` line", audit_code="invalid-entry"),

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .scalars import written_name
-from .text import fold_line_breaks, has_line_break
+from .text import (
+    LINE_BREAK_HAZARD,
+    fold_line_breaks,
+    has_line_break,
+    index_line_hazards,
+    index_safe_description,
+    may_break_index_line,
+)
 
 DEFAULT_TYPE = "general"
 DEFAULT_STATUS = "living"
@@ -97,11 +104,43 @@ class MemoryEntry:
         break (a ``|`` block) is folded here, or its second half would be a
         stray line of the index that no reader ties to the entry (gptme
         writes it raw). ``unsafe-index-text`` still tells the user about it.
+        Only an entry without :meth:`index_line_hazards` gets this line written.
+        """
+        title, description = self.index_title, self.description
+        if may_break_index_line(title) is not None or may_break_index_line(description) is not None:
+            title, description = self.index_parts()
+        return f"- [{title}]({self.filename}) — {description}"
+
+    def index_parts(self) -> tuple[str, str]:
+        """The link text and the hook of :meth:`index_line`, as the line shows them.
+
+        Line breaks are folded (both parts, when either holds one); the hook
+        is made safe (:func:`memls.store.text.index_safe_description`), so
+        only the link text and the file name can still make the line unsafe.
         """
         title, description = self.index_title, self.description
         if has_line_break(title) or has_line_break(description):
             title, description = fold_line_breaks(title), fold_line_breaks(description)
-        return f"- [{title}]({self.filename}) — {description}"
+        return title, index_safe_description(description)
+
+    def index_line_hazards(self) -> list[str]:
+        """What would still break this entry's ``MEMORY.md`` line: empty when it may be written.
+
+        The one rule every writer of an index follows (a rendering, a line
+        added, a curated line refreshed): a link text holding a NUL, a
+        bracket or a lone surrogate, or a file name or type (the heading above
+        the line) no line can hold, keeps
+        the entry out of ``MEMORY.md`` -- the rest of the index is written,
+        and ``unsafe-index-text`` tells the user which entry and why.
+        """
+        title, filename, kind = self.index_title, self.filename, self.type
+        if (may_break_index_line(title) is None and may_break_index_line(filename) is None
+                and may_break_index_line(kind) is None):
+            return []
+        # The link text's line breaks are folded (index_parts); folding touches nothing else.
+        # The type is the heading of the line's section: ``## Type``, one line too.
+        hazards = [h for h in index_line_hazards(title, link_text=True) if h != LINE_BREAK_HAZARD]
+        return hazards + index_line_hazards(filename, link_text=False) + index_line_hazards(kind, link_text=False)
 
     def to_markdown(self) -> str:
         """Render frontmatter + body. Field order is fixed so diffs stay small.

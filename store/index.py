@@ -48,6 +48,18 @@ DESCRIPTION_SEPARATOR = " \u2014 "
 # -- which entries an index shows ----------------------------------------------
 
 
+def gets_index_line(entry: MemoryEntry) -> bool:
+    """Whether a rendered index gives ``entry`` a pointer line: it is living and its line is safe.
+
+    Every renderer (a generated or managed index, the server's index view)
+    and every line edit asks this, and the index checks expect exactly these
+    lines, so an entry whose line cannot be written (its link text holds a
+    NUL, a bracket or a lone surrogate: :meth:`MemoryEntry.index_line_hazards`)
+    is left out everywhere alike instead of failing the whole index write.
+    """
+    return entry.is_living and not entry.index_line_hazards()
+
+
 def index_entries(entries: Iterable[MemoryEntry], *, managed: bool) -> list[MemoryEntry]:
     """The entries of one root (file order) that its index is rendered from.
 
@@ -185,7 +197,7 @@ def render_index(entries: Iterable[MemoryEntry], *, budget: int | None = None) -
     """
     if budget is not None and budget <= 0:
         raise ValueError(f"budget {budget} is too small for the index header")
-    groups = _grouped_lines([e for e in entries if e.is_living])
+    groups = _grouped_lines([e for e in entries if gets_index_line(e)])
     total = sum(len(lines) for _, lines in groups)
     if budget is None:
         return _build(groups, total, total, budget)
@@ -382,6 +394,8 @@ def render_policy_view(
     ``entries`` are the root's entries (all of them, any status). A one-shot
     ``budget`` can tighten the policy's cap but never raise it. Nothing is
     truncated: a curated view that no longer fits is a problem for a human.
+    A selected entry whose line cannot be written (:func:`gets_index_line`)
+    is left out, as from every rendering; ``unsafe-index-text`` names it.
     """
     by_filename = {entry.filename: entry for entry in entries}
     chosen = []
@@ -428,9 +442,13 @@ def add_index_line(index_text: str, entry: MemoryEntry) -> str:
 
     gptme's matching rule is kept exactly for interoperability, including its
     quirk: a pointer whose link text contains ``]`` is never recognised, so
-    upserting such an entry appends a duplicate line each time (the check
-    catalogue flags such titles).
+    upserting such an entry appends a duplicate line each time. memls's
+    own difference: an entry whose line would break the index
+    (:func:`gets_index_line`; such a title, a NUL in it) gets no line, and
+    the text is returned unchanged (``unsafe-index-text`` reports it).
     """
+    if entry.index_line_hazards():
+        return index_text
     line = entry.index_line()
     if not index_text:
         return f"{INDEX_HEADER}\n\n{line}\n"
@@ -482,16 +500,20 @@ def refresh_index_line(
         return add_index_line(index_text, after)
     assert before is not None
     versions = [before, *earlier]
-    old_titles = {t for v in versions for t in (v.index_title, v.name)}
-    old_descriptions = {v.description for v in versions}
+    old_titles = {t for v in versions for t in (v.index_title, v.name, v.index_parts()[0])}
+    old_descriptions = {d for v in versions for d in (v.description, v.index_parts()[1])}
+    # The parts as the line shows them; a link text that would break the line
+    # (gets_index_line) is not written: the line keeps the one it has.
+    new_title, new_description = after.index_parts()
+    title_follows = not after.index_line_hazards()
     new_lines = []
     for link, start, end in links:
         line = index_text[start:end]
-        title = after.index_title if link.title in old_titles else link.title
+        title = new_title if title_follows and link.title in old_titles else link.title
         (t0, t1), (f0, f1) = link.title_span, link.target_span
         tail = line[f1:]
         if link.description is not None and link.description in old_descriptions:
-            tail = tail[: len(tail) - len(link.description)] + after.description
+            tail = tail[: len(tail) - len(link.description)] + new_description
         new_lines.append((start, end, line[:t0] + title + line[t1:f0] + after.filename + tail))
     return _spliced(index_text, new_lines)
 

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 from .entry import TYPE_ORDER, MemoryEntry
-from .index import INDEX_HEADER
+from .index import INDEX_HEADER, gets_index_line
 
 
 class IndexView:
@@ -62,7 +62,7 @@ class IndexView:
         by_type: dict[str, list[MemoryEntry]] = {}
         for files in view._files_of.values():
             shown = view.entries[files[0]]
-            if shown.is_living:
+            if gets_index_line(shown):
                 by_type.setdefault(shown.type, []).append(shown)
         for kind, shown_entries in by_type.items():
             shown_entries.sort(key=lambda e: e.name)
@@ -112,7 +112,7 @@ class IndexView:
         return self.entries[files[0]] if files else None
 
     def _show(self, entry: MemoryEntry | None, shown: bool) -> None:
-        if entry is None or not entry.is_living:
+        if entry is None or not gets_index_line(entry):
             return
         kind = entry.type
         names = self._names.setdefault(kind, [])
@@ -180,14 +180,14 @@ class IndexView:
         return self._visible(name)
 
     def is_shown(self, filename: str) -> bool:
-        """Whether ``filename``'s entry is the one its name shows and is living (it gets a line)."""
+        """Whether ``filename``'s entry is the one its name shows and gets a line (:func:`gets_index_line`)."""
         entry = self.entries.get(filename)
-        return entry is not None and entry.is_living and self._visible(entry.name) is entry
+        return entry is not None and self._visible(entry.name) is entry and gets_index_line(entry)
 
     def shown_filenames(self) -> Iterator[str]:
         """Files that get a line, in no particular order."""
         for filename, entry in self.entries.items():
-            if entry.is_living and self._visible(entry.name) is entry:
+            if self._visible(entry.name) is entry and gets_index_line(entry):
                 yield filename
 
     def rendering(self) -> str:

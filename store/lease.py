@@ -80,10 +80,12 @@ class RootLease:
             return True
         try:
             path = lease_file(self.root_dir)
-            lock = UnixFileLock(path, timeout=0, is_singleton=False, thread_local=False,
+            lock = UnixFileLock(path, timeout=0, mode=0o600, is_singleton=False, thread_local=False,
                                 fallback_to_soft=False, preserve_lock_file=True)
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             lock.acquire()
+            if path.stat().st_mode & 0o077:  # created readable by a build before leases were private
+                path.chmod(0o600)
         except Timeout:
             return False
         except OSError as exc:

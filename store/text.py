@@ -48,8 +48,10 @@ def one_line(text: str) -> str:
 
 # The breaks that split a line for some reader of a memory: LF and CR for
 # everyone, NEL and the Unicode line/paragraph separators for YAML and for
-# editors. A description or title holding one would break its MEMORY.md line.
-_LINE_BREAK = re.compile(r"[ \t]*(?:\r\n|[\r\n\x85\u2028\u2029])[ \t]*")
+# editors, VT, FF and the separators FS, GS and RS for Python's
+# ``str.splitlines`` (which tools reading MEMORY.md use). A description or
+# title holding one would break its MEMORY.md line.
+_LINE_BREAK = re.compile(r"[ \t]*(?:\r\n|[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029])[ \t]*")
 
 
 def has_line_break(text: str) -> bool:
@@ -61,6 +63,9 @@ def fold_line_breaks(text: str) -> str:
     return _LINE_BREAK.sub(" ", text).strip()
 
 
+LINE_BREAK_HAZARD = "a line break"
+
+
 def index_line_hazards(value: str, *, link_text: bool) -> list[str]:
     """What in ``value`` would break the ``MEMORY.md`` pointer line it is part of.
 
@@ -70,9 +75,11 @@ def index_line_hazards(value: str, *, link_text: bool) -> list[str]:
     pointer no longer parses as one. ``link_text`` says the value is the
     line's link text (the title, or the name when there is no title).
     """
+    if _ANY_HAZARD.search(value) is None:  # the usual value: one scan, nothing to list
+        return []
     hazards = []
     if has_line_break(value):
-        hazards.append("a line break")
+        hazards.append(LINE_BREAK_HAZARD)
     if "\x00" in value:
         hazards.append("a NUL character")
     if link_text and ("[" in value or "]" in value):
@@ -84,3 +91,26 @@ def index_line_hazards(value: str, *, link_text: bool) -> list[str]:
 
 # YAML's "\\ud835" escape reads as half of a UTF-16 pair: a code point no UTF-8 text may contain.
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# Every character index_line_hazards looks for (a superset: CR LF pairs, brackets outside link text).
+_ANY_HAZARD = re.compile("[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029\x00\\[\\]\ud800-\udfff]")
+# ``may_break_index_line(text) is None``: nothing in ``text`` can break a pointer line (the fast
+# path of every index writer; a bound method of the compiled pattern costs no Python call).
+may_break_index_line = _ANY_HAZARD.search
+
+
+def index_safe_description(description: str) -> str:
+    """``description`` as its ``MEMORY.md`` pointer line shows it: nothing in it breaks the line.
+
+    The hook after the link is prose for the reader, and an entry whose hook
+    holds a stray character is still worth its line, so the line shows the
+    description made safe rather than leaving the entry out: line breaks
+    folded into spaces (as YAML folds a single one), NUL removed, a lone
+    surrogate shown as U+FFFD (the character that stands for one no
+    encoding can hold). ``unsafe-index-text`` asks for the file to be fixed.
+    :func:`index_line_hazards` finds nothing in the result.
+    """
+    if _ANY_HAZARD.search(description) is None:
+        return description
+    if has_line_break(description):
+        description = fold_line_breaks(description)
+    return _LONE_SURROGATE.sub("\ufffd", description.replace("\x00", ""))

@@ -25,6 +25,7 @@ from .index import (
     POLICY_FILENAME,
     IndexPolicy,
     add_index_line,
+    gets_index_line,
     index_entries,
     is_generated_index,
     omission_budget,
@@ -546,7 +547,7 @@ class RootTransaction:
             self._stage_index(self._render())
             return
         text = self._index_text()
-        if _has_pointer(text, new.filename):
+        if _has_pointer(text, new.filename) or not gets_index_line(new):
             text = remove_index_line(text, old.filename)
         else:
             text = replace_pointer(text, old.filename, new.index_line())

@@ -81,12 +81,18 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
         ]
     if problem.code == "missing-name":
         stem = doc.path.stem
-        return [Fix(f"Add 'name: {stem}'", (insert_first_key(parsed, "name", stem),), safe=True)]
+        name = _name_for_stem(stem)
+        if name is None:
+            return []
+        # The stem is the name the entry already has: writing it down is safe. A
+        # stem no MEMORY.md line can hold gets its slug instead, which renames
+        # the entry (links to the old name dangle): the user's choice, never safe.
+        return [Fix(f"Add 'name: {name}'", (insert_first_key(parsed, "name", name),), safe=name == stem)]
     if problem.code == "unsafe-index-text":
         key = problem.data["field"]
         value = doc.parsed.frontmatter.data.get(key)
-        if not isinstance(value, str) or not has_line_break(value):
-            return []
+        if key == "type" or not isinstance(value, str) or not has_line_break(value):
+            return []  # a type may sit under metadata, where set_scalar does not reach
         folded = fold_line_breaks(value)
         # A name is the entry's identity (links, the index, lookups), so
         # changing it is the user's choice, never a safe fix.
@@ -237,7 +243,7 @@ def _check_names_and_text(ctx: CheckContext, doc: Document, fm: Frontmatter) -> 
         yield ctx.problem(
             "missing-name", doc, _first_line(doc.text),
             f"entry has no 'name', so it is named after its file ('{stem}') and a file rename renames it; "
-            f"add 'name: {stem}'",
+            f"add 'name: {_name_for_stem(stem) or stem}'",
         )
     elif isinstance(data["name"], str) and data["name"].strip() and name_spans is not None:
         name = data["name"]
@@ -275,28 +281,42 @@ def _check_index_text(ctx: CheckContext, doc: Document, fm: Frontmatter) -> Iter
     data = fm.data
     title = data.get("title")
     link_field = "title" if isinstance(title, str) and title else "name"
-    for key in ("name", "title", "description"):
-        value = data.get(key)
-        spans = fm.keys.get(key)
-        if not isinstance(value, str) or spans is None:
+    for key in ("name", "title", "description", "type"):
+        if key == "type":  # the section heading the line sits under (metadata.type or type)
+            value, span = _field_value(doc, fm, key)
+        else:
+            value = data.get(key)
+            spans = fm.keys.get(key)
+            span = None if spans is None else spans.value
+        if not isinstance(value, str) or span is None:
             continue
         shown = value.strip() if key == "description" else value  # readers strip descriptions only
         reasons = index_line_hazards(shown, link_text=key == link_field)
         if not reasons:
             continue
-        actions = []
+        actions, made = [], []
         for reason in reasons:
             if reason == "a line break":
                 actions.append("join it into one line")
+                made.append("folded onto one line")
             elif reason == "a NUL character":
                 actions.append("remove the NUL")
+                made.append("without the NUL")
             elif reason.startswith("a lone surrogate"):
                 actions.append("write the character itself")
+                made.append("with U+FFFD in the surrogate's place")
             else:
                 actions.append("remove the brackets")
+        # What the index writers do about it (MemoryEntry.index_line_hazards, index_parts).
+        if key == "type" or key == link_field and reasons != ["a line break"]:
+            effect = ", so memls leaves the entry's line out of MEMORY.md"
+        elif key == "description" or key == link_field:
+            effect = f", so its MEMORY.md line shows it {' and '.join(made)}"
+        else:
+            effect = ""
         yield ctx.problem(
-            "unsafe-index-text", doc, spans.value,
-            f"{key} contains {' and '.join(reasons)}, which breaks its MEMORY.md pointer line; "
+            "unsafe-index-text", doc, span,
+            f"{key} contains {' and '.join(reasons)}, which would break its MEMORY.md pointer line{effect}; "
             f"{' and '.join(actions)}",
             data={"field": key},
         )
@@ -322,6 +342,22 @@ def _mismatch_fixes(ctx: CheckContext, doc: Document) -> list[Fix]:
 
 
 # -- helpers ----------------------------------------------------------------------
+
+
+def _name_for_stem(stem: str) -> str | None:
+    """The name the missing-name fix writes: the file's stem, or its slug when no index line can hold the stem.
+
+    A stem holding a line break, a bracket or a lone surrogate (a file name
+    that is not UTF-8) would be written as a name whose ``MEMORY.md`` line is
+    left out (:meth:`memls.store.entry.MemoryEntry.index_line_hazards`); None
+    when even the slug is no usable name.
+    """
+    if not index_line_hazards(stem, link_text=True):
+        return stem
+    slug = slugify(stem)
+    if index_line_hazards(slug, link_text=True) or is_reserved_name(slug):
+        return None
+    return slug
 
 
 def _repair(read_error: str) -> str:

@@ -67,6 +67,7 @@ from ..index import (
     add_index_line,
     claude_code_visible_limit,
     generated_apart_from,
+    gets_index_line,
     index_entries,
     omission_budget,
     parse_index_lines,
@@ -306,7 +307,7 @@ def _line_findings(doc: Document, expected: _Expected, budget: int | None) -> li
     if budget is not None and expected.text is not None:
         shown = {link.target for link in parse_index_lines(expected.text)}
     for entry in expected.entries:
-        if not entry.is_living or entry.filename in listed:
+        if not gets_index_line(entry) or entry.filename in listed:
             continue
         if shown is not None and entry.filename not in shown:
             continue  # left out by the budget the index was rendered with

@@ -25,16 +25,19 @@ from memls.store.index import (  # noqa: E402
     render_policy_view,
     upsert_index_line,
 )
-from memls.store.text import has_line_break  # noqa: E402
+from memls.store.text import index_line_hazards  # noqa: E402
 
 SETTINGS = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
-# Text without surrogates (not encodable, so neither tool can write them), and
-# without line breaks: memls folds a break on an index line where gptme writes it
-# raw, leaving a stray line (an intended difference, pinned in tests/store/test_index.py).
-text = st.text(st.characters(exclude_categories=("Cs",)), max_size=30).filter(lambda t: not has_line_break(t))
+# Text without what would break an index line (index_line_hazards): surrogates (not
+# encodable, so neither tool can write them), line breaks (memls folds one on an index
+# line where gptme writes it raw, leaving a stray line), NUL (memls leaves it out of a
+# description) and brackets (memls writes no line whose link text holds one): intended
+# differences, pinned in tests/store/test_index.py and test_index_line_safety.py.
+text = st.text(st.characters(exclude_categories=("Cs",)), max_size=30).filter(
+    lambda t: not index_line_hazards(t, link_text=True))
 names = st.text(st.sampled_from("abcXYZ-_ é日0"), min_size=1, max_size=8)
 types = st.sampled_from(
     ["user", "feedback", "project", "reference", "general", "decision", "Decision", "myType", "zz", "Ünï"]
@@ -118,6 +121,9 @@ def test_upsert_index_line_equals_what_gptme_writes(prior, fields):
         written = index.read_bytes()
     ours = upsert_index_line(prior, ours_entry)
     normalized = prior.replace("\r\n", "\n").replace("\r", "\n")
+    if ours_entry.index_line_hazards():  # gptme appends a line whose link text breaks it; memls none
+        assert ours == normalized
+        return
     # gptme's pattern ("- \[[^\]]*\]", multi-line) runs across a line break when a
     # line holds an unclosed "- [": it then replaces that line too, and the user's line
     # is lost. memls matches within one line and keeps it.

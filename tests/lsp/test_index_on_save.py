@@ -336,3 +336,22 @@ async def test_a_generated_index_follows_another_entrys_saved_text_not_its_unsav
     index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
     assert index == rendered(session.root)
     assert "first, now revised" in index and "- [b](b.md) \u2014 second\n" in index and "(c.md)" in index
+
+
+async def test_a_save_regenerates_the_index_without_the_entry_no_line_can_hold_and_writes_the_rest(start, tmp_path):
+    """A hand-written title holding a lone surrogate ("\\ud835") cannot be written to any file:
+    the server's index-on-save leaves that one line out instead of failing the whole write."""
+    files = {"a.md": entry("a", "first"), "b.md": entry("b", "second"),
+             "s.md": entry("s", "math", extra='title: "s\\ud835x"\n')}
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    for name, text in files.items():
+        (scratch / name).write_text(text, encoding="utf-8")
+    session = await start(files, index=rendered(scratch))
+    assert "s.md" not in rendered(scratch)
+    await edit_and_save(session, "a.md", entry("a", "first, now revised"))
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert index == rendered(session.root)
+    assert "first, now revised" in index and "s.md" not in index
+    await edit_and_save(session, "s.md", entry("s", "math, revised", extra='title: "s\\ud835y"\n'))
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == index

@@ -369,3 +369,50 @@ def test_a_cache_file_with_any_byte_flipped_is_a_cold_cache(tmp_path: Path, kind
         location.write_bytes(flipped)
         os.chmod(location, 0o600)
         assert load(location, "root") is None
+
+
+def _temp_files(directory: Path) -> set[str]:
+    return {p.name for p in directory.iterdir() if p.name.startswith(".tmp-")}
+
+
+def test_a_temp_file_left_by_a_killed_write_is_deleted_with_the_retired_files_a_live_one_is_kept(root: Path) -> None:
+    directory = Path(os.environ["MEMLS_CACHE_DIR"])
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    stale_age = cache_module.STALE_TEMP_SECONDS + 60
+    left = directory / ".tmp-k1ll3d_x.documents"  # a server killed while writing its cache
+    left.write_bytes(b"half a cache")
+    os.utime(left, (time.time() - stale_age, time.time() - stale_age))
+    live = directory / ".tmp-wr1t1ng0.entries"  # another process writing right now
+    live.write_bytes(b"being written")
+    other = directory / ".tmp-notes.txt"  # not a name memls gives its temp files
+    other.write_bytes(b"someone else's")
+    os.utime(other, (time.time() - stale_age, time.time() - stale_age))
+    read_root(root, "project")
+    assert cache_file(root, "entries").exists()
+    assert _temp_files(directory) == {live.name, other.name}
+
+
+def test_rewriting_a_cache_file_untouched_for_long_sweeps_temp_files_of_dead_writers(root: Path) -> None:
+    read_root(root, "project")
+    location = cache_file(root, "entries")
+    directory = location.parent
+    stale = time.time() - cache_module.STALE_TEMP_SECONDS - 60
+    left = directory / ".tmp-k1ll3d_x.entries"
+    left.write_bytes(b"half a cache")
+    os.utime(left, (stale, stale))
+    os.utime(location, (stale, stale))  # the cache file a killed write was replacing
+    write_entry(root, "note-9", "a new entry")  # so the next read writes the cache again
+    read_root(root, "project")
+    assert location.stat().st_mtime > stale
+    assert _temp_files(directory) == set()
+
+
+def test_a_recent_cache_file_is_rewritten_without_listing_the_directory(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read_root(root, "project")
+    swept = []
+    monkeypatch.setattr(cache_module, "_delete_retired", swept.append)
+    write_entry(root, "note-9", "a new entry")
+    read_root(root, "project")
+    assert swept == []

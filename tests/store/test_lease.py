@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from memls.store.files import LOCK_FILENAME
-from memls.store.lease import RootLease
+from memls.store.lease import RootLease, lease_file
 
 
 def test_a_lease_is_not_taken_in_a_cache_dir_inside_the_root_the_server_acts_alone(
@@ -35,3 +35,31 @@ def test_a_lease_in_a_cache_dir_beside_the_root_excludes_a_second_server(
     first.release()
     assert second.try_acquire()
     second.release()
+
+
+def test_the_lease_file_is_private_like_every_cache_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "memory"
+    root.mkdir()
+    monkeypatch.setenv("MEMLS_CACHE_DIR", str(tmp_path / "cache"))
+    lease = RootLease(root)
+    assert lease.try_acquire()
+    assert lease_file(root).stat().st_mode & 0o777 == 0o600
+    lease.release()
+
+
+def test_a_lease_file_an_earlier_build_left_readable_becomes_private(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "memory"
+    root.mkdir()
+    monkeypatch.setenv("MEMLS_CACHE_DIR", str(tmp_path / "cache"))
+    path = lease_file(root)
+    path.parent.mkdir(mode=0o700)
+    path.touch()
+    path.chmod(0o644)
+    lease = RootLease(root)
+    assert lease.try_acquire()
+    assert path.stat().st_mode & 0o777 == 0o600
+    lease.release()

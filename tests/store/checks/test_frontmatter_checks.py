@@ -520,3 +520,27 @@ def test_field_messages_neither_repeat_words_nor_show_python_values(check_root, 
 def test_empty_status_message_names_the_key_once(check_root):
     problem = only(check_root({"a.md": "---\nname: a\ndescription: d\nstatus:\n---\n"}), "invalid-field")
     assert problem.message == "status is empty, not one of living, superseded, historical; set one of them"
+
+
+@pytest.mark.parametrize(("stem", "slug"), [("a\u2028b", "a-b"), ("a\x85b", "a-b"), ("[x]", "x")])
+def test_missing_name_fix_never_writes_a_stem_no_index_line_can_hold(check_root, stem, slug):
+    # The stem as a name would be an entry whose MEMORY.md line is left out; its
+    # slug renames the entry, so that fix is offered but never applied unasked.
+    before = check_root({f"{stem}.md": '---\ndescription: "d"\n---\n'})
+    problem = only(before, "missing-name")
+    assert f"add 'name: {slug}'" in problem.message
+    [fix] = fixes_for(before.ctx, problem)
+    assert fix.title == f"Add 'name: {slug}'" and not fix.safe
+    after = apply_and_recheck(check_root, before, fix)
+    assert (root_of(after) / f"{stem}.md").read_text() == f'---\nname: {slug}\ndescription: "d"\n---\n'
+    assert not after.problems("unsafe-index-text")
+
+
+@pytest.mark.parametrize("type_lines", ['type: "a\\u2028b"\n', 'metadata:\n  type: "x\\ud835"\n'])
+def test_a_type_no_index_heading_can_hold_is_reported_where_it_is_written_without_a_fix(check_root, type_lines):
+    checked = check_root({"a.md": f'---\nname: a\ndescription: d\n{type_lines}---\n'})
+    problem = only(checked, "unsafe-index-text")
+    assert problem.message.startswith("type contains ")
+    assert "leaves the entry's line out of MEMORY.md" in problem.message
+    assert problem.span.start_line == len(type_lines.splitlines()) + 2
+    assert fixes_for(checked.ctx, problem) == []
