@@ -555,6 +555,23 @@ class ServerState:
         """The entries of :meth:`_remember_index_lag` for ``root``, forgotten as its index is judged now."""
         return self.index_lags.pop(root.path, {})
 
+    def keep_index_lag(self, root: RootState, lagged: Mapping[str, MemoryEntry | None], index: str | None) -> None:
+        """After a save judged ``root``'s index: remember again the entries whose lines it left as they were.
+
+        A save changes its own entry's line (a curated index, a buffer with
+        unsaved changes); another entry's line rendered for its version before
+        another tool's write still describes that version, and a later save
+        of that entry must find it memls's text. A line rendered anew
+        (the index regenerated) names no earlier version any more.
+        """
+        if index is None:
+            return
+        kept = {name: e for name, e in lagged.items() if e is not None and e.index_line() in index}
+        if kept:
+            lag = self.index_lags.setdefault(root.path, {})
+            for name, entry in kept.items():
+                lag.setdefault(name, entry)
+
     def catch_up_with_disk(self, root: RootState) -> DiskCatchUp:
         """Take in what other tools changed in ``root`` that no watcher event has told of yet.
 

@@ -129,7 +129,10 @@ def update_index_on_save(
         if state.has_unsaved_changes(index_path):
             beside_unsaved = state.changed_under(index_path, current)
             edit_buffer = not beside_unsaved
-        return None if edit_buffer else compute(current)
+        text = None if edit_buffer else compute(current)
+        others_lagged = {k: v for k, v in caught_up.entries_before.items() if k != doc.path.name}
+        state.keep_index_lag(root, others_lagged, state.text(index_path) if edit_buffer else text or current)
+        return text
 
     written = commit_index(root.path, compute_on_disk)
     if edit_buffer:  # the user's unsaved changes stay; the entry's line joins them as an edit

@@ -11,6 +11,8 @@ and the save must write the same index.
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from lsprotocol import types
 
@@ -19,7 +21,7 @@ from memls.store.reader import read_root
 from memls.store.roots import MemoryRoot
 from memls.store.store import MemoryStore
 
-from .conftest import barrier, entry
+from .conftest import apply_text_edits, barrier, entry
 from .test_deleted_open_file import disk_changed
 from .test_index_on_save import rendered, save
 
@@ -262,3 +264,39 @@ async def test_saving_an_entry_another_tool_rewrote_renders_an_index_cut_to_a_bu
 def cut(root, budget: int) -> str:
     """What ``memls index --budget`` renders for the root as it is on disk."""
     return render_index(index_entries(read_root(root, "project").entries, managed=False), budget=budget)
+
+
+@pytest.mark.parametrize("index_open", [False, True], ids=["index-closed", "index-unsaved"])
+async def test_a_save_of_another_entry_in_between_does_not_make_a_rewritten_entrys_line_the_users(
+    start, index_open
+):
+    """Another tool rewrote a; the user saves b, then a: a's line, memls's text for a before, follows a.
+
+    The save of b judged the index and changed b's line only; a's line still
+    describes a as it was before the other tool's write, as it did before b's save.
+    """
+    session = await start({"a.md": entry("a", "first"), "b.md": entry("b", "second"),
+                           "c.md": entry("c", "charlie fact")}, index=CURATED_A.format(hook="first"))
+    await barrier(session, "zz-probe-0.md")
+    typed = CURATED_A.format(hook="first") + "- typed, not saved\n"
+    if index_open:
+        session.open("MEMORY.md", typed)
+    await disk_changed(session, _rewrite_a(session.root), "zz-probe-1.md")
+    await open_and_type(session, "b.md", entry("b", "second, revised"))
+    save(session, "b.md", entry("b", "second, revised"))
+    await barrier(session, "zz-probe-2.md")
+    await open_and_type(session, "a.md", entry("a", "first, then by hand"))
+    save(session, "a.md", entry("a", "first, then by hand"))
+    await barrier(session, "zz-probe-3.md")
+    if index_open:
+        for _ in range(100):  # the second edit waits for the editor to tell the first one's change
+            if len(session.client.applied_edits) == 2:
+                break
+            await asyncio.sleep(0.05)
+        # This client takes edits without telling their change: each is made from the text it opened.
+        edit = session.client.applied_edits[-1].edit
+        changes = edit.changes[session.uri("MEMORY.md")] if edit.changes else edit.document_changes[0].edits
+        assert "- [a](a.md) \u2014 first, then by hand\n" in apply_text_edits(typed, changes)
+    else:
+        index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+        assert "- [a](a.md) \u2014 first, then by hand\n" in index
