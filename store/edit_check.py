@@ -21,8 +21,6 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 
-import yaml
-
 from .frontmatter import Frontmatter, split_frontmatter
 
 REMOVED = object()
@@ -37,6 +35,8 @@ def comments(yaml_text: str) -> Counter[str] | None:
     Found between the scanner's tokens, so a ``#`` inside a quoted or plain
     value (``'a #b'``, ``a#b``) is not taken for one.
     """
+    import yaml  # here, not at the top: a server start that edits nothing does not load YAML
+
     found: Counter[str] = Counter()
     cursor = 0
     try:
@@ -53,6 +53,8 @@ def comments(yaml_text: str) -> Counter[str] | None:
 
 def duplicate_keys(yaml_text: str) -> set[str]:
     """Scalar keys written twice in one mapping of ``yaml_text`` (empty when it does not compose)."""
+    import yaml  # here, not at the top: a server start that edits nothing does not load YAML
+
     try:
         node = yaml.compose(yaml_text, Loader=yaml.SafeLoader)  # the loader of every frontmatter (YAML_LOADER)
     except (yaml.YAMLError, RecursionError):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -196,3 +197,15 @@ async def test_an_edit_right_after_a_replayed_start_waits_for_the_model_and_gets
         assert all(d.code != "dangling-supersedes" for d in last)
     finally:
         await client.shutdown_session()
+
+
+def test_the_server_starts_without_loading_the_yaml_library():
+    """A start that replays the last check parses nothing; PyYAML loads with the first frontmatter read.
+
+    Its import compiles the resolvers' patterns, a tenth of what memls adds to
+    a warm start. Any module the server imports at start that imports ``yaml``
+    at its top undoes that.
+    """
+    probe = "import sys; from memls.lsp.server import create_server; create_server(); print('yaml' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
