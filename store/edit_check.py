@@ -51,6 +51,18 @@ def comments(yaml_text: str) -> Counter[str] | None:
     return found
 
 
+def lost_comment(before: str, after: str) -> str | None:
+    """A comment of the YAML text ``before`` that ``after`` no longer holds; None when none is lost.
+
+    Also None when ``before`` does not scan (there is nothing to compare).
+    """
+    old = comments(before)
+    if old is None:
+        return None
+    lost = old - (comments(after) or Counter())
+    return min(lost) if lost else None
+
+
 def duplicate_keys(yaml_text: str) -> set[str]:
     """Scalar keys written twice in one mapping of ``yaml_text`` (empty when it does not compose)."""
     import yaml  # here, not at the top: a server start that edits nothing does not load YAML
@@ -91,10 +103,9 @@ def edit_problem(before: str, after: str, changed: Mapping[str, object] | None =
     broken = _broken(old, new)
     if broken is not None or new is None:
         return broken
-    old_comments, new_comments = comments(old.yaml_text), comments(new.yaml_text)
-    if old_comments is not None and (new_comments is None or old_comments - new_comments):
-        lost = sorted((old_comments - (new_comments or Counter())).elements())
-        return f"the edit drops the comment {lost[0]!r}" if lost else "the edit drops a comment"
+    lost = lost_comment(old.yaml_text, new.yaml_text)
+    if lost is not None:
+        return f"the edit drops the comment {lost!r}"
     if changed is not None:
         if new.body != old.body:
             return "the edit changes the body"

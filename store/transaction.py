@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from .edit_check import structure_problem
+from .edit_check import lost_comment, structure_problem
 from .entry import MemoryEntry, entry_from_record
 from .errors import MemoryFrontmatterError, MemoryParseError, RoundTripError
 from .files import FileDelete, FileWrite, commit
@@ -131,15 +131,14 @@ def _refuse_losing_comments(path: Path, original: bytes, data: bytes) -> None:
     only when an edit cannot be proven (a key written twice, say), has none.
     Refusing leaves the file as the user wrote it and says what to do.
     """
-    def comments(raw: bytes) -> set[str]:
-        lines = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").split("\n")
-        end = next((i for i, line in enumerate(lines[1:], 1) if line.rstrip() == "---"), 0)
-        return {line.strip() for line in lines[1:end] if line.lstrip().startswith("#") or " #" in line}
+    def frontmatter_text(raw: bytes) -> str:
+        fm = split_frontmatter(normalize_text(raw.decode("utf-8", errors="replace")))
+        return fm.yaml_text if fm is not None else ""
 
-    lost = comments(original) - comments(data)
-    if lost:
+    lost = lost_comment(frontmatter_text(original), frontmatter_text(data))
+    if lost is not None:
         raise ValueError(
-            f"{path.name} cannot be rewritten without losing its comment {sorted(lost)[0]!r}; "
+            f"{path.name} cannot be rewritten without losing its comment {lost!r}; "
             "make this change by hand, or remove the comment first"
         )
 
