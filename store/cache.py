@@ -537,6 +537,11 @@ def _unsealed(head: bytes | memoryview, blob: memoryview) -> memoryview:
     return blob
 
 
+def write_private(location: Path, data: bytes) -> None:
+    """Write ``data`` as a private file of the cache directory, atomically; OSError when it cannot."""
+    _store(location, lambda f: f.write(data))
+
+
 def _store(location: Path, write: Callable[[Any], Any]) -> None:
     """Write atomically (temp file + rename) into a private directory.
 

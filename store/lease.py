@@ -33,12 +33,11 @@ finds it already current and writes nothing.
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
 from filelock import Timeout, UnixFileLock
 
-from .cache import cache_dir, root_digest
+from .cache import cache_dir, root_digest, write_private
 
 log = logging.getLogger(__name__)
 LEASE_SUFFIX = ".lease"
@@ -98,11 +97,8 @@ class RootLease:
 
     def _write_editor(self) -> None:
         """Say which editor the holder serves (atomically: a reader sees the old or the new one)."""
-        path = _editor_file(self.root_dir)
-        temp = path.with_name(f".tmp-{os.getpid()}{EDITOR_SUFFIX}")
         try:
-            temp.write_text(self.editor or "", encoding="utf-8")
-            os.replace(temp, path)
+            write_private(_editor_file(self.root_dir), (self.editor or "").encode("utf-8"))
         except OSError as exc:
             log.warning("cannot record the editor of the lease of %s (%s)", self.root_dir, exc)
 
