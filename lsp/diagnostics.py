@@ -30,10 +30,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from lsprotocol import types
 
@@ -41,7 +41,8 @@ from memls.store.cache import paused_gc
 from memls.store.checks import check_paths, check_text_alone
 from memls.store.diagnostics import Problem
 
-from .convert import Positions, diagnostic
+from .convert import Positions, diagnostic, diagnostic_json
+from .protocol import MemlsProtocol
 
 if TYPE_CHECKING:
     from .server import MemlsServer
@@ -230,37 +231,89 @@ class DiagnosticsPublisher:
         the others have none, which a client that was never told anything
         already shows. The paths in ``skip`` (open documents, whose buffers
         may differ from the files checked) are left to their own check.
+
+        Every file's problems go out in wire form built directly
+        (memls.lsp.convert.diagnostic_json): for a start's hundreds of files,
+        building LSP objects for the protocol's converter to take apart again
+        cost more than reading the replay. Each file's text is read once, and
+        a file other problems point into (``MEMORY.md``, a link's other end)
+        is split into lines once for all of them. A large file (an index)
+        takes the usual path, which keeps its conversion for the keystrokes
+        that re-check it (``to_lsp``).
         """
         state = self.server.state
 
-        def compute() -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
-            return [(path, state.version(path), self.to_lsp(problems, path))
-                    for path, problems in results.items() if path not in skip and state.publishes(path)]
+        def compute() -> list[tuple[Path, int | None, list[types.Diagnostic] | list[dict]]]:
+            encoding, support, uri_of = state.client.position_encoding, state.client.related_information, state.uris.uri
+            split: dict[Path, Positions] = {}
+
+            def positions_of(path: Path) -> Positions:
+                positions = split.get(path)
+                if positions is None:
+                    positions = split[path] = Positions(state.text(path), encoding)
+                return positions
+
+            out: list[tuple[Path, int | None, list[types.Diagnostic] | list[dict]]] = []
+            for path, problems in results.items():
+                if path in skip or not state.publishes(path):
+                    continue
+                positions = positions_of(path)
+                if positions.length >= KEPT_POSITIONS_MIN_CHARS:
+                    out.append((path, state.version(path), self.to_lsp(problems, path)))
+                    continue
+                related = {r.location.path: positions_of(r.location.path)
+                           for p in problems for r in p.related} if support else {}
+                out.append((path, state.version(path), [
+                    diagnostic_json(p, positions, related, related_support=support, uri_of=uri_of) for p in problems]))
+            return out
 
         computed = await self.server.engine.run_now(compute)
         for path, _version, diags in computed:
             self._count(path, diags)  # (the caller sends the status once the scan has reported)
         self._deliver(computed)
 
-    def _deliver(self, computed: list[tuple[Path, int | None, list[types.Diagnostic]]]) -> None:
-        """Push mode: publish each path whose diagnostics differ from what was last sent."""
+    def _deliver(self, computed: Sequence[tuple[Path, int | None, list[types.Diagnostic] | list[dict]]]) -> None:
+        """Push mode: publish each path whose diagnostics differ from what was last sent.
+
+        A path's diagnostics are LSP objects, or their wire form
+        (``publish_checked``), which is written to the client in one go.
+        """
         uris = self.server.state.uris
+        protocol = cast(MemlsProtocol, self.server.protocol)
+        wire: list[dict[str, Any]] = []  # in wire form, still to send (in order, before any other)
+
+        def send_wire() -> None:
+            if wire:
+                protocol.notify_json(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, wire)
+                wire.clear()
+
         for path, version, diags in computed:
-            key = _fingerprint(diags)
+            plain = bool(diags) and isinstance(diags[0], dict)
+            key = _wire_fingerprint(diags) if plain else _fingerprint(diags)  # type: ignore[arg-type]
             uri = uris.uri(path)
             sent_uri = self._sent_uris.get(path, uri)
             # A document never published has, to the client, no diagnostics:
             # after the first scan only the documents with problems are sent.
             if self._published.get(path, _NOTHING) == key and sent_uri == uri:
                 continue
-            if sent_uri != uri:  # what the other spelling shows goes
-                self.server.text_document_publish_diagnostics(
-                    types.PublishDiagnosticsParams(uri=sent_uri, diagnostics=[]))
             self._published[path] = key
             self._sent_uris[path] = uri
+            if plain:
+                params: dict[str, Any] = {"uri": uri, "diagnostics": diags}
+                if version is not None:
+                    params["version"] = version
+                if sent_uri != uri:  # what the other spelling shows goes
+                    wire.append({"uri": sent_uri, "diagnostics": []})
+                wire.append(params)
+                continue
+            send_wire()
+            if sent_uri != uri:
+                self.server.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(uri=sent_uri, diagnostics=[]))
             self.server.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version)
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version)  # type: ignore[arg-type]
             )
+        send_wire()
 
     async def count_only(self, paths: set[Path]) -> None:
         """Check ``paths`` for the status counts alone, delivering nothing (pull mode)."""
@@ -369,8 +422,8 @@ class DiagnosticsPublisher:
                     uri=uri, version=version, items=diags, result_id=result_id))
         return types.WorkspaceDiagnosticReport(items=items)
 
-    def _count(self, path: Path, diags: list[types.Diagnostic]) -> None:
-        severities = [d.severity for d in diags]
+    def _count(self, path: Path, diags: list[types.Diagnostic] | list[dict]) -> None:
+        severities = [d["severity"] if isinstance(d, dict) else d.severity for d in diags]
         counts = (severities.count(types.DiagnosticSeverity.Error), severities.count(types.DiagnosticSeverity.Warning))
         if self.problem_counts.get(path, (0, 0)) != counts:
             self.server.model_changes.problems_changed()
@@ -393,6 +446,19 @@ def _fingerprint(diags: list[types.Diagnostic]) -> tuple:
          d.code, d.message, d.severity, tuple(d.tags or ()),
          tuple((r.location.uri, r.location.range.start.line, r.location.range.start.character, r.message)
                for r in d.related_information or ()))
+        for d in diags
+    )
+
+
+def _wire_fingerprint(diags: list[dict]) -> tuple:
+    """:func:`_fingerprint` of the LSP objects ``diags`` (memls.lsp.convert.diagnostic_json) is the wire form of."""
+    return tuple(
+        (d["range"]["start"]["line"], d["range"]["start"]["character"],
+         d["range"]["end"]["line"], d["range"]["end"]["character"],
+         d["code"], d["message"], d["severity"], tuple(d.get("tags", ())),
+         tuple((r["location"]["uri"], r["location"]["range"]["start"]["line"],
+                r["location"]["range"]["start"]["character"], r["message"])
+               for r in d.get("relatedInformation", ())))
         for d in diags
     )
 

@@ -109,3 +109,57 @@ def test_a_prefix_is_counted_in_client_units_as_character_by_character_counting_
     positions = Positions(f"x\n{text}", encoding)
     for col in range(len(text) + 1):
         assert positions.to_client(1, col).character == sum(char_units(c, encoding) for c in text[:col])
+
+
+def _problems(path, other):
+    from memls.store.catalogue import codes
+    from memls.store.diagnostics import Location, Problem, Related
+
+    some = codes()
+    return [
+        Problem(path, Span(0, 0, 0, 4), some[0], "error", "plain"),
+        Problem(path, Span(1, 2, 1, 9), some[1], "warning", "after an emoji 😀 é",
+                related=(Related(Location(other, Span(1, 1, 1, 3)), "the other end"),
+                         Related(Location(path.parent / "unread.md", Span(2, 0, 2, 5)), "not converted")),
+                tags=("deprecated",)),
+        Problem(path, Span(0, 3, 7, 40), some[2], "information", "past the end", tags=("unnecessary", "odd")),
+        Problem(path, Span(2, 0, 2, 1), some[3], "hint", "a hint", data={"target": "x"}),
+    ]
+
+
+def test_a_diagnostics_wire_form_built_directly_is_what_the_converter_makes_of_the_lsp_object(tmp_path):
+    """The start publishes every file's problems in wire form (memls.lsp.diagnostics.publish_checked).
+
+    Whatever the encoding, related support, tags, and positions past a line's
+    or the text's end, the dictionaries are the converter's, field for field.
+    """
+    from lsprotocol import types
+    from pygls.protocol import default_converter
+
+    from memls.lsp.convert import diagnostic, diagnostic_json
+
+    converter = default_converter()
+    path, other = tmp_path / "a.md", tmp_path / "b.md"
+    for encoding in (UTF8, UTF16, UTF32):
+        positions = Positions("😀😀 name\n" + LINE + "\nlast", encoding)
+        related = {path: positions, other: Positions("x\n中😀é wide", encoding)}
+        for support in (True, False):
+            for problem in _problems(path, other):
+                made = diagnostic(problem, positions, related, related_support=support)
+                assert diagnostic_json(problem, positions, related, related_support=support) \
+                    == converter.unstructure(made, types.Diagnostic)
+
+
+def test_a_wire_forms_fingerprint_is_the_lsp_objects_so_an_unchanged_result_is_not_sent_again(tmp_path):
+    """What a start published in wire form is compared with later checks' LSP objects (memls.lsp.diagnostics)."""
+    from memls.lsp.convert import diagnostic, diagnostic_json
+    from memls.lsp.diagnostics import _fingerprint, _wire_fingerprint
+
+    path, other = tmp_path / "a.md", tmp_path / "b.md"
+    positions = Positions("😀😀 name\n" + LINE + "\nlast", UTF16)
+    related = {path: positions, other: Positions("x\n中😀é wide", UTF16)}
+    problems = _problems(path, other)
+    made = [diagnostic(p, positions, related) for p in problems]
+    wire = [diagnostic_json(p, positions, related) for p in problems]
+    assert _wire_fingerprint(wire) == _fingerprint(made)
+    assert _wire_fingerprint(wire[1:]) != _fingerprint(made)

@@ -54,8 +54,13 @@ async def server(cache: Path, profile: str = "neovim"):
     return client
 
 
-async def run_server(cache: Path, folder: Path, *, settings: dict | None = None, then=None) -> tuple[dict, dict]:
-    """Start a server on ``folder``, wait until it is whole and quiet; its diagnostics by URI and its debug info."""
+async def run_server(cache: Path, folder: Path, *, settings: dict | None = None, then=None,
+                     whole: bool = False) -> tuple[dict, dict]:
+    """Start a server on ``folder``, wait until it is whole and quiet; its diagnostics by URI and its debug info.
+
+    ``whole``: each URI's diagnostics as the client holds them, every field
+    (related information, tags, data, code description), not a summary.
+    """
     client = await server(cache)
     try:
         await client.initialize_session(types.InitializeParams(
@@ -68,6 +73,8 @@ async def run_server(cache: Path, folder: Path, *, settings: dict | None = None,
             await then(client)
         await asyncio.sleep(0.5)  # the scan's problems are published
         info = await run_command(client, "memls.debugInfo")
+        if whole:
+            return {uri: list(diags) for uri, diags in client.diagnostics.items() if diags}, info
         diagnostics = {uri: sorted((d.range.start.line, d.range.start.character, str(d.code), d.message)
                                    for d in diags)
                        for uri, diags in client.diagnostics.items() if diags}
@@ -90,6 +97,37 @@ async def test_a_restart_over_unchanged_files_shows_at_once_the_problems_a_cold_
     warm, warm_info = await run_server(tmp_path / "cache", folder)
     assert replayed(warm_info)
     assert warm == cold
+
+
+async def test_a_replayed_start_publishes_every_field_a_cold_start_publishes(tmp_path):
+    """The replay's problems go out in wire form built directly (memls.lsp.diagnostics.publish_checked).
+
+    What the client holds must be what the LSP objects of a cold start give:
+    positions in its units past a character UTF-16 counts twice, related
+    information, tags, the code's page and the data code actions read.
+    """
+    folder = tmp_path / "repo"
+    root = write_workspace(folder)
+    (root / "wide.md").write_text(entry("wide", "\U0001F600 wide", extra='supersedes:\n  - "\U0001F600 ghost"\n'),
+                                  encoding="utf-8")
+    # f names g as its successor, but g is superseded in turn: a reference tagged deprecated.
+    for name, extra in (("f", "status: superseded\nsuperseded_by: g\n"),
+                        ("g", "status: superseded\nsuperseded_by: h\nsupersedes:\n  - f\n"),
+                        ("h", "supersedes:\n  - g\n")):
+        (root / f"{name}.md").write_text(entry(name, name, extra=extra), encoding="utf-8")
+    await settle()
+    cold, cold_info = await run_server(tmp_path / "cache", folder, whole=True)
+    assert not replayed(cold_info)
+    warm, warm_info = await run_server(tmp_path / "cache", folder, whole=True)
+    assert replayed(warm_info)
+    assert warm == cold
+    diags = [d for diags in warm.values() for d in diags]
+    assert any(d.related_information for d in diags) and any(d.tags for d in diags)
+    assert all(d.data and d.code_description for d in diags)
+    wide = warm[path_to_uri(root / "wide.md")]
+    # The client counts UTF-8 bytes: the emoji is four of them, one code point.
+    assert [d.range.end.character for d in wide if d.code == "dangling-supersedes"] \
+        == [len('  - "\U0001F600 ghost"'.encode("utf-8"))]
 
 
 async def test_a_file_changed_while_no_server_ran_is_checked_not_replayed(tmp_path):
