@@ -1,5 +1,5 @@
 """``python -m memls.lsp``: serve over stdio (the same as ``memls serve``)."""
 
-from memls.lsp.server import main
+from memls.lsp.boot import serve
 
-main()
+serve()

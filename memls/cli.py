@@ -1076,7 +1076,7 @@ def setup_claude_code_command(scope: str, dry_run: bool, remove: bool) -> None:
 @cli.command("serve")
 def serve_command() -> None:
     """Run the language server over stdio (for editors; see the README)."""
-    from memls.lsp.server import main as serve
+    from memls.lsp.boot import serve
 
     serve()
 

@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from memls.lsp.convert import path_to_uri
 
 SERVER = [sys.executable, "-m", "memls.lsp"]
@@ -92,3 +94,32 @@ def test_server_exits_when_the_editor_process_dies(tmp_path):
         if editor.poll() is None:
             editor.kill()
             editor.wait()
+
+
+# The server's own module replaced by one that reports what the collector sees when it is handed control.
+_HANDED_OVER = """
+import gc, runpy, sys, types
+fake = types.ModuleType("memls.lsp.server")
+def main():
+    from lsprotocol.types import Diagnostic
+    tracked = {id(o) for o in gc.get_objects()}
+    print(gc.get_freeze_count() > 0, id(Diagnostic) in tracked)
+fake.main = main
+sys.modules["memls.lsp.server"] = fake
+runpy.run_module(%r, run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("entry", ["memls.lsp", "memls"])
+def test_a_server_process_starts_with_the_protocol_libraries_out_of_the_collectors_reach(entry):
+    """``python -m memls.lsp`` and ``memls serve`` freeze lsprotocol's objects before memls's imports (memls.lsp.boot)."""
+    argv = "\nsys.argv = ['memls', 'serve']" if entry == "memls" else ""
+    out = subprocess.run([sys.executable, "-c", (_HANDED_OVER % entry).replace("\nfake =", argv + "\nfake =", 1)],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "False"]
+
+
+def test_importing_the_server_as_a_library_freezes_nothing():
+    probe = "import gc; from memls.lsp.server import create_server; create_server(); print(gc.get_freeze_count())"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "0"

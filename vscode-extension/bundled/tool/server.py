@@ -39,7 +39,7 @@ def main():
         _keep_fast_yaml()
     libs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "libs")
     sys.path.insert(0, libs)
-    from memls.lsp.server import main as serve
+    from memls.lsp.boot import serve
 
     serve()
 
