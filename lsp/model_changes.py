@@ -25,8 +25,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memls.store.memories import node_key
-
 if TYPE_CHECKING:
     from .server import MemlsServer
     from .state import ServerState
@@ -77,6 +75,9 @@ class ModelChangeNotices:
             log.exception("telling the client about a change failed")
 
     def _tree_changed(self, state: ServerState, paths: set[Path]) -> bool:
+        # Loaded with the first change to tell a client that shows the Memories view, not with the server.
+        from memls.store.memories import node_key
+
         changed = False
         for path in paths:
             key = node_key(state.workspace.document(path))

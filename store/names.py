@@ -76,6 +76,15 @@ def document_filenames(filenames: Iterable[str]) -> list[str]:
     return [f for f in filenames if (f.endswith(".md") and not f.startswith(".")) or f == POLICY_FILENAME]
 
 
+def count_entry_filenames(filenames: Iterable[str]) -> int:
+    """How many of ``filenames`` (names :func:`document_filenames` kept) :func:`document_kind` calls entries.
+
+    One expression, no call per name: a replayed server start counts the
+    entries of every root before it has read any (10k names, a millisecond).
+    """
+    return sum(1 for f in filenames if f.endswith(".md") and not f.upper().startswith(RESERVED_PREFIX))
+
+
 def document_kind(filename: str) -> DocumentKind | None:
     """What a file directly inside a memory root is to memls (None: not ours)."""
     if filename == INDEX_FILENAME:

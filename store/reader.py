@@ -175,9 +175,25 @@ def decode_document(data: bytes) -> str:
 def disk_text(path: Path) -> str | None:
     """A file's text as the parsers see it; None when absent, unreadable or not UTF-8."""
     try:
-        return decode_document(path.read_bytes())
+        return decode_document(_read_bytes(path))
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def _read_bytes(path: Path) -> bytes:
+    """``path.read_bytes()`` without a buffered file object: half its cost for a small file.
+
+    A language server's start reads every file that has problems (840 at
+    10k entries) to place them in the client's units.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        parts = []
+        while chunk := os.read(fd, 1 << 20):  # until the end: a read may return less than there is
+            parts.append(chunk)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+    finally:
+        os.close(fd)
 
 
 class FileRead(NamedTuple):

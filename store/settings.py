@@ -18,11 +18,6 @@ from .catalogue import codes, spec
 from .diagnostics import SEVERITIES, SeverityOrOff
 from .text import one_line
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
 IndexOnSave = Literal["auto", "regenerate", "off"]
 INDEX_ON_SAVE = ("auto", "regenerate", "off")
 CONFIG_FILES = (".memls.toml", "pyproject.toml")
@@ -106,6 +101,11 @@ def load_settings(workspace: Path) -> Settings:
         path = workspace / name
         if not path.is_file():
             continue
+        # Imported only for a file to read: most workspaces have none, and a server start need not load it.
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # pragma: no cover - Python 3.10
+            import tomli as tomllib
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

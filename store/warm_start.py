@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .check_cache import check_loaded, replayed_check
-from .names import document_kind
+from .names import count_entry_filenames
 from .replay import Observation, observe, roots_fingerprint
 from .roots import MemoryRoot
 from .settings import Settings
@@ -71,8 +71,8 @@ class WarmStart:
     @property
     def entries(self) -> int:
         """How many entry files the roots hold (what the start reports before the model is loaded)."""
-        return sum(1 for _, _, files in self.listing.observation.fingerprint if not isinstance(files, int)
-                   for name, size, *_ in files if size >= 0 and document_kind(name) == "entry")
+        return sum(count_entry_filenames(file[0] for file in files if file[1] >= 0)
+                   for _, _, files in self.listing.observation.fingerprint if not isinstance(files, int))
 
     def still_current(self) -> bool:
         """Whether every file of the roots is still the one the results were replayed for.

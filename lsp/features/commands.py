@@ -44,9 +44,7 @@ from memls.store.index import INDEX_FILENAME
 from memls.store.model import RootState
 from memls.store.names import check_name
 from memls.store.reader import disk_text
-from memls.store.recall import Bm25Index
 from memls.store.roots import default_write_root
-from memls.store.store import MemoryStore
 
 from .. import __version__
 from ..convert import uri_to_path
@@ -55,6 +53,8 @@ from ..notices import name_used
 from .save import IndexUpdate, edit_open_index
 
 if TYPE_CHECKING:
+    from memls.store.recall import Bm25Index
+
     from ..server import MemlsServer
     from ..state import ServerState
 
@@ -156,6 +156,8 @@ def write_through_store(
 
 
 def _regenerate_index(state: ServerState, target: str | None) -> tuple[dict, IndexUpdate | None]:
+    from memls.store.store import MemoryStore
+
     root = root_for_target(state, target)
     store = MemoryStore([root.root])
     index_path = root.index_path
@@ -174,6 +176,8 @@ def _regenerate_index(state: ServerState, target: str | None) -> tuple[dict, Ind
 
 
 def _supersede(state: ServerState, old: str, new: str, target: str | None):
+    from memls.store.store import MemoryStore
+
     root = root_for_target(state, target)
     store = MemoryStore([root.root])
     # The files the store will write: found on disk by the engine's one rule
@@ -195,6 +199,8 @@ def _entry_uri(state: ServerState, entry: MemoryEntry) -> str | None:
 
 def _new_memory(state: ServerState, name: str, description: str, type_: str,
                 body: str, target: str | None):
+    from memls.store.store import MemoryStore
+
     slug = check_name(name)
     root = root_for_target(state, target)
     path = root.path / f"{slug}.md"
@@ -227,6 +233,8 @@ class RecallCache:
         living = tuple(e for e in entries if e.is_living)
         if (self.index is None or len(living) != len(self.entries)
                 or any(a is not b for a, b in zip(living, self.entries))):
+            from memls.store.recall import Bm25Index
+
             self.entries, self.index = living, Bm25Index.build(living)
         return self.index.search(query, limit)
 

@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from memls.store.completion import CompletionCandidate, completions
 from memls.store.spans import split_lines
 
 from ..document_request import document_request
 
 if TYPE_CHECKING:
+    from memls.store.completion import CompletionCandidate
+
     from ..client_features import ClientFeatures
     from ..server import MemlsServer
     from ..state import ServerState
@@ -52,6 +53,9 @@ def _documentation(text: str, client: ClientFeatures):
 
 def completion_result(state: ServerState, path: Path, position: types.Position) -> types.CompletionList | None:
     """The client's completion list at a position (engine thread)."""
+    # The engine's module loads with the first completion, not with the server.
+    from memls.store.completion import completions
+
     positions = state.positions(path)
     line, col = positions.from_client(position)
     candidates = completions(state.workspace, path, line, col)

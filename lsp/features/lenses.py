@@ -29,8 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from memls.store.lenses import entry_lenses, index_links
-
 from ..convert import uri_to_path
 from ..document_request import document_request
 from ..errors import RequestFailed
@@ -45,6 +43,9 @@ SHOW_LOCATIONS = "memls.showLocations"
 
 def code_lenses(state: ServerState, path: Path) -> list[types.CodeLens]:
     """The lenses of one entry, each with the command that opens its targets (engine thread)."""
+    # The engine's module loads with the first request, not with the server.
+    from memls.store.lenses import entry_lenses
+
     doc = state.document(path)
     if doc is None:
         return []
@@ -68,6 +69,8 @@ def code_lenses(state: ServerState, path: Path) -> list[types.CodeLens]:
 
 def document_links(state: ServerState, path: Path) -> list[types.DocumentLink]:
     """``MEMORY.md``'s pointer targets, each linking to its entry file (engine thread)."""
+    from memls.store.lenses import index_links
+
     doc = state.document(path)
     if doc is None:
         return []

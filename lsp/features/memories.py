@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memls.store.checks import check_paths
-from memls.store.memories import EntryNode, ProblemCount, RootNode, memory_tree
 
 if TYPE_CHECKING:
+    from memls.store.memories import EntryNode, RootNode
+
     from ..server import MemlsServer
     from ..state import ServerState
 
@@ -37,6 +38,9 @@ def memories_result(state: ServerState, known: dict[Path, tuple[int, int]]) -> d
     ``known`` are the problem counts the diagnostics already computed (every
     document once the first scan was checked); the rest are checked here.
     """
+    # The engine's module loads with the first request, not with the server.
+    from memls.store.memories import ProblemCount, memory_tree
+
     paths = [d.path for d in state.workspace.documents() if d.kind == "entry"]
     counts = {path: ProblemCount(*known[path]) for path in paths if path in known}
     missing = [path for path in paths if path not in known]

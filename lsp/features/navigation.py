@@ -22,14 +22,13 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from memls.store.hover import hover
-from memls.store.links import definition, reference_at, references
 from memls.store.spans import Span
-from memls.store.symbols import SymbolInfo, document_symbols, workspace_symbols
 
 from ..document_request import document_request
 
 if TYPE_CHECKING:
+    from memls.store.symbols import SymbolInfo
+
     from ..server import MemlsServer
     from ..state import ServerState
 
@@ -59,6 +58,9 @@ def definition_result(
     state: ServerState, path: Path, position: types.Position
 ) -> list[types.LocationLink] | types.Location | None:
     """The target's ``name:`` value for the reference under the cursor (engine thread)."""
+    # The engine's navigation modules load with the first request that needs them, not with the server.
+    from memls.store.links import definition, reference_at
+
     line, col = _cursor(state, path, position)
     ref = reference_at(state.workspace, path, line, col)
     if ref is None:
@@ -85,6 +87,8 @@ def definition_result(
 def references_result(
     state: ServerState, path: Path, position: types.Position, include_declaration: bool
 ) -> list[types.Location] | None:
+    from memls.store.links import reference_at, references
+
     line, col = _cursor(state, path, position)
     found = references(
         state.workspace, path, line, col, include_declaration=include_declaration
@@ -98,6 +102,8 @@ def references_result(
 
 
 def hover_result(state: ServerState, path: Path, position: types.Position) -> types.Hover | None:
+    from memls.store.hover import hover
+
     line, col = _cursor(state, path, position)
     info = hover(state.workspace, path, line, col)
     if info is None:
@@ -115,6 +121,8 @@ def hover_result(state: ServerState, path: Path, position: types.Position) -> ty
 
 
 def _outline(state: ServerState, path: Path) -> list[SymbolInfo] | None:
+    from memls.store.symbols import document_symbols
+
     doc = state.document(path)
     if doc is None:
         return None
@@ -177,6 +185,8 @@ def document_symbols_result(
 
 def workspace_symbols_result(state: ServerState, query: str) -> list[types.WorkspaceSymbol]:
     """Matching entries of every folder; with several folders each says which (its container)."""
+    from memls.store.symbols import workspace_symbols
+
     out = []
     for symbol in workspace_symbols(state.workspace, query):
         where = state.where(symbol.location.path)

@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from memls.store.diagnostics import Fix
-from memls.store.links import definition, reference_at
 from memls.store.model import Document
 from memls.store.names import slugify
 from memls.store.rename_plan import plan_rename
@@ -57,6 +56,8 @@ NO_FILE_RENAME = (
 
 def _target(state: ServerState, path: Path, line: int, col: int) -> tuple[types.Range, str, Document] | None:
     """The reference under the cursor: its client range, its text and the entry it names."""
+    from memls.store.links import definition, reference_at
+
     ws = state.workspace
     ref = reference_at(ws, path, line, col)
     if ref is None:

@@ -247,3 +247,18 @@ def test_the_server_starts_without_loading_the_yaml_library():
     probe = "import sys; from memls.lsp.server import create_server; create_server(); print('yaml' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_server_starts_without_loading_what_only_requests_and_settings_files_need():
+    """A replayed start answers no request before its scan ends: the engine's request modules load with the first.
+
+    Navigation, hover, symbols, completion, lenses, recall, the Memories
+    view and the TOML reader (a workspace without a settings file) together
+    were a fifth of memls's imports at start.
+    """
+    later = ["memls.store.recall", "memls.store.completion", "memls.store.hover", "memls.store.symbols",
+             "memls.store.lenses", "memls.store.links", "memls.store.memories", "memls.store.store", "tomllib"]
+    probe = ("import sys; from memls.lsp.server import create_server; create_server(); "
+             f"print([m for m in {later!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

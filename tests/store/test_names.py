@@ -121,3 +121,13 @@ def test_entry_filenames_keeps_exactly_the_md_names_that_are_neither_dot_files_n
     assert entry_filenames(filenames) == [
         f for f in filenames if f.endswith(".md") and not f.startswith(".") and not is_index_filename(f)
     ]
+
+
+def test_counting_entry_filenames_agrees_with_document_kind():
+    """The count a replayed start reports before reading anything (memls.store.warm_start)."""
+    from memls.store.names import count_entry_filenames, document_filenames, document_kind
+
+    names = ["a.md", "MEMORY.md", "memory-archive.md", "Memory.md", "MEMORYx.md", ".hidden.md",
+             ".memory-index.json", "notes.txt", "b.MD", "c.md.bak", "memo.md", "ém.md", "x.markdown"]
+    kept = document_filenames(names)
+    assert count_entry_filenames(kept) == sum(document_kind(n) == "entry" for n in kept) == 3
