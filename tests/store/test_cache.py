@@ -182,8 +182,21 @@ def test_a_cache_written_in_chunks_pauses_before_each_and_reads_back_whole(
     location = cache_file(root, "documents")
     location.unlink()
     cache.changed = set(cache.entries)  # all to write again
-    cache.save(pause=lambda: written_at_pauses.append(location.exists()))
+    sealed: list[bytes] = []  # every pickle made for the file, in order (the header first)
+    seal = cache_module._seal
+    monkeypatch.setattr(cache_module, "_seal", lambda blob: sealed.append(blob) or seal(blob))
+    pickled_at_pauses: list[int] = []
+
+    def pause() -> None:
+        written_at_pauses.append(location.exists())
+        pickled_at_pauses.append(len(sealed))
+
+    cache.save(pause=pause)
     assert written_at_pauses == [False, False, False]  # 12 entries in chunks of 5, none written yet
+    # Each chunk is pickled after its own pause, not all of them after the last one:
+    # the pauses are there so a background writer holds no CPU while the server works.
+    assert pickled_at_pauses == [1, 2, 3]  # the header, then one chunk more at each pause
+    assert len(sealed) == 5  # header, three chunks, the end mark
     assert ParseCache.open(root, "documents").entries.keys() == cache.entries.keys()
     assert Workspace.load([MemoryRoot("project", root)]).entry_count() == 12
 
