@@ -45,6 +45,7 @@ Why each rule exists:
 from __future__ import annotations
 
 import gc
+import itertools
 import marshal
 import os
 import re
@@ -424,7 +425,10 @@ def store_private_chunks(location: Path, identity: str, chunks: Iterable[dict]) 
 
     def write(f: Any) -> None:
         f.write(CHUNKS_MAGIC)
-        for value in (_header(identity), *chunks, None):
+        # One chunk at a time, as the iterable gives them: unpacking it first
+        # would take every pause before pickling anything, and then pickle the
+        # whole cache in one go (1 s of CPU at 50k entries) while the editor types.
+        for value in itertools.chain((_header(identity),), chunks, (None,)):
             f.write(_seal(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)))
 
     try:

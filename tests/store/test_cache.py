@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import pwd
 import shutil
@@ -15,7 +16,7 @@ import yaml
 
 from memls.store import cache as cache_module
 from memls.store.cache import RACY_WINDOW_NS, ParseCache, cache_file, stamp_of
-from memls.store.model import Workspace
+from memls.store.model import DEFAULT_STACK, Workspace
 from memls.store.parse import parse_document
 from memls.store.reader import read_root
 from memls.store.roots import MemoryRoot
@@ -182,10 +183,57 @@ def test_a_cache_written_in_chunks_pauses_before_each_and_reads_back_whole(
     location = cache_file(root, "documents")
     location.unlink()
     cache.changed = set(cache.entries)  # all to write again
-    cache.save(pause=lambda: written_at_pauses.append(location.exists()))
+    sealed: list[bytes] = []  # every pickle made for the file, in order (the header first)
+    seal = cache_module._seal
+    monkeypatch.setattr(cache_module, "_seal", lambda blob: sealed.append(blob) or seal(blob))
+    pickled_at_pauses: list[int] = []
+
+    def pause() -> None:
+        written_at_pauses.append(location.exists())
+        pickled_at_pauses.append(len(sealed))
+
+    cache.save(pause=pause)
     assert written_at_pauses == [False, False, False]  # 12 entries in chunks of 5, none written yet
+    # Each chunk is pickled after its own pause, not all of them after the last one:
+    # the pauses are there so a background writer holds no CPU while the server works.
+    assert pickled_at_pauses == [1, 2, 3]  # the header, then one chunk more at each pause
+    assert len(sealed) == 5  # header, three chunks, the end mark
     assert ParseCache.open(root, "documents").entries.keys() == cache.entries.keys()
     assert Workspace.load([MemoryRoot("project", root)]).entry_count() == 12
+
+
+def _has_own_dict(obj: object, key: str) -> bool:
+    """Whether ``obj`` was given a ``__dict__`` (one holding ``key``), found without asking for one."""
+    return any(type(r) is dict and key in r for r in gc.get_referents(obj))
+
+
+def test_writing_the_documents_cache_gives_the_model_s_entries_no_dict(root: Path) -> None:
+    """The server writes the cache after its scan froze the model: a dict made then stays outside it.
+
+    Python keeps a parsed object's attributes without a ``__dict__`` until
+    something asks for one, then keeps the dict; pickling the model's own
+    entry and frontmatter (or copying them through their dicts) made two
+    per document, that every later full collection walked.
+    """
+    ws = Workspace()
+    ws.set_stack(DEFAULT_STACK, [MemoryRoot("project", root)])
+    for state in ws.roots:  # the server's scan: a bulk load, its caches written afterwards
+        for path, st in ws.listing(state):
+            ws.load_document(path, st, root=state)
+    caches = ws.detach_caches()
+    assert caches
+    for cache in caches:
+        cache.save()
+    assert ParseCache.open(root, "documents").entries.keys() == {f"note-{i}.md" for i in range(5)}
+    parses = [doc.parsed for doc in ws.documents() if doc.parsed is not None and doc.parsed.entry is not None]
+    assert len(parses) == 5
+    for parsed in parses:
+        assert not _has_own_dict(parsed.entry, "description")
+        assert not _has_own_dict(parsed.frontmatter, "yaml_text")
+    # What the cache holds is the same parse, placed anywhere.
+    warm = Workspace.load([MemoryRoot("project", root)])
+    assert sorted(d.parsed.entry.description for d in warm.documents() if d.parsed and d.parsed.entry) \
+        == sorted(p.entry.description for p in parses)
 
 
 def test_a_cache_cut_before_its_end_is_a_cold_cache(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
