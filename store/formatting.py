@@ -8,8 +8,9 @@ change how a memory is *spelled* and nothing else:
   and each key is spelled as gptme spells it -- unless the key's text holds a
   comment (or a ``#`` at all), or gptme's spelling would not load as the same
   value: then the key keeps its own text. Comment lines move with the key
-  below them (those above the first key stay on top, those after the last
-  stay at the end); blank lines inside the frontmatter go. Formatting never
+  right below them (a header above the first key, ended by a blank line,
+  stays on top; those after the last key stay at the end); blank lines
+  inside the frontmatter go. Formatting never
   adds a key (no ``metadata: type: general`` the user never wrote), never
   drops one (an explicit ``status: living`` stays), and never touches a byte
   after the closing ``---`` (the body, its blank lines, its line endings).
@@ -149,7 +150,7 @@ def _canonical_block(lines: list[str], fm: Frontmatter) -> str | None:
         if comments is None:
             return None
         if not pieces:
-            header, comments = comments, []
+            header, comments = _header_and_own(lines[line : spans.key.start_line])
         pieces[key] = [*comments, _key_text(key, fm.data[key], lines[spans.key.start_line : end + 1])]
         line = end + 1
     trailing = _comment_lines(lines[line:closing_line])
@@ -158,6 +159,18 @@ def _canonical_block(lines: list[str], fm: Frontmatter) -> str | None:
     order = [k for k in KNOWN_KEYS if k in pieces] + [k for k, _ in keys if k not in KNOWN_KEYS]
     body = [*header, *(text for k in order for text in pieces[k]), *trailing]
     return "\n".join(["---", *body, "---"])
+
+
+def _header_and_own(lines: list[str]) -> tuple[list[str], list[str]]:
+    """Comment lines above the first key: the file's header, and the key's own comment.
+
+    Comments written right above a key describe it, wherever formatting moves
+    it; a blank line ends a header written about the whole file, which stays
+    on top. (Blank lines go, so the header then sits above the first key in
+    gptme's order, and formatting again keeps it there.)
+    """
+    blank = max((i for i, text in enumerate(lines) if not text.strip()), default=-1)
+    return _comment_lines(lines[: blank + 1]) or [], _comment_lines(lines[blank + 1 :]) or []
 
 
 def _comment_lines(lines: list[str]) -> list[str] | None:

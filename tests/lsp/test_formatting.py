@@ -96,7 +96,7 @@ async def test_entry_failing_the_strict_parse_gets_no_edits(start):
 
 
 COMMENTED_CRLF = (
-    "---\r\n# owner: alice\r\nstatus: living\r\nname: foo\r\ndescription: x  # short\r\n"
+    "---\r\n# owner: alice\r\n\r\nstatus: living\r\nname: foo\r\ndescription: x  # short\r\n"
     "supersedes: [a, b]  # b was wrong\r\n---\r\n\r\nBody line\r\nsecond\r\n"
 )
 

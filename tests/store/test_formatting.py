@@ -93,6 +93,7 @@ def test_formatting_is_idempotent_and_keeps_the_entry(name, description, extra, 
 COMMENTED = (
     "---\n"
     "# owner: alice\n"
+    "\n"
     "status: living\n"
     "name: foo\n"
     "description: x  # short\n"
@@ -126,6 +127,18 @@ def test_comment_lines_move_with_the_key_below_them():
     text = "---\ndescription: d\n# why this name\nname: foo\nzz: 1\n# the end\n---\n"
     assert formatted_entry(text) == (
         '---\n# why this name\nname: foo\ndescription: "d"\nzz: 1\n# the end\n---\n'
+    )
+
+
+def test_a_comment_right_above_the_first_key_moves_with_it():
+    """Only a blank line makes the comments above the first key a header that stays on top."""
+    text = "---\n# why: the on-call rotation sets it\nstatus: living\nname: x\ndescription: d\n---\n"
+    assert formatted_entry(text) == (
+        '---\nname: x\ndescription: "d"\n# why: the on-call rotation sets it\nstatus: living\n---\n'
+    )
+    headed = "---\n# about this file\n\n# why\nstatus: living\nname: x\ndescription: d\n---\n"
+    assert formatted_entry(headed) == (
+        '---\n# about this file\nname: x\ndescription: "d"\n# why\nstatus: living\n---\n'
     )
 
 
