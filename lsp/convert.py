@@ -41,9 +41,16 @@ def path_to_uri(path: Path) -> str:
 
 
 def uri_to_path(uri: str) -> Path | None:
-    """The file system path of a ``file:`` URI; None for other schemes."""
+    """The file system path of a ``file:`` URI; None for other schemes.
+
+    ``file://localhost/p`` is ``file:///p`` (RFC 8089): some clients spell
+    a local file so, and taken as a network path it would name no open
+    buffer and no root.
+    """
     if not uri.startswith("file:"):
         return None
+    if uri[:17].lower() == "file://localhost/":
+        uri = "file:///" + uri[17:]
     fs_path = to_fs_path(uri)
     return Path(fs_path) if fs_path else None
 

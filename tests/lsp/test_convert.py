@@ -68,6 +68,14 @@ def test_file_uri_round_trips_a_path_with_spaces_and_non_ascii(tmp_path):
     assert uri_to_path(path_to_uri(path)) == path
 
 
+def test_a_localhost_file_uri_names_the_local_path(tmp_path):
+    """Some clients write ``file://localhost/...``: the same file as ``file:///...``, not a network share."""
+    path = tmp_path / "café notes.md"
+    local = path_to_uri(path).replace("file://", "file://localhost", 1)
+    assert uri_to_path(local) == path
+    assert uri_to_path(local.replace("localhost", "LocalHost", 1)) == path
+
+
 def test_non_file_uri_is_not_a_path():
     assert uri_to_path("untitled:Untitled-1") is None
 
