@@ -227,6 +227,10 @@ class RootState:
     root: MemoryRoot
     order: int  # when it joined the model (layering comes from the workspace's stacks)
     documents: dict[Path, Document] = field(default_factory=dict)
+    # ``documents`` by filename, kept with it (``register``/``unregister``): a
+    # save's look at the whole root (``paths_changed_on_disk``) finds each
+    # listed file's document without building this anew over every path.
+    by_filename: dict[str, Document] = field(default_factory=dict, repr=False)
     by_name: dict[str, list[Path]] = field(default_factory=lambda: defaultdict(list))
     by_slug: dict[str, list[Path]] = field(default_factory=lambda: defaultdict(list))
     linked_from: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
@@ -327,6 +331,7 @@ class RootState:
     def register(self, doc: Document) -> None:
         path = doc.path
         self.documents[path] = doc
+        self.by_filename[path.name] = doc
         self.track_index(path, doc)
         for guess in doc.guessed_names:
             self.maybe_named[guess].add(path)
@@ -361,6 +366,8 @@ class RootState:
         doc = self.documents.pop(path, None)
         if doc is None:
             return doc
+        if self.by_filename.get(path.name) is doc:
+            del self.by_filename[path.name]
         for name in doc.guessed_names:
             guessed = self.maybe_named.get(name)
             if guessed is not None:
@@ -737,8 +744,14 @@ class Workspace:
         """
         # The listing and stat of stat_directory in one loop with the compare,
         # keeping no stat (at 10k files this loop is what a save waits for).
-        by_name = {path.name: doc for path, doc in state.documents.items()}
-        changed, unreadable = [], []
+        # The documents by filename are the root's own map, read, not copied:
+        # the files listed that have one are counted, and only when some
+        # document's file went unlisted are they looked for.
+        by_name = state.by_filename
+        changed: list[str] = []
+        unreadable: list[str] = []
+        listed: list[str] = []
+        found = 0
         try:
             fd = os.open(state.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except (FileNotFoundError, NotADirectoryError):
@@ -747,8 +760,9 @@ class Workspace:
             return []
         if fd is not None:
             try:
-                pop, stat_at = by_name.pop, os.stat
-                for name in document_filenames(os.listdir(fd)):
+                get, stat_at = by_name.get, os.stat
+                listed = document_filenames(os.listdir(fd))
+                for name in listed:
                     try:
                         st = stat_at(name, dir_fd=fd)
                     except OSError:
@@ -757,8 +771,12 @@ class Workspace:
                     if not S_ISREG(st.st_mode):
                         unreadable.append(name)
                         continue
-                    doc = pop(name, None)
-                    if doc is None or (disk := doc.disk) is None or not disk.settled or disk.stamp != (
+                    doc = get(name)
+                    if doc is None:
+                        changed.append(name)
+                        continue
+                    found += 1
+                    if (disk := doc.disk) is None or not disk.settled or disk.stamp != (
                         st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
                     ):
                         changed.append(name)
@@ -768,11 +786,16 @@ class Workspace:
                 os.close(fd)
         changed.sort()
         for name in sorted(unreadable):
-            doc = by_name.pop(name, None)
+            doc = by_name.get(name)
+            found += doc is not None
             if document_kind(name) == "entry" and (doc is None or doc.read_error is None):
                 changed.append(name)
         child = child_path_maker(state.path)
-        return [child(name) for name in changed] + [doc.path for doc in by_name.values()]
+        gone = []
+        if found != len(by_name):  # documents whose file was not listed: removed
+            listed_names = set(listed)
+            gone = [doc.path for name, doc in by_name.items() if name not in listed_names]
+        return [child(name) for name in changed] + gone
 
     def remove(self, path: Path) -> set[Path]:
         """Forget one document (deleted on disk)."""

@@ -145,3 +145,23 @@ def test_paths_changed_on_disk_equals_the_walk_over_the_sorted_listing_for_every
     gone = tmp_path / "gone-root"
     root.rename(gone)  # a root that vanished: every document is gone
     assert sorted(ws.paths_changed_on_disk(state)) == sorted(_changed_by_the_listing(ws, state)) != []
+
+
+def test_once_the_model_took_in_every_file_added_changed_and_removed_no_file_counts_as_changed(tmp_path):
+    """The documents by filename that the look at the root reads follow the model, removals too."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    for name in ("a", "b", "d"):
+        (root / f"{name}.md").write_text(entry(name, "first"), encoding="utf-8")
+    ws = Workspace.load([MemoryRoot("project", root)])
+    state = ws.roots[0]
+    (root / "b.md").write_text(entry("b", "second"), encoding="utf-8")
+    (root / "c.md").write_text(entry("c", "new"), encoding="utf-8")
+    (root / "d.md").unlink()
+    time.sleep(RACY_WINDOW_NS / 1e9 + 0.1)
+    for path in ws.paths_changed_on_disk(state):
+        ws.update_from_disk(path)
+    assert ws.paths_changed_on_disk(state) == []
+    assert state.by_filename == {path.name: doc for path, doc in state.documents.items()}
+    (root / "c.md").unlink()
+    assert ws.paths_changed_on_disk(state) == [root / "c.md"]
