@@ -228,6 +228,16 @@ class RootState:
     root: MemoryRoot
     order: int  # when it joined the model (layering comes from the workspace's stacks)
     documents: dict[Path, Document] = field(default_factory=dict)
+    # ``documents`` by filename, kept with it (``register``/``unregister``): a
+    # save's look at the whole root (``paths_changed_on_disk``) finds each
+    # listed file's document without building this anew over every path.
+    by_filename: dict[str, Document] = field(default_factory=dict, repr=False)
+    # The stamp of each of those documents whose ``disk`` read is settled (the
+    # only reads an equal stamp proves anything for), kept with it (``register``,
+    # ``unregister``, ``reread``): the look compares each file's ``stat`` with
+    # one small tuple instead of reaching every document and its read, which
+    # lie scattered over the heap (at 50k files 45 ms of a save's 200).
+    settled_stamps: dict[str, Stamp] = field(default_factory=dict, repr=False)
     by_name: dict[str, list[Path]] = field(default_factory=lambda: defaultdict(list))
     by_slug: dict[str, list[Path]] = field(default_factory=lambda: defaultdict(list))
     linked_from: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
@@ -328,6 +338,8 @@ class RootState:
     def register(self, doc: Document) -> None:
         path = doc.path
         self.documents[path] = doc
+        self.by_filename[filename := path.name] = doc
+        self._note_disk(filename, doc.disk)
         self.track_index(path, doc)
         for guess in doc.guessed_names:
             self.maybe_named[guess].add(path)
@@ -358,10 +370,25 @@ class RootState:
             if self._index_view is not None:
                 self._index_view.update(path.name, doc.index_entry if doc is not None and key is not None else None)
 
+    def reread(self, doc: Document, disk: DiskRead | None) -> None:
+        """``doc``, registered, holds its file's text as read again now (``disk``)."""
+        doc.disk = disk
+        if self.by_filename.get(filename := doc.path.name) is doc:
+            self._note_disk(filename, disk)
+
+    def _note_disk(self, filename: str, disk: DiskRead | None) -> None:
+        if disk is not None and disk.settled:
+            self.settled_stamps[filename] = disk.stamp
+        else:
+            self.settled_stamps.pop(filename, None)
+
     def unregister(self, path: Path) -> Document | None:
         doc = self.documents.pop(path, None)
         if doc is None:
             return doc
+        if self.by_filename.get(filename := path.name) is doc:
+            del self.by_filename[filename]
+            self.settled_stamps.pop(filename, None)
         for name in doc.guessed_names:
             guessed = self.maybe_named.get(name)
             if guessed is not None:
@@ -712,14 +739,14 @@ class Workspace:
         if old is not None and old.disk is not None and _still_read(old.disk, path):
             return set()
         if old is not None and (confirmed := _read_again(old, path)) is not None:
-            old.disk = confirmed
+            state.reread(old, confirmed)
             return set()
         unreadable = unreadable_reason(path)
         if unreadable is not None and (kind != "entry" or not os.path.lexists(path)):
             return self.remove(path)
         doc = _read_document(state, path, kind)
         if old is not None and _same_read(old, doc):
-            old.disk = doc.disk  # the file was touched, its text is the same
+            state.reread(old, doc.disk)  # the file was touched, its text is the same
             return set()
         state.unregister(path)
         state.register(doc)
@@ -738,8 +765,14 @@ class Workspace:
         """
         # The listing and stat of stat_directory in one loop with the compare,
         # keeping no stat (at 10k files this loop is what a save waits for).
-        by_name = {path.name: doc for path, doc in state.documents.items()}
-        changed, unreadable = [], []
+        # The documents by filename are the root's own map, read, not copied:
+        # the files listed that have one are counted, and only when some
+        # document's file went unlisted are they looked for.
+        by_name, stamps = state.by_filename, state.settled_stamps
+        changed: list[str] = []
+        unreadable: list[str] = []
+        listed: list[str] = []
+        found = 0
         try:
             fd = os.open(state.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except (FileNotFoundError, NotADirectoryError):
@@ -748,8 +781,9 @@ class Workspace:
             return []
         if fd is not None:
             try:
-                pop, stat_at = by_name.pop, os.stat
-                for name in document_filenames(os.listdir(fd)):
+                stamp_of_name, stat_at = stamps.get, os.stat
+                listed = document_filenames(os.listdir(fd))
+                for name in listed:
                     try:
                         st = stat_at(name, dir_fd=fd)
                     except OSError:
@@ -758,22 +792,29 @@ class Workspace:
                     if not S_ISREG(st.st_mode):
                         unreadable.append(name)
                         continue
-                    doc = pop(name, None)
-                    if doc is None or (disk := doc.disk) is None or not disk.settled or disk.stamp != (
-                        st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
-                    ):
-                        changed.append(name)
+                    # A settled read of this very stamp: the document holds the file (its
+                    # name is in ``by_name``). Else it changed, or was never proved read.
+                    if stamp_of_name(name) == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev):
+                        found += 1
+                        continue
+                    changed.append(name)
+                    found += name in by_name
             except OSError:
                 return []
             finally:
                 os.close(fd)
         changed.sort()
         for name in sorted(unreadable):
-            doc = by_name.pop(name, None)
+            doc = by_name.get(name)
+            found += doc is not None
             if document_kind(name) == "entry" and (doc is None or doc.read_error is None):
                 changed.append(name)
         child = child_path_maker(state.path)
-        return [child(name) for name in changed] + [doc.path for doc in by_name.values()]
+        gone = []
+        if found != len(by_name):  # documents whose file was not listed: removed
+            listed_names = set(listed)
+            gone = [doc.path for name, doc in by_name.items() if name not in listed_names]
+        return [child(name) for name in changed] + gone
 
     def remove(self, path: Path) -> set[Path]:
         """Forget one document (deleted on disk)."""

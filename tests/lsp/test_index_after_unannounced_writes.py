@@ -300,3 +300,28 @@ async def test_a_save_of_another_entry_in_between_does_not_make_a_rewritten_entr
     else:
         index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
         assert "- [a](a.md) \u2014 first, then by hand\n" in index
+
+
+def test_a_save_right_after_a_bulk_copy_keeps_no_record_for_the_files_nobody_changed(tmp_path):
+    """Files too fresh for their ``stat`` to prove them unchanged are read by the save, and found unchanged.
+
+    Their entries are the model's: they lag nothing, and the save keeps no record of
+    them -- kept, every later save would carry them all and look each one up in the
+    whole index. A file another tool did rewrite stays remembered (its line is memls's text).
+    """
+    from memls.lsp.features.save import save_entry
+
+    from .conftest import unit_state
+
+    files = {f"e{i}.md": entry(f"e{i}", f"fact {i}") for i in range(5)}
+    state = unit_state(tmp_path, files)  # just written: no file is settled
+    root = state.workspace.roots[0]
+    (root.path / "MEMORY.md").write_text(rendered(root.path), encoding="utf-8")
+    (root.path / "e4.md").write_text(entry("e4", "fact 4, rewritten by an agent"), encoding="utf-8")
+    # The index keeps e4's old line: a curated line below the generated ones stops the regeneration.
+    with open(root.path / "MEMORY.md", "a", encoding="utf-8") as index:
+        index.write("\nA line written by hand.\n")
+    (root.path / "e0.md").write_text(entry("e0", "fact 0, saved"), encoding="utf-8")
+    affected, update, error = save_entry(state, root.path / "e0.md", None, automatic=False)
+    assert error is None
+    assert sorted(state.index_lags.get(root.path, {})) == ["e4.md"]

@@ -8,8 +8,13 @@ the watcher event that follows must then find nothing left to do.
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hs
 
 from memls.store import model
 from memls.store.cache import RACY_WINDOW_NS
@@ -145,3 +150,66 @@ def test_paths_changed_on_disk_equals_the_walk_over_the_sorted_listing_for_every
     gone = tmp_path / "gone-root"
     root.rename(gone)  # a root that vanished: every document is gone
     assert sorted(ws.paths_changed_on_disk(state)) == sorted(_changed_by_the_listing(ws, state)) != []
+
+
+def test_once_the_model_took_in_every_file_added_changed_and_removed_no_file_counts_as_changed(tmp_path):
+    """The documents by filename that the look at the root reads follow the model, removals too."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    for name in ("a", "b", "d"):
+        (root / f"{name}.md").write_text(entry(name, "first"), encoding="utf-8")
+    ws = Workspace.load([MemoryRoot("project", root)])
+    state = ws.roots[0]
+    (root / "b.md").write_text(entry("b", "second"), encoding="utf-8")
+    (root / "c.md").write_text(entry("c", "new"), encoding="utf-8")
+    (root / "d.md").unlink()
+    time.sleep(RACY_WINDOW_NS / 1e9 + 0.1)
+    for path in ws.paths_changed_on_disk(state):
+        ws.update_from_disk(path)
+    assert ws.paths_changed_on_disk(state) == []
+    assert state.by_filename == {path.name: doc for path, doc in state.documents.items()}
+    (root / "c.md").unlink()
+    assert ws.paths_changed_on_disk(state) == [root / "c.md"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=hs.data())
+def test_paths_changed_on_disk_equals_the_walk_over_the_listing_through_every_way_the_model_follows_files(data):
+    """Files written, touched and deleted, and the model taking them in by every way it has, in any order.
+
+    The look reads the settled stamps the root keeps beside its documents; after
+    each step it must find what the walk over each document's own read finds.
+    Every read counts as settled here (a clock moved ahead), so the stamps matter.
+    """
+    names = ("a.md", "b.md", "c.md", "MEMORY.md")
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(model, "now_ns", lambda: time.time_ns() + 10 * RACY_WINDOW_NS)
+        root = Path(tmp) / "memory"
+        root.mkdir()
+        for name in data.draw(hs.lists(hs.sampled_from(names), unique=True), label="at the start"):
+            (root / name).write_text(entry(name[0], "first"), encoding="utf-8")
+        ws = Workspace.load([MemoryRoot("project", root)])
+        state = ws.roots[0]
+        for _ in range(data.draw(hs.integers(1, 12), label="steps")):
+            path = root / data.draw(hs.sampled_from(names))
+            step = data.draw(hs.sampled_from(
+                ("write", "touch", "delete", "take in", "buffer", "saved", "remove", "catch up")))
+            if step == "write":
+                path.write_text(entry(path.stem, data.draw(hs.sampled_from(("first", "second", "a third")))),
+                                encoding="utf-8")
+            elif step == "touch" and path.exists():
+                os.utime(path)
+            elif step == "delete" and path.exists():
+                path.unlink()
+            elif step == "take in":
+                ws.update_from_disk(path)
+            elif step == "buffer":
+                ws.update(path, entry(path.stem, "typed"))
+            elif step == "saved":
+                ws.saved(path)
+            elif step == "remove":
+                ws.remove(path)
+            elif step == "catch up":
+                for changed in ws.paths_changed_on_disk(state):
+                    ws.update_from_disk(changed)
+            assert ws.paths_changed_on_disk(state) == _changed_by_the_listing(ws, state), step
