@@ -464,3 +464,19 @@ def test_a_recent_cache_file_is_rewritten_without_listing_the_directory(
     write_entry(root, "note-9", "a new entry")
     read_root(root, "project")
     assert swept == []
+
+
+def test_a_bulk_read_moves_what_it_built_to_the_oldest_generation_a_small_one_leaves_it_young() -> None:
+    """Only a pause that built many objects moves them on (asking whether anything is frozen walks every frozen object)."""
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    with cache_module.paused_gc():
+        big = [[i] for i in range(2 * cache_module.GC_MOVE_MIN_OBJECTS)]
+    with cache_module.paused_gc():
+        small = [[i] for i in range(10)]
+    gc.disable()
+    try:
+        oldest = {id(o) for o in gc.get_objects(generation=2)}
+    finally:
+        gc.enable()
+    assert id(big) in oldest
+    assert id(small) not in oldest
