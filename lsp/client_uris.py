@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from urllib.parse import quote
 
 from .convert import path_to_uri
 
@@ -36,6 +37,8 @@ class ClientUris:
         self._folders: dict[Path, Path] = {}
         # (resolved folder, client folder) where the two differ, deepest first.
         self._respelled: list[tuple[Path, Path]] = []
+        # Per directory (its text): its URI, which its files' URIs extend (None: made whole).
+        self._directory_uris: dict[str, str | None] = {}
 
     # -- what the client told us ------------------------------------------------------
 
@@ -75,7 +78,26 @@ class ClientUris:
         for real, client in self._respelled:
             if path == real or _within(path, real):
                 return path_to_uri(client / path.relative_to(real))
-        return path_to_uri(path)
+        return self._uri_in_directory(path)
+
+    def _uri_in_directory(self, path: Path) -> str:
+        """``path_to_uri(path)``, its directory's part made once.
+
+        A file's URI is its directory's and the file name percent-encoded
+        (encoding is character by character): a start publishes the problems
+        of 840 files of one directory, and each whole URI took 2-3 µs. Each
+        directory's part is cut from its first file's whole URI, and only
+        when that URI is exactly the two joined.
+        """
+        directory, _, name = str(path).rpartition(os.sep)
+        prefix = self._directory_uris.get(directory, "")
+        if prefix:
+            return f"{prefix}/{quote(name)}"
+        uri = path_to_uri(path)
+        if prefix == "" and name and not (os.altsep and os.altsep in name):
+            tail = "/" + quote(name)
+            self._directory_uris[directory] = uri[:-len(tail)] if uri.endswith(tail) and len(uri) > len(tail) else None
+        return uri
 
 
 def _within(path: Path, folder: Path) -> bool:

@@ -76,7 +76,7 @@ from __future__ import annotations
 
 import marshal
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -106,7 +106,7 @@ if TYPE_CHECKING:
     from .model import Document, RootState, Workspace
     from .replay import RootFiles
 
-FORMAT = 3
+FORMAT = 4
 SCAN_ROUNDS = 6
 """How many times the component search scans every stored record before it maps keys to files."""
 COMPONENT_LIMIT = 2000
@@ -130,6 +130,7 @@ Facts = tuple[tuple[str, ...], bytes | None, IndexFields | None]
 # Per document file: (identity, *facts).
 Record = tuple[Identity, tuple[str, ...], bytes | None, IndexFields | None]
 _NO_FACTS: Facts = ((), None, None)
+_UNSEEN: Any = object()
 
 
 @dataclass
@@ -262,9 +263,9 @@ def _replayed_summary(location: Path, identity: str, key: tuple, state: bytes | 
         return None
     summary = load_private(location, identity)
     if isinstance(summary, tuple) and len(summary) == 5 and summary[:3] == (*key, state):
-        documents, found = summary[3], _unpickled(summary[4])
+        documents, found = summary[3], _unpickled_results(summary[4])
         if isinstance(found, list):
-            return CheckRun({Path(p): problems for p, problems in found}, documents, None, "replayed", 0)
+            return CheckRun(dict(found), documents, None, "replayed", 0)
     return None
 
 
@@ -275,19 +276,56 @@ def _keep(location: Path, identity: str, key: tuple, state: bytes | None, run: C
         store_private(location.with_suffix(".records"), identity, (key, kept))
     if state is not None and (worth_storing or run.how == "incremental"):
         # The problems pickled apart: a run that does not replay them does not unpickle them.
-        import pickle
-
-        found = pickle.dumps([(str(path), problems) for path, problems in run.results.items()],
-                             protocol=pickle.HIGHEST_PROTOCOL)
-        store_private(location, identity, (*key, state, run.documents, found))
+        store_private(location, identity, (*key, state, run.documents, _pickled_results(run.results)))
 
 
-def _unpickled(data: Any) -> Any:
-    """``data`` unpickled (it comes from a file :func:`memls.store.cache.load_private` trusted); None if broken."""
+def _pickled_results(results: dict[Path, list[Problem]]) -> bytes:
+    """A run's results as ``[(path, problems)]`` pickled, every path as its text (see :func:`_unpickled_results`)."""
+    import io
     import pickle
 
+    class PathsAsText(pickle.Pickler):
+        def persistent_id(self, obj: Any) -> str | None:
+            return str(obj) if isinstance(obj, Path) else None
+
+    out = io.BytesIO()
+    PathsAsText(out, protocol=pickle.HIGHEST_PROTOCOL).dump(list(results.items()))
+    return out.getvalue()
+
+
+def _unpickled_results(data: Any) -> Any:
+    """What :func:`_pickled_results` pickled; None if broken.
+
+    A replay's results name 840 paths at 10k entries, each twice (the key
+    and its problems' own). Pickled as they are, each is parsed again as
+    it is read (``Path(text)``, 2-3 µs); here each is made once, as a child
+    of its directory (:func:`memls.store.reader.child_path_maker`), and the
+    key and the problems of one path share it.
+    """
+    import io
+    import pickle
+
+    paths: dict[str, Path] = {}
+    # Per directory: how to make its children (None: a directory that is not a path's
+    # whole parent, such as a bare drive, whose children are parsed whole).
+    children: dict[str, Callable[[str], Path] | None] = {}
+
+    class PathsFromText(pickle.Unpickler):
+        def persistent_load(self, pid: Any) -> Path:
+            path = paths.get(pid)
+            if path is None:
+                directory, _, name = pid.rpartition(os.sep)
+                child = children.get(directory, _UNSEEN)
+                if child is _UNSEEN:
+                    child = child_path_maker(Path(directory)) if directory and name else None
+                    if child is not None and str(child(name)) != pid:
+                        child = None
+                    children[directory] = child
+                path = paths[pid] = Path(pid) if child is None else child(name)
+            return path
+
     try:
-        return pickle.loads(data)
+        return PathsFromText(io.BytesIO(data)).load()
     except Exception:  # noqa: BLE001 - a broken cache is a cold cache, never an error
         return None
 

@@ -13,8 +13,9 @@ None: a construct is accepted only where its meaning and its span are beyond
 doubt, and everything else (comments after a value, anchors, tags, block and multi-line
 scalars, escapes other than ``\\\\`` and ``\\"``, dates, non-decimal numbers,
 duplicate keys, tabs, YAML's extra line breaks NEL/LS/PS, control characters)
-falls back. Plain scalars are typed with PyYAML's own implicit-resolver table,
-so a word like ``yes`` or ``1_000`` is never mistaken for a string.
+falls back. Plain scalars are typed by YAML 1.1's implicit types as the safe
+loader applies them (:mod:`memls.store.implicit_types`), so a word like ``yes`` or
+``1_000`` is never mistaken for a string, and reading needs no YAML library.
 
 Spans are where the full loader's node marks put them, trimmed as
 :func:`memls.store.frontmatter.load_yaml` trims them (0-based, end exclusive, columns
@@ -26,15 +27,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import yaml
-
+from .implicit_types import BOOL, FLOAT, INT, NULL, STR, TRUE_WORDS, implicit_type
 from .spans import KeySpans, Span
-
-_STR = "tag:yaml.org,2002:str"
-_NULL = "tag:yaml.org,2002:null"
-_BOOL = "tag:yaml.org,2002:bool"
-_INT = "tag:yaml.org,2002:int"
-_FLOAT = "tag:yaml.org,2002:float"
 
 # Anything but LF, printable ASCII and the printable non-ASCII planes. Tabs, CR,
 # control characters (the reader's error), NEL / LS / PS (YAML line breaks the
@@ -59,7 +53,6 @@ _BLOCK_PLAIN = re.compile(r"(?:[^-?:,\[\]{}#&*!|>'\"%@` ]|-[0-9.])(?:[^:#]|:(?=[
 _FLOW_PLAIN = re.compile(r"(?:[^-?:,\[\]{}#&*!|>'\"%@` ]|-[0-9.])[^,\[\]{}#:?\"' ]*(?: +[^,\[\]{}#:?\"' ]+)*")
 _DECIMAL_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]{0,17})")
 _SIMPLE_FLOAT = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+][0-9]+)?")
-_BOOL_VALUES = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
 
 # Rows are (document line, text) of the lines that are neither blank nor a
 # whole-line comment: neither carries structure in this grammar, which has no
@@ -94,7 +87,7 @@ def parse_flat_mapping(
         if match is None:
             return None
         key, text = match.groups()
-        if key in data or _implicit_tag(key) != _STR:
+        if key in data or implicit_type(key) != STR:
             return None
         index += 1
         if text:
@@ -234,7 +227,7 @@ def _block_mapping(rows: _Rows, index: int, indent: int) -> _Read | None:
         if match is None:
             return None  # another indent, a list, a deeper block, or not an entry
         key, text = match.groups()
-        if key in mapping or _implicit_tag(key) != _STR:
+        if key in mapping or implicit_type(key) != STR:
             return None
         if text:
             scalar = None if text[0] == "[" else _scalar(text)
@@ -264,37 +257,25 @@ def _ends_block(line: str) -> bool:
 
 
 def _plain_value(text: str) -> tuple[Any] | None:
-    """What a plain scalar means, by PyYAML's resolvers, as a 1-tuple; None if not read.
+    """What a plain scalar means, by its implicit type, as a 1-tuple; None if not read.
 
     Only strings, null, the bool words, decimal ints and simple decimal floats
     are built here, each exactly as PyYAML's SafeConstructor builds it;
     anything else (dates, octal/hex/sexagesimal, ``.inf``, merge keys) is not
     read and the caller falls back.
     """
-    tag = _implicit_tag(text)
-    if tag == _STR:
+    kind = implicit_type(text)
+    if kind == STR:
         return (text,)
-    if tag == _NULL:
+    if kind == NULL:
         return (None,)
-    if tag == _BOOL:
-        return (_BOOL_VALUES[text.lower()],)
-    if tag == _INT and _DECIMAL_INT.fullmatch(text):
+    if kind == BOOL:
+        return (text in TRUE_WORDS,)
+    if kind == INT and _DECIMAL_INT.fullmatch(text):
         sign = -1 if text[0] == "-" else 1
         digits = text.lstrip("+-")
         return (0 if digits == "0" else sign * int(digits),)
-    if tag == _FLOAT and _SIMPLE_FLOAT.fullmatch(text):
+    if kind == FLOAT and _SIMPLE_FLOAT.fullmatch(text):
         sign = -1 if text[0] == "-" else 1
         return (sign * float(text.lstrip("+-").lower()),)
     return None
-
-
-def _implicit_tag(value: str) -> str:
-    """The tag PyYAML's resolver gives a plain scalar (its table, in its order)."""
-    table = yaml.SafeLoader.yaml_implicit_resolvers
-    for tag, regexp in table.get(value[:1], ()):
-        if regexp.match(value):
-            return tag
-    for tag, regexp in table.get(None, ()):
-        if regexp.match(value):
-            return tag
-    return _STR

@@ -32,10 +32,10 @@ finds it already current and writes nothing.
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 from pathlib import Path
-
-from filelock import Timeout, UnixFileLock
 
 from .cache import cache_dir, root_digest, write_private
 
@@ -66,12 +66,12 @@ class RootLease:
     def __init__(self, root_dir: Path, editor: str | None = None) -> None:
         self.root_dir = root_dir
         self.editor = editor  # the editor this server serves (None: unknown)
-        self._lock: UnixFileLock | None = None
+        self._fd: int | None = None  # the lease file, locked
         self._alone = False  # the lease file cannot exist: nobody to coordinate with
 
     @property
     def held(self) -> bool:
-        return self._alone or self._lock is not None
+        return self._alone or self._fd is not None
 
     def try_acquire(self) -> bool:
         """Take the lease if nobody holds it; whether this server holds it now."""
@@ -79,19 +79,15 @@ class RootLease:
             return True
         try:
             path = lease_file(self.root_dir)
-            lock = UnixFileLock(path, timeout=0, mode=0o600, is_singleton=False, thread_local=False,
-                                fallback_to_soft=False, preserve_lock_file=True)
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            lock.acquire()
-            if path.stat().st_mode & 0o077:  # created readable by a build before leases were private
-                path.chmod(0o600)
-        except Timeout:
-            return False
+            fd = _locked(path)
         except OSError as exc:
             log.warning("cannot take the lease of %s (%s); serving it alone", self.root_dir, exc)
             self._alone = True
             return True
-        self._lock = lock
+        if fd is None:
+            return False
+        self._fd = fd
         self._write_editor()
         return True
 
@@ -103,7 +99,33 @@ class RootLease:
             log.warning("cannot record the editor of the lease of %s (%s)", self.root_dir, exc)
 
     def release(self) -> None:
-        if self._lock is not None:
-            self._lock.release()
-        self._lock = None
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)  # (the lock goes with the descriptor; the file stays for the next holder)
         self._alone = False
+
+
+def _locked(path: Path) -> int | None:
+    """``path`` opened (created 0600 if absent) and ``flock``-ed exclusively: its descriptor; None when held elsewhere.
+
+    The lock is the plain ``flock`` that filelock's ``UnixFileLock`` takes
+    (the library memls takes a root's write lock with): servers of earlier
+    builds, which lease through it, and this one exclude each other. Not the
+    library itself: importing it was 6 ms of every server start. OSError
+    when the file cannot be opened or the file system has no ``flock``.
+    """
+    try:
+        import fcntl
+    except ImportError as exc:  # no flock here (as filelock's lock fails): the server acts alone
+        raise OSError(errno.ENOSYS, "flock is unavailable") from exc
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if os.fstat(fd).st_mode & 0o077:  # created readable by a build before leases were private
+            os.fchmod(fd, 0o600)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES):
+            return None
+        raise
+    return fd

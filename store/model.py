@@ -638,7 +638,11 @@ class Workspace:
         return self.root_of(path) is not None and document_kind(path.name) is not None
 
     def document(self, path: Path) -> Document | None:
-        state = self.root_of(path)
+        parent = path.parent
+        state = self._root_by_dir.get(parent)
+        if state is not None:  # spelled as the root is: no other spelling to try (a start asks 840 times)
+            return state.documents.get(path)
+        state = self._root_by_real.get(_real(parent))
         if state is None:
             return None
         doc = state.documents.get(path)

@@ -33,7 +33,6 @@ from lsprotocol import types
 from memls.store.checks import check_paths
 from memls.store.entry import MemoryEntry
 from memls.store.index import IndexPolicy
-from memls.store.index_sync import RootAroundSave, commit_index, index_after_save, save_keeps_index_line
 from memls.store.reader import read_root
 from memls.store.text import one_line
 
@@ -42,6 +41,8 @@ from ..state import HeldIndexLine
 from ..text_edits import buffer_edit
 
 if TYPE_CHECKING:
+    from memls.store.index_sync import RootAroundSave
+
     from ..server import MemlsServer
     from ..state import ServerState
 
@@ -84,6 +85,8 @@ def update_index_on_save(
     When the file changed on disk under such a buffer, its text is no base
     to edit from: the disk is written, the buffer left to the user.
     """
+    from memls.store.index_sync import commit_index, index_after_save  # loaded with the first save
+
     root = state.workspace.root_of(path)
     doc = state.document(path)
     if root is None or doc is None or doc.kind != "entry":
@@ -167,6 +170,8 @@ def _around_save(
     (:func:`_unsaved_in_model`): the same two texts, without listing or
     rendering the whole root on every save.
     """
+    from memls.store.index_sync import RootAroundSave  # loaded with the first save
+
     entries_before = {**caught_up, path.name: previous}
 
     @functools.cache
@@ -285,6 +290,8 @@ def save_entry(state: ServerState, path: Path, text: str | None, automatic: bool
     Returns the affected paths, the index update (if any) and a one-line
     error when the index could not be written.
     """
+    from memls.store.index_sync import save_keeps_index_line  # loaded with the first save
+
     buffer = state.buffers.get(path)
     held = state.held_index_lines.pop(path, None)
     # The texts the index follows: the last save's (and an earlier version), or those an autosave kept.

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 from ..anchors import anchor
 from ..diagnostics import Fix, Problem
 from ..index import INDEX_FILENAME
-from ..index_sync import lifted_by_manual_save_only
 from ..model import Document
 
 if TYPE_CHECKING:
@@ -29,6 +28,9 @@ def check(ctx: CheckContext, doc: Document) -> Iterable[Problem | None]:
     reason = ctx.held_index_lines.get(doc.path)
     if reason is None or doc.kind != "entry":
         return ()
+    # Here: the index's writer (and the file commit under it) is not loaded until an entry's line is held.
+    from ..index_sync import lifted_by_manual_save_only
+
     remedy = ("an automatic save changes no name, title, type or status in the index: "
               "save it yourself (or run `memls index`) to update the index"
               if lifted_by_manual_save_only(reason) else "finish it and save it to update the index")

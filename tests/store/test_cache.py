@@ -464,3 +464,36 @@ def test_a_recent_cache_file_is_rewritten_without_listing_the_directory(
     write_entry(root, "note-9", "a new entry")
     read_root(root, "project")
     assert swept == []
+
+
+def test_a_bulk_read_moves_what_it_built_to_the_oldest_generation_a_small_one_leaves_it_young() -> None:
+    """Only a pause that built many objects moves them on (asking whether anything is frozen walks every frozen object)."""
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    with cache_module.paused_gc():
+        big = [[i] for i in range(2 * cache_module.GC_MOVE_MIN_OBJECTS)]
+    with cache_module.paused_gc():
+        small = [[i] for i in range(10)]
+    gc.disable()
+    try:
+        oldest = {id(o) for o in gc.get_objects(generation=2)}
+    finally:
+        gc.enable()
+    assert id(big) in oldest
+    assert id(small) not in oldest
+
+
+def test_writing_a_private_cache_file_does_not_import_tempfile(tmp_path: Path) -> None:
+    """A server writes its lease's editor file before its start ends; ``tempfile`` and what it imports were 2 ms."""
+    probe = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from memls.store.cache import write_private\n"
+        f"target = Path({str(tmp_path / 'cache' / 'x.lease-editor')!r})\n"
+        "write_private(target, b'123')\n"
+        "write_private(target, b'456')\n"
+        "assert target.read_bytes() == b'456' and target.stat().st_mode & 0o777 == 0o600\n"
+        "assert sorted(os.listdir(target.parent)) == ['x.lease-editor'], os.listdir(target.parent)\n"
+        "print('tempfile' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -280,3 +280,19 @@ def test_a_file_a_name_change_shows_is_judged_for_its_missing_line(tmp_path: Pat
     (problem,) = run.results[root.path / "MEMORY.md"]
     assert (problem.code, problem.data["filename"]) == ("index-missing-entry", missing)
     assert run.results == fresh(root)
+
+
+def test_a_replay_names_every_path_as_the_check_did(tmp_path: Path) -> None:
+    """Paths are stored as their text and made again as children of their directory: the same paths, spelled the same."""
+    directory = tmp_path / "wörk dir" / "memory"
+    directory.mkdir(parents=True)
+    write(directory, "a b.md", "---\nname: a b\ndescription: d\nsupersedes: [gone]\n---\n")
+    write(directory, "ünï.md", "---\nname: other\ndescription: d\n---\n")
+    root = MemoryRoot("project", directory)
+    first = check_roots([root], Settings(), today=TODAY)
+    second = check_roots([root], Settings(), today=TODAY)
+    assert second.how == "replayed" and second.results == first.results
+    spelled = [(type(p), str(p), [(type(q.path), str(q.path)) for q in problems]) for p, problems in first.results.items()]
+    assert [(type(p), str(p), [(type(q.path), str(q.path)) for q in problems])
+            for p, problems in second.results.items()] == spelled
+    assert all(q.path is path for path, problems in second.results.items() for q in problems if q.path == path)
