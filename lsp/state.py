@@ -429,8 +429,8 @@ class ServerState:
             _typed_or_reloaded(buffer, path, text)
         elif not buffer.modified and text != buffer.text:
             _take_reload(buffer, path, text)
-        elif buffer.wrote_under is not None and normalize_text(text) == normalize_text(buffer.wrote_under[1]):
-            # The user took the file memls wrote (``:e!``): it is what the editor loaded now.
+        elif buffer.modified and _reloads_disk(buffer, path, text):
+            # The user took the file that changed under the buffer (``:e!``): it is what the editor loaded now.
             buffer.saved_text, buffer.wrote_under, buffer.told_changed_under = text, None, False
         elif text == buffer.text:
             buffer.unreloaded = None  # the editor's reload of what the server wrote
@@ -505,6 +505,8 @@ class ServerState:
         if buffer is None:
             return self.workspace.update_from_disk(path)
         if buffer.modified:  # the user's unsaved text stays; the editor tells them the file changed
+            if document_kind(path.name) == "index":
+                buffer.disk_seen = text  # what a reload would take (:func:`_reloads_disk`)
             return set()
         held = buffer.unreloaded if buffer.unreloaded is not None else buffer.text
         buffer.unreloaded = None
@@ -734,6 +736,21 @@ def _take_reload(buffer: Buffer, path: Path, text: str) -> None:
     """
     if normalize_text(text) in (disk_text(path), buffer.disk_seen):
         buffer.earlier_text, buffer.saved_text = buffer.saved_text, text
+
+
+def _reloads_disk(buffer: Buffer, path: Path, text: str) -> bool:
+    """Whether ``MEMORY.md``'s modified buffer took the file that changed under it (``:e!``), as last seen.
+
+    Then that is what the editor loaded: the conflict with the file is over.
+    No read: only while such a text is known (a watcher event, a catch-up
+    or the server's own write found it), and for the index alone.
+    """
+    seen = [t for t in (buffer.disk_seen, buffer.wrote_under[1] if buffer.wrote_under is not None else None)
+            if t is not None]
+    if not seen or document_kind(path.name) != "index":
+        return False
+    text = normalize_text(text)
+    return any(text == normalize_text(t) for t in seen)
 
 
 def _typed_or_reloaded(buffer: Buffer, path: Path, text: str) -> None:

@@ -141,6 +141,7 @@ async def test_the_changed_on_disk_warning_comes_once_per_conflict(start):
     for version in (1, 2, 3):
         await save_entry(session, "a", f"v{version}", version + 1, f"zz-probe-{version}.md")
         assert f"- [a](a.md) \u2014 v{version}\n" in index_on_disk(session)
+        await until(lambda: warnings(session), "the user was never told")
     assert len(warnings(session)) == 1, warnings(session)
     # Resolved: the user reloads, merges and saves the index; then the conflict arises anew.
     merged = index_on_disk(session) + TYPED
@@ -151,5 +152,27 @@ async def test_the_changed_on_disk_warning_comes_once_per_conflict(start):
     await agent_rewrites_the_index(2)
     for version in (4, 5):
         await save_entry(session, "a", f"v{version}", version + 1, f"zz-probe-{version}.md")
+        await until(lambda: len(warnings(session)) >= 2, "the new conflict was never told")
     assert len(warnings(session)) == 2, warnings(session)
     assert "- typed again\n" not in index_on_disk(session)  # the buffer is still the user's alone
+
+
+async def test_an_index_buffer_reloaded_after_the_warning_gets_edits_again(start):
+    session = await start({"a.md": entry("a", "v0")}, index=CURATED)
+    buffer = EditorBuffer(session, CURATED)
+    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: buffer.apply(params))
+    buffer._changed(CURATED + TYPED)
+    session.open("a.md")
+    await barrier(session)
+    (session.root / "agentnote.md").write_text(entry("agentnote", "written by the agent"), encoding="utf-8")
+    (session.root / "MEMORY.md").write_text(CURATED + AGENT_LINE, encoding="utf-8")
+    await save_entry(session, "a", "v1", 2, "zz-probe-1.md")
+    await until(lambda: warnings(session), "the user was never told")
+    assert buffer.text == CURATED + TYPED
+    buffer._changed(index_on_disk(session))  # :e! -- the user takes the file, then types again
+    buffer._changed(buffer.text + TYPED)
+    await save_entry(session, "a", "v2", 3, "zz-probe-2.md")
+    await until(lambda: "\u2014 v2\n" in buffer.text, f"the reloaded buffer never got the line: {buffer.text}")
+    assert AGENT_LINE in buffer.text and TYPED in buffer.text
+    assert "\u2014 v1\n" in index_on_disk(session)  # the buffer is the user's to save
+    assert len(warnings(session)) == 1, warnings(session)
