@@ -51,6 +51,19 @@ class Buffer:
     # server after the disk moved on again (the user saved), and the entry's
     # index line may have been written for it whether the editor reloads or not.
     disk_seen: str | None = None
+    # ``MEMORY.md`` only. The text the editor held when the server wrote the file
+    # under the unmodified buffer and took the write as reloaded: until the
+    # editor's reload arrives, it may still hold this text (Neovim reloads only
+    # on ``:checktime``), and the user may type on it.
+    unreloaded: str | None = None
+    # ``MEMORY.md`` only: (the text the editor loaded, the text the server last
+    # wrote) while the user's unsaved changes were typed on the first and the
+    # file holds the second, which differs from it by memls's lines alone.
+    # The next save merges those lines into the buffer (features/save.py).
+    wrote_under: tuple[str, str] | None = None
+    # The user was told the file changed under the buffer's unsaved changes:
+    # not again until that is resolved (the buffer saved, reloaded or closed).
+    told_changed_under: bool = False
 
     @property
     def modified(self) -> bool:
@@ -412,8 +425,15 @@ class ServerState:
         buffer = self.buffers.get(path)
         if buffer is None:
             return set() if path in self.released else self.open(path, text, version)
-        if not buffer.modified and text != buffer.text:
+        if buffer.unreloaded is not None and text != buffer.text:
+            _typed_or_reloaded(buffer, path, text)
+        elif not buffer.modified and text != buffer.text:
             _take_reload(buffer, path, text)
+        elif buffer.modified and _reloads_disk(buffer, path, text):
+            # The user took the file that changed under the buffer (``:e!``): it is what the editor loaded now.
+            buffer.saved_text, buffer.wrote_under, buffer.told_changed_under = text, None, False
+        elif text == buffer.text:
+            buffer.unreloaded = None  # the editor's reload of what the server wrote
         if not buffer.on_disk:  # (a stat only while the file is missing)
             buffer.on_disk = os.path.lexists(path)
         buffer.text, buffer.version = text, version
@@ -449,7 +469,8 @@ class ServerState:
         if text is not None:
             buffer.text = text
         buffer.saved_text = buffer.text
-        buffer.earlier_text = buffer.disk_seen = None
+        buffer.earlier_text = buffer.disk_seen = buffer.unreloaded = buffer.wrote_under = None
+        buffer.told_changed_under = False
         affected: set[Path] = set()
         if not buffer.on_disk:  # the save made the file
             buffer.on_disk = True
@@ -484,9 +505,54 @@ class ServerState:
         if buffer is None:
             return self.workspace.update_from_disk(path)
         if buffer.modified:  # the user's unsaved text stays; the editor tells them the file changed
+            if document_kind(path.name) == "index":
+                buffer.disk_seen = text  # what a reload would take (:func:`_reloads_disk`)
             return set()
+        held = buffer.unreloaded if buffer.unreloaded is not None else buffer.text
+        buffer.unreloaded = None
         affected = self.change(path, text, buffer.version)
-        return affected | self.saved(path, text)
+        affected |= self.saved(path, text)
+        if document_kind(path.name) == "index" and normalize_text(held) != normalize_text(text):
+            buffer.unreloaded = held  # until the editor's reload says otherwise
+        return affected
+
+    def wrote_under_unsaved(self, path: Path, before: str | None, text: str) -> None:
+        """The server wrote ``text`` over ``before`` under ``path``'s buffer with unsaved changes.
+
+        When ``before`` was the server's own text (:attr:`Buffer.wrote_under`),
+        the file still differs from what the editor loaded by memls's lines alone.
+        """
+        buffer = self.buffers.get(path)
+        if buffer is not None and (wrote := self.memls_wrote_under(path, before)) is not None:
+            buffer.wrote_under = (wrote[0], text)
+
+    def memls_wrote_under(self, path: Path, disk: str | None) -> tuple[str, str] | None:
+        """(what the editor loaded, what memls wrote) when ``disk`` is the server's own write under ``path``'s buffer.
+
+        Its unsaved changes were typed on a text the file left only by memls's
+        writes: merged into the buffer, those do not come back when it is saved.
+        Another tool's write since then makes it None: the buffer is no base to
+        edit from any more.
+        """
+        buffer = self.buffers.get(path)
+        wrote = buffer.wrote_under if buffer is not None else None
+        if wrote is None or disk is None or normalize_text(disk) != normalize_text(wrote[1]):
+            return None
+        return wrote
+
+    def absorbed_write(self, path: Path, written: str) -> None:
+        """An edit brought what memls wrote (``written``) into ``path``'s buffer: its base is that text now."""
+        buffer = self.buffers.get(path)
+        if buffer is not None and buffer.wrote_under is not None and buffer.wrote_under[1] == written:
+            buffer.wrote_under = (written, written)
+
+    def tell_changed_under(self, path: Path, conflict: bool) -> bool:
+        """Whether to tell the user that ``path`` changed on disk under its unsaved buffer (once per conflict)."""
+        buffer = self.buffers.get(path)
+        if buffer is None:
+            return conflict
+        told, buffer.told_changed_under = buffer.told_changed_under, conflict
+        return conflict and not told
 
     def disk_changed(self, path: Path) -> set[Path]:
         """A file changed on disk (watcher, another process): ignored while open, but for its existence."""
@@ -690,6 +756,39 @@ def _take_reload(buffer: Buffer, path: Path, text: str) -> None:
     """
     if normalize_text(text) in (disk_text(path), buffer.disk_seen):
         buffer.earlier_text, buffer.saved_text = buffer.saved_text, text
+
+
+def _reloads_disk(buffer: Buffer, path: Path, text: str) -> bool:
+    """Whether ``MEMORY.md``'s modified buffer took the file that changed under it (``:e!``), as last seen.
+
+    Then that is what the editor loaded: the conflict with the file is over.
+    No read: only while such a text is known (a watcher event, a catch-up
+    or the server's own write found it), and for the index alone.
+    """
+    seen = [t for t in (buffer.disk_seen, buffer.wrote_under[1] if buffer.wrote_under is not None else None)
+            if t is not None]
+    if not seen or document_kind(path.name) != "index":
+        return False
+    text = normalize_text(text)
+    return any(text == normalize_text(t) for t in seen)
+
+
+def _typed_or_reloaded(buffer: Buffer, path: Path, text: str) -> None:
+    """The first change of a ``MEMORY.md`` buffer after the server wrote the file under it (:attr:`Buffer.unreloaded`).
+
+    The server took its write as the text the editor loaded, as an editor
+    that reloads makes it. A change to the disk's text is that reload
+    (maybe of a later text). Any other came from the text the editor still
+    held: the user typed on it. Then that text is what the editor loaded,
+    and the file's difference from it is memls's (:attr:`Buffer.wrote_under`).
+    """
+    held, buffer.unreloaded = buffer.unreloaded, None
+    assert held is not None
+    if normalize_text(text) in (disk_text(path), buffer.disk_seen):
+        _take_reload(buffer, path, text)
+        return
+    written = buffer.saved_text if buffer.saved_text is not None else buffer.text
+    buffer.saved_text, buffer.earlier_text, buffer.wrote_under = held, None, (held, written)
 
 
 def gone_paths(removed: Iterable[RootState]) -> set[Path]:

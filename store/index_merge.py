@@ -37,6 +37,8 @@ Pure text in, text out; the driver (``memls merge-index``) does the files.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -465,3 +467,61 @@ def _render(merged: list[str | _Conflict], marker_size: int, labels: tuple[str, 
 
 def _normalize(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+# -- an editor's buffer over a file memls wrote ---------------------------------
+
+_RAW_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_BYTE_ORDER_MARK = "\ufeff"
+
+
+def rebase_buffer(base: str, written: str, buffer: str) -> str | None:
+    """``buffer`` with the lines memls wrote to the file since the editor loaded ``base``; None on a conflict.
+
+    An editor that does not reload a file memls wrote under an unmodified
+    buffer (Neovim, until ``:checktime``) lets the user type on the text it
+    loaded (``base``), while the file holds ``written``: ``base`` with
+    memls's own changes. Saving that buffer as it is would take those
+    changes back, and an edit made from its outdated lines alone would not
+    find the lines memls moved on. So memls's changes are merged into it,
+    as :func:`merge_index` merges two branches: every line the user typed
+    stays, every line memls changed that the user did not comes as memls
+    wrote it. A line both changed differently, or one the user changed and
+    memls removed, is a conflict, left to the user (None).
+
+    The buffer's own bytes are kept: its lines stay as they were, line ends
+    and byte-order mark included; a line memls brings ends as the buffer's
+    lines mostly do.
+    """
+    bom = _BYTE_ORDER_MARK if buffer.startswith(_BYTE_ORDER_MARK) else ""
+    body = buffer[len(bom):]
+    theirs = _normalize(body)
+    result = merge_index(_normalize(base.removeprefix(_BYTE_ORDER_MARK)),
+                         _normalize(written.removeprefix(_BYTE_ORDER_MARK)), theirs)
+    if result.conflicts:
+        return None
+    # Every line the user typed is in the result: one memls removed and the user changed is contested.
+    typed = Counter(theirs.split("\n")) - Counter(_normalize(base.removeprefix(_BYTE_ORDER_MARK)).split("\n"))
+    if typed - Counter(result.text.split("\n")):
+        return None
+    if result.text == theirs:
+        return buffer
+    raw = _RAW_LINE.findall(body)
+    old = [line.rstrip("\r\n") for line in raw]
+    new = result.text.split("\n")
+    if new[-1] == "":
+        new.pop()
+    ends_with_break = theirs.endswith("\n") or not theirs  # a buffer without a final break keeps none
+    breaks = [line[len(text):] for line, text in zip(raw, old)]
+    eol = max(("\n", "\r\n", "\r"), key=breaks.count) if any(breaks) else "\n"
+    out: list[tuple[str, str]] = []
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if op == "equal":
+            out += zip(old[i1:i2], breaks[i1:i2])
+        else:
+            out += ((line, eol) for line in new[j1:j2])
+    if out:
+        last, end = out[-1]
+        out[-1] = (last, (end or eol) if ends_with_break else "")
+    return bom + "".join(line + (end or eol) for line, end in out[:-1]) + "".join(
+        line + end for line, end in out[-1:])

@@ -33,7 +33,7 @@ from lsprotocol import types
 from memls.store.checks import check_paths
 from memls.store.entry import MemoryEntry
 from memls.store.index import IndexPolicy
-from memls.store.reader import read_root
+from memls.store.reader import disk_text, read_root
 from memls.store.text import one_line
 
 from ..errors import reason
@@ -57,8 +57,13 @@ class IndexUpdate:
     # A function, not a text: the user types on between the save and the edit.
     buffer_text: Callable[[str], str | None] | None = None
     # Written though the open buffer has unsaved changes: the file changed under
-    # it (another tool), so the buffer is left alone and the user is told.
+    # it (another tool), so the buffer is left alone and the user is told
+    # (``tell``: once while that lasts).
     beside_unsaved: bool = False
+    tell: bool = False
+    # The server's own write the buffer's text was typed under, merged in by
+    # the edit (:meth:`ServerState.memls_wrote_under`); taken as absorbed once applied.
+    absorbs: str | None = None
     # For the buffer: whether its text of the save's moment needs an edit. One that
     # does not is still built from the buffer's text when its turn comes: an
     # earlier save's edit, on its way to the editor then, may have landed since
@@ -83,9 +88,16 @@ def update_index_on_save(
     later ``:wall!`` writes over the other tool's lines). Only a buffer with
     unsaved changes over the text on disk gets the new lines as an edit.
     When the file changed on disk under such a buffer, its text is no base
-    to edit from: the disk is written, the buffer left to the user.
+    to edit from: the disk is written, the buffer left to the user (told
+    once while that lasts) -- unless what changed it was the server's own
+    write, which the editor had not reloaded when the user typed on
+    (:meth:`ServerState.memls_wrote_under`): memls's lines are then merged
+    into the buffer with the save's (:func:`memls.store.index_merge.rebase_buffer`),
+    as the reload would have brought them; a line both changed leaves the
+    buffer to the user, as another tool's write does.
     """
-    from memls.store.index_sync import commit_index, index_after_save  # loaded with the first save
+    from memls.store.index_merge import rebase_buffer  # loaded with the first save, as:
+    from memls.store.index_sync import commit_index, index_after_save
 
     root = state.workspace.root_of(path)
     doc = state.document(path)
@@ -101,7 +113,8 @@ def update_index_on_save(
     others: list[MemoryEntry | None] = list(versions[1:])
     saved = doc.index_entry
     index_path = root.index_path
-    edit_buffer = beside_unsaved = False
+    edit_buffer = beside_unsaved = tell = False
+    absorbs: str | None = None
     # Set inside the root lock, once the model has caught up with the disk.
     around: RootAroundSave | None = None
     policy: IndexPolicy | None = None
@@ -118,7 +131,7 @@ def update_index_on_save(
         # Decided inside the root lock, against the bytes the write replaces
         # and the entries on disk: files other tools wrote that no watcher
         # event has told of yet are taken in first, as such an event would.
-        nonlocal around, policy, edit_buffer, beside_unsaved
+        nonlocal around, policy, edit_buffer, beside_unsaved, tell, absorbs
         caught_up = state.catch_up_with_disk(root)
         affected.update(caught_up.affected)
         # Another tool wrote (or made) the saved file itself since the index was
@@ -131,20 +144,38 @@ def update_index_on_save(
         policy = IndexPolicy.read(root.path)
         if state.has_unsaved_changes(index_path):
             beside_unsaved = state.changed_under(index_path, current)
+            own = state.memls_wrote_under(index_path, current) if beside_unsaved else None
+            if own is not None and rebase_buffer(*own, state.text(index_path)) is not None:
+                # memls itself wrote the file under the buffer the user typed on: not another
+                # tool's text, so its lines join the buffer's, with the save's (one edit).
+                beside_unsaved, absorbs = False, own[1]
             edit_buffer = not beside_unsaved
         text = None if edit_buffer else compute(current)
+        if text is not None or not beside_unsaved:  # told when it is written; forgotten once it is over
+            tell = state.tell_changed_under(index_path, beside_unsaved)
         others_lagged = {k: v for k, v in caught_up.entries_before.items() if k != doc.path.name}
         state.keep_index_lag(root, others_lagged, state.text(index_path) if edit_buffer else text or current)
+        if beside_unsaved and text is not None:
+            state.wrote_under_unsaved(index_path, current, text)
         return text
+
+    def buffer_text(current: str) -> str | None:
+        # memls's own writes the buffer has not taken yet come first, as the editor's
+        # reload would have brought them; then the save's lines (engine thread).
+        own = state.memls_wrote_under(index_path, disk_text(index_path)) if absorbs is not None else None
+        base = (rebase_buffer(*own, current) if own is not None else None) or current
+        new = compute(base, unsaved=True)
+        new = base if new is None else new
+        return None if new == current else new
 
     written = commit_index(root.path, compute_on_disk)
     if edit_buffer:  # the user's unsaved changes stay; the entry's line joins them as an edit
-        return IndexUpdate(index_path, written=False, buffer_text=lambda current: compute(current, unsaved=True),
-                           edits_buffer_now=compute(state.text(index_path), unsaved=True) is not None)
+        return IndexUpdate(index_path, written=False, buffer_text=buffer_text, absorbs=absorbs,
+                           edits_buffer_now=buffer_text(state.text(index_path)) is not None)
     if written is None:
         return None
     state.wrote_open_file(index_path, written)
-    return IndexUpdate(index_path, written=True, beside_unsaved=beside_unsaved)
+    return IndexUpdate(index_path, written=True, beside_unsaved=beside_unsaved, tell=tell)
 
 
 def _around_save(
@@ -341,7 +372,7 @@ def register(server: MemlsServer) -> None:
                 type=types.MessageType.Warning, message=f"memls: MEMORY.md not updated: {error}"))
         if update is not None and not update.written:
             await edit_open_index(ls, update)
-        if update is not None and update.beside_unsaved:
+        if update is not None and update.beside_unsaved and update.tell:
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning,
                 message=f"memls: {update.index_path.name} changed on disk while its buffer has unsaved "
@@ -409,6 +440,8 @@ async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
             declined = reason(exc)
             break
         if result.applied:
+            if update.absorbs is not None:
+                await ls.engine.run(ls.state.absorbed_write, update.index_path, update.absorbs)
             await _until_change_told(ls, update.index_path, version)
             return
         # Most often the user typed on and the version moved: computed anew from the new text.

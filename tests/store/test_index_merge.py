@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from memls.store.entry import MemoryEntry
 from memls.store.index import parse_index_lines, render_index
-from memls.store.index_merge import merge_index
+from memls.store.index_merge import merge_index, rebase_buffer
 
 NAMES = ("alpha", "beta", "Gamma", "delta", "eps-2", "zeta", "\u00e9clair", "omega")
 TYPES = ("user", "project", "reference", "general", "zz-custom")
@@ -348,3 +348,42 @@ def test_a_moved_line_whose_entry_was_renamed_on_the_other_side_gives_way_to_the
     result = merge_index(base, ours, theirs)
     assert result.clean
     assert result.text == "# P\n\n## Top\n- [a](a.md) \u2014 A\n\n## Rest\n- [y](y.md) \u2014 X\n"
+
+
+# -- rebase_buffer: an editor's unsaved buffer over a file memls wrote -----------
+
+REBASE_BASE = "# Memory\n\nHand notes.\n\n- [a](a.md) \u2014 v0\n- [b](b.md) \u2014 second\n"
+REBASE_WRITTEN = REBASE_BASE.replace("\u2014 v0", "\u2014 v1")
+
+
+def test_rebase_buffer_brings_memls_lines_and_keeps_every_typed_line():
+    buffer = REBASE_BASE.replace("Hand notes.", "Hand notes, edited.") + "- typed\n"
+    assert rebase_buffer(REBASE_BASE, REBASE_WRITTEN, buffer) == \
+        REBASE_WRITTEN.replace("Hand notes.", "Hand notes, edited.") + "- typed\n"
+
+
+def test_rebase_buffer_keeps_the_buffers_line_ends_byte_order_mark_and_missing_final_break():
+    crlf = "\ufeff" + (REBASE_BASE + "- typed").replace("\n", "\r\n")
+    assert rebase_buffer(REBASE_BASE, REBASE_WRITTEN, crlf) == "\ufeff" + (REBASE_WRITTEN + "- typed").replace(
+        "\n", "\r\n")
+    mixed = REBASE_BASE.replace("Hand notes.\n", "Hand notes.\r\n") + "- typed\n"
+    assert rebase_buffer(REBASE_BASE, REBASE_WRITTEN, mixed) == REBASE_WRITTEN.replace(
+        "Hand notes.\n", "Hand notes.\r\n") + "- typed\n"
+
+
+def test_rebase_buffer_leaves_a_line_both_changed_to_the_user():
+    buffer = REBASE_BASE.replace("\u2014 v0", "\u2014 my words")
+    assert rebase_buffer(REBASE_BASE, REBASE_WRITTEN, buffer) is None
+
+
+def test_rebase_buffer_of_a_buffer_that_already_has_memls_lines_is_that_buffer():
+    buffer = REBASE_WRITTEN + "- typed\n"
+    assert rebase_buffer(REBASE_BASE, REBASE_WRITTEN, buffer) == buffer
+    assert rebase_buffer(REBASE_WRITTEN, REBASE_WRITTEN, buffer) == buffer
+
+
+def test_rebase_buffer_never_drops_a_line_the_user_changed_that_memls_removed():
+    written = REBASE_BASE.replace("- [b](b.md) \u2014 second\n", "")  # b superseded: its line left the index
+    buffer = REBASE_BASE.replace("\u2014 second", "\u2014 second, as I put it")
+    assert rebase_buffer(REBASE_BASE, written, buffer) is None
+    assert rebase_buffer(REBASE_BASE, written, REBASE_BASE + "- typed\n") == written + "- typed\n"
