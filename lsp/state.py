@@ -51,6 +51,12 @@ class Buffer:
     # server after the disk moved on again (the user saved), and the entry's
     # index line may have been written for it whether the editor reloads or not.
     disk_seen: str | None = None
+    # The texts :meth:`saved_versions` gave before the last change taken as the
+    # editor's reload (:func:`_take_reload`), kept while the buffer holds that
+    # text unchanged. The editor's own save of its first change since a load
+    # looks the same when the change and the save arrive together: the file is
+    # written before the server takes the change in (:meth:`versions_for_save`).
+    before_reload: list[str] | None = None
 
     @property
     def modified(self) -> bool:
@@ -60,6 +66,25 @@ class Buffer:
     def saved_versions(self) -> list[str]:
         """The texts the entry's index line may have been written for, the latest first."""
         return list(dict.fromkeys(t for t in (self.saved_text, self.earlier_text, self.disk_seen) if t is not None))
+
+    def versions_for_save(self, text: str, automatic: bool) -> list[str]:
+        """:meth:`saved_versions` for a save of ``text``, the latest first.
+
+        A change whose text the disk already held was taken as the editor's
+        reload of another tool's write. When an automatic save of that very
+        text follows, the write was most likely the save's own -- an editor
+        that flushes a change right before saving (focus-out) writes the
+        file before the server takes the change in -- and the index then
+        still follows the texts before it. Editors save on their own only
+        buffers with unsaved changes, never a reloaded one, so the texts
+        before the apparent reload come first; the reloaded text stays a
+        version the line may describe. A manual save keeps the reload's order.
+        """
+        versions = self.saved_versions()
+        if (not automatic or self.before_reload is None
+                or normalize_text(text) != normalize_text(self.saved_text or "")):
+            return versions
+        return list(dict.fromkeys([*self.before_reload, *versions]))
 
     def see_disk(self, text: str | None) -> None:
         """A watcher event or a catch-up read the file's text: keep it if another tool wrote it."""
@@ -417,6 +442,8 @@ class ServerState:
         if not buffer.on_disk:  # (a stat only while the file is missing)
             buffer.on_disk = os.path.lexists(path)
         buffer.text, buffer.version = text, version
+        if buffer.modified:  # typed on since: no save can be the write an apparent reload took
+            buffer.before_reload = None
         affected = self._model_buffer(path, buffer)
         if not buffer.modified:  # reloaded from disk, or typed back to it
             affected |= self.workspace.saved(path)
@@ -449,7 +476,7 @@ class ServerState:
         if text is not None:
             buffer.text = text
         buffer.saved_text = buffer.text
-        buffer.earlier_text = buffer.disk_seen = None
+        buffer.earlier_text = buffer.disk_seen = buffer.before_reload = None
         affected: set[Path] = set()
         if not buffer.on_disk:  # the save made the file
             buffer.on_disk = True
@@ -669,6 +696,7 @@ def _take_reload(buffer: Buffer, path: Path, text: str) -> None:
     One read, on the first change after a load or save only.
     """
     if normalize_text(text) in (disk_text(path), buffer.disk_seen):
+        buffer.before_reload = buffer.saved_versions()
         buffer.earlier_text, buffer.saved_text = buffer.saved_text, text
 
 
