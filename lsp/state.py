@@ -165,7 +165,9 @@ class ServerState:
     # Documents still open in a root that left the model (its folder was
     # removed, its setting dropped): served no more until the editor opens
     # them afresh, so an edit does not bring their root back by its look.
-    released: set[Path] = field(default_factory=set)
+    # Each with its buffer as it was then: what the editor had last loaded
+    # or saved still counts when the folder comes back (:meth:`open`).
+    released: dict[Path, Buffer] = field(default_factory=dict)
     # The root directories the folders and settings resolved to at the last sync.
     synced_roots: frozenset[Path] = frozenset()
     # Per root: whether this server speaks for all of it (memls.store.lease);
@@ -242,8 +244,7 @@ class ServerState:
                     self.root_folders.setdefault(layer.path, []).append(folder)
         for root in change.removed:
             for path in [p for p in self.buffers if p.parent == root.path]:
-                del self.buffers[path]
-                self.released.add(path)
+                self.released[path] = self.buffers.pop(path)
             if (lease := self.leases.pop(root.path, None)) is not None:
                 lease.release()
         return change
@@ -403,8 +404,15 @@ class ServerState:
         return CheckContext(self.workspace, self.settings, held_index_lines=held, root_settings=self.root_settings)
 
     def open(self, path: Path, text: str, version: int | None) -> set[Path]:
-        """The editor opened ``path`` (or its folder came back): served again whatever happened before."""
-        self.released.discard(path)
+        """The editor opened ``path`` (or its folder came back): served again whatever happened before.
+
+        A buffer whose folder comes back after its file was deleted is judged
+        as before the folder left, by what the editor had last loaded or
+        saved: unchanged, the document is gone (as every reader of the disk
+        finds); with unsaved changes, it is the user's entry. Taken afresh,
+        a text whose file does not exist could only count as unsaved work.
+        """
+        before = self.released.pop(path, None)
         joined = self._join_new_folder_root(path)
         state = self.root_for(path)
         if state is None:
@@ -415,6 +423,9 @@ class ServerState:
         opened = text if disk is not None and normalize_text(text) != disk else None
         buffer = self.buffers[path] = Buffer(text=text, version=version, saved_text=disk, earlier_text=opened,
                                              on_disk=os.path.lexists(path))
+        if before is not None and not buffer.on_disk:
+            buffer.saved_text, buffer.earlier_text = before.saved_text, before.earlier_text
+            buffer.disk_seen, buffer.before_reload = before.disk_seen, before.before_reload
         affected = joined | self._load_new_root(state)
         return affected | self._model_buffer(path, buffer)
 
@@ -463,7 +474,7 @@ class ServerState:
 
     def close(self, path: Path) -> set[Path]:
         """The buffer is gone: the disk is the truth again."""
-        self.released.discard(path)
+        self.released.pop(path, None)
         if self.buffers.pop(path, None) is None:
             return set()
         return self.workspace.update_from_disk(path)
