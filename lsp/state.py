@@ -429,6 +429,18 @@ class ServerState:
         affected = joined | self._load_new_root(state)
         return affected | self._model_buffer(path, buffer)
 
+    def adopt_open_documents(self, documents: Iterable[tuple[Path, str, int | None]]) -> set[Path]:
+        """Buffers the editor has open (path, text, version) in roots that joined the model: the buffer wins over disk.
+
+        Those opened before their root was served, and those released when
+        their root left (:attr:`released`) and now back.
+        """
+        affected: set[Path] = set()
+        for path, text, version in documents:
+            if path not in self.buffers and self.workspace.root_of(path) is not None:
+                affected |= self.open(path, text, version)
+        return affected
+
     def _take_unannounced_write(self, state: RootState, path: Path, disk: str | None) -> None:
         """A file opened whose text on disk is not what the model read: another tool wrote it unannounced.
 
