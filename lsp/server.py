@@ -113,8 +113,19 @@ class MemlsServer(LanguageServer):
         await reconfigure(self, settings)
 
     async def roots_changed(self, change: RootsChange) -> None:
-        """Folders or settings changed the roots: re-check, clear what left, watch what came."""
-        self.after_change(change.affected | change.gone)
+        """Folders or settings changed the roots: re-check, clear what left, watch what came.
+
+        Documents the editor has open in a root that came (or came back)
+        join the model with their buffer text, whatever brought the root:
+        a folder, a setting, a settings file, the directory made.
+        """
+        documents = []
+        for doc in list(self.workspace.text_documents.values()):
+            if (path := self.memory_path(doc.uri)) is not None:
+                self.state.uris.opened(path, doc.uri)  # an added folder may name it anew
+                documents.append((path, doc.source, doc.version))
+        adopted = await self.engine.run(self.state.adopt_open_documents, documents)
+        self.after_change(change.affected | change.gone | adopted)
         self.diagnostics.left_model(change.gone)
         await self.watching.register()
 

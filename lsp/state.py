@@ -64,6 +64,12 @@ class Buffer:
     # The user was told the file changed under the buffer's unsaved changes:
     # not again until that is resolved (the buffer saved, reloaded or closed).
     told_changed_under: bool = False
+    # The texts :meth:`saved_versions` gave before the last change taken as the
+    # editor's reload (:func:`_take_reload`), kept while the buffer holds that
+    # text unchanged. The editor's own save of its first change since a load
+    # looks the same when the change and the save arrive together: the file is
+    # written before the server takes the change in (:meth:`versions_for_save`).
+    before_reload: list[str] | None = None
 
     @property
     def modified(self) -> bool:
@@ -73,6 +79,25 @@ class Buffer:
     def saved_versions(self) -> list[str]:
         """The texts the entry's index line may have been written for, the latest first."""
         return list(dict.fromkeys(t for t in (self.saved_text, self.earlier_text, self.disk_seen) if t is not None))
+
+    def versions_for_save(self, text: str, automatic: bool) -> list[str]:
+        """:meth:`saved_versions` for a save of ``text``, the latest first.
+
+        A change whose text the disk already held was taken as the editor's
+        reload of another tool's write. When an automatic save of that very
+        text follows, the write was most likely the save's own -- an editor
+        that flushes a change right before saving (focus-out) writes the
+        file before the server takes the change in -- and the index then
+        still follows the texts before it. Editors save on their own only
+        buffers with unsaved changes, never a reloaded one, so the texts
+        before the apparent reload come first; the reloaded text stays a
+        version the line may describe. A manual save keeps the reload's order.
+        """
+        versions = self.saved_versions()
+        if (not automatic or self.before_reload is None
+                or normalize_text(text) != normalize_text(self.saved_text or "")):
+            return versions
+        return list(dict.fromkeys([*self.before_reload, *versions]))
 
     def see_disk(self, text: str | None) -> None:
         """A watcher event or a catch-up read the file's text: keep it if another tool wrote it."""
@@ -153,7 +178,9 @@ class ServerState:
     # Documents still open in a root that left the model (its folder was
     # removed, its setting dropped): served no more until the editor opens
     # them afresh, so an edit does not bring their root back by its look.
-    released: set[Path] = field(default_factory=set)
+    # Each with its buffer as it was then: what the editor had last loaded
+    # or saved still counts when the folder comes back (:meth:`open`).
+    released: dict[Path, Buffer] = field(default_factory=dict)
     # The root directories the folders and settings resolved to at the last sync.
     synced_roots: frozenset[Path] = frozenset()
     # Per root: whether this server speaks for all of it (memls.store.lease);
@@ -230,8 +257,7 @@ class ServerState:
                     self.root_folders.setdefault(layer.path, []).append(folder)
         for root in change.removed:
             for path in [p for p in self.buffers if p.parent == root.path]:
-                del self.buffers[path]
-                self.released.add(path)
+                self.released[path] = self.buffers.pop(path)
             if (lease := self.leases.pop(root.path, None)) is not None:
                 lease.release()
         return change
@@ -391,8 +417,15 @@ class ServerState:
         return CheckContext(self.workspace, self.settings, held_index_lines=held, root_settings=self.root_settings)
 
     def open(self, path: Path, text: str, version: int | None) -> set[Path]:
-        """The editor opened ``path`` (or its folder came back): served again whatever happened before."""
-        self.released.discard(path)
+        """The editor opened ``path`` (or its folder came back): served again whatever happened before.
+
+        A buffer whose folder comes back after its file was deleted is judged
+        as before the folder left, by what the editor had last loaded or
+        saved: unchanged, the document is gone (as every reader of the disk
+        finds); with unsaved changes, it is the user's entry. Taken afresh,
+        a text whose file does not exist could only count as unsaved work.
+        """
+        before = self.released.pop(path, None)
         joined = self._join_new_folder_root(path)
         state = self.root_for(path)
         if state is None:
@@ -403,8 +436,23 @@ class ServerState:
         opened = text if disk is not None and normalize_text(text) != disk else None
         buffer = self.buffers[path] = Buffer(text=text, version=version, saved_text=disk, earlier_text=opened,
                                              on_disk=os.path.lexists(path))
+        if before is not None and not buffer.on_disk:
+            buffer.saved_text, buffer.earlier_text = before.saved_text, before.earlier_text
+            buffer.disk_seen, buffer.before_reload = before.disk_seen, before.before_reload
         affected = joined | self._load_new_root(state)
         return affected | self._model_buffer(path, buffer)
+
+    def adopt_open_documents(self, documents: Iterable[tuple[Path, str, int | None]]) -> set[Path]:
+        """Buffers the editor has open (path, text, version) in roots that joined the model: the buffer wins over disk.
+
+        Those opened before their root was served, and those released when
+        their root left (:attr:`released`) and now back.
+        """
+        affected: set[Path] = set()
+        for path, text, version in documents:
+            if path not in self.buffers and self.workspace.root_of(path) is not None:
+                affected |= self.open(path, text, version)
+        return affected
 
     def _take_unannounced_write(self, state: RootState, path: Path, disk: str | None) -> None:
         """A file opened whose text on disk is not what the model read: another tool wrote it unannounced.
@@ -437,6 +485,8 @@ class ServerState:
         if not buffer.on_disk:  # (a stat only while the file is missing)
             buffer.on_disk = os.path.lexists(path)
         buffer.text, buffer.version = text, version
+        if buffer.modified:  # typed on since: no save can be the write an apparent reload took
+            buffer.before_reload = None
         affected = self._model_buffer(path, buffer)
         if not buffer.modified:  # reloaded from disk, or typed back to it
             affected |= self.workspace.saved(path)
@@ -456,7 +506,7 @@ class ServerState:
 
     def close(self, path: Path) -> set[Path]:
         """The buffer is gone: the disk is the truth again."""
-        self.released.discard(path)
+        self.released.pop(path, None)
         if self.buffers.pop(path, None) is None:
             return set()
         return self.workspace.update_from_disk(path)
@@ -470,6 +520,7 @@ class ServerState:
             buffer.text = text
         buffer.saved_text = buffer.text
         buffer.earlier_text = buffer.disk_seen = buffer.unreloaded = buffer.wrote_under = None
+        buffer.before_reload = None
         buffer.told_changed_under = False
         affected: set[Path] = set()
         if not buffer.on_disk:  # the save made the file
@@ -755,6 +806,7 @@ def _take_reload(buffer: Buffer, path: Path, text: str) -> None:
     One read, on the first change after a load or save only.
     """
     if normalize_text(text) in (disk_text(path), buffer.disk_seen):
+        buffer.before_reload = buffer.saved_versions()
         buffer.earlier_text, buffer.saved_text = buffer.saved_text, text
 
 

@@ -326,7 +326,9 @@ def save_entry(state: ServerState, path: Path, text: str | None, automatic: bool
     buffer = state.buffers.get(path)
     held = state.held_index_lines.pop(path, None)
     # The texts the index follows: the last save's (and an earlier version), or those an autosave kept.
-    previous = held.synced_texts if held is not None else buffer.saved_versions() if buffer is not None else []
+    previous = (held.synced_texts if held is not None
+                else buffer.versions_for_save(text if text is not None else buffer.text, automatic)
+                if buffer is not None else [])
     affected: set[Path] = {path} if held is not None else set()
     if text is not None and buffer is not None and text != buffer.text:
         affected |= state.change(path, text, buffer.version)

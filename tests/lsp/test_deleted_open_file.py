@@ -20,7 +20,7 @@ from lsprotocol import types
 
 from memls.lsp.convert import path_to_uri
 
-from .conftest import Session, barrier, entry
+from .conftest import Session, barrier, entry, folder_of
 from .test_saved_unloadable_entry import assert_server_agrees_with_check
 
 # The profile whose server watches the disk itself (no watcher registration).
@@ -146,3 +146,43 @@ async def test_a_save_before_the_deleted_event_arrives_does_not_bring_back_the_d
     text = (session.root / "MEMORY.md").read_text(encoding="utf-8")
     assert "bravo, edited" in text and "(a.md)" not in text
     await assert_server_agrees_with_check(session, ("a.md", "b.md", "MEMORY.md"))
+
+
+def change_folder(session: Session, *, added: bool) -> None:
+    folder = [folder_of(session.folder)]
+    session.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+        event=types.WorkspaceFoldersChangeEvent(added=folder if added else [], removed=[] if added else folder)))
+
+
+async def test_a_clean_tab_of_a_deleted_entry_stays_gone_when_its_folder_is_removed_and_added_again(start):
+    successor = entry("x", extra="supersedes:\n  - y\n")
+    session = await start({"x.md": successor, "y.md": entry("y", extra="status: superseded\nsuperseded_by: x\n")})
+    memls(session, "index", "--write")
+    session.open("x.md")
+    await barrier(session, "zz-probe0.md")
+
+    (session.root / "x.md").unlink()
+    await disk_changed(session, {session.root / "x.md": types.FileChangeType.Deleted}, "zz-probe.md")
+    await session.diagnostics("y.md", lambda d: "dangling-superseded-by" in session.codes(d))
+
+    change_folder(session, added=False)
+    await session.diagnostics("y.md", lambda d: not d)
+    change_folder(session, added=True)
+    # The tab is still unchanged and its file still gone: x is no entry, as `memls check` finds.
+    await assert_server_agrees_with_check(session, ("y.md", "MEMORY.md"))
+    assert "dangling-superseded-by" in session.codes(await session.diagnostics("y.md"))
+
+
+async def test_unsaved_work_in_a_deleted_entry_stays_an_entry_when_its_folder_is_removed_and_added_again(start):
+    successor = entry("x", extra="supersedes:\n  - y\n")
+    session = await start({"x.md": successor, "y.md": entry("y", extra="status: superseded\nsuperseded_by: x\n")})
+    session.open("x.md")
+    session.change("x.md", successor.replace('"d"', '"d, edited"'), 2)
+    await barrier(session, "zz-probe0.md")
+
+    (session.root / "x.md").unlink()
+    await disk_changed(session, {session.root / "x.md": types.FileChangeType.Deleted}, "zz-probe.md")
+    change_folder(session, added=False)
+    change_folder(session, added=True)
+    await barrier(session, "zz-probe2.md")
+    assert "dangling-superseded-by" not in session.codes(await session.diagnostics("y.md", lambda d: True))

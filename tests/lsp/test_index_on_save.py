@@ -260,6 +260,51 @@ async def test_autosave_never_renames_or_moves_an_index_line_a_manual_save_does(
     assert "- [ab](a.md) \u2014 first, revised\n" in (session.root / "MEMORY.md").read_text(encoding="utf-8")
 
 
+def change_and_autosave_at_once(session: Session, name: str, text: str, version: int) -> None:
+    """A focus-out save: the editor flushes its change, then saves at once.
+
+    The server takes the change in after the file was written, as it does
+    when the messages arrive together: so the file is written first here.
+    """
+    (session.root / name).write_text(text, encoding="utf-8")
+    session.change(name, text, version)
+    autosave(session, name, text)
+
+
+async def test_autosave_right_behind_its_change_keeps_a_renamed_or_retyped_entrys_line(start, tmp_path):
+    """The file already holds the change's text when the server takes it in: not a reload, the save's own write."""
+    files = {"a.md": entry("a", "first"), "b.md": entry("b", "second", type_="user")}
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    for name, text in files.items():
+        (scratch / name).write_text(text, encoding="utf-8")
+    generated = rendered(scratch)
+    session = await start(files, index=generated)
+    for version, (name, half) in enumerate((("a.md", entry("ab", "first")),
+                                            ("b.md", entry("b", "second", type_="us"))), start=2):
+        session.open(name)
+        await barrier(session, f"zz-opened-{version}.md")
+        change_and_autosave_at_once(session, name, half, version)
+        diags = await session.diagnostics(name, lambda d: "index-line-kept" in session.codes(d))
+        [kept] = [d for d in diags if d.code == "index-line-kept"]
+        assert "changed its" in kept.message
+        assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == generated
+
+
+async def test_autosave_right_behind_its_change_keeps_a_curated_line_and_follows_a_new_description(start):
+    curated = CURATED + "- [b](b.md) \u2014 second\n"
+    session = await start({"a.md": entry("a", "first"), "b.md": entry("b", "second")}, index=curated)
+    session.open("a.md")
+    session.open("b.md")
+    await barrier(session, "zz-opened.md")
+    change_and_autosave_at_once(session, "a.md", entry("ab", "first"), 2)
+    await session.diagnostics("a.md", lambda d: "index-line-kept" in session.codes(d))
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == curated
+    change_and_autosave_at_once(session, "b.md", entry("b", "second, revised"), 2)
+    await barrier(session)
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == curated.replace("second", "second, revised")
+
+
 async def test_manual_save_of_a_half_typed_entry_updates_the_index_as_asked(start):
     session = await start({"a.md": entry("a", "first")}, index=CURATED)
     session.open("a.md")

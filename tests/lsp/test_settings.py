@@ -159,3 +159,33 @@ async def test_a_client_that_watches_for_the_server_is_asked_to_watch_the_settin
     dynamic = bool(caps and caps.workspace and caps.workspace.did_change_watched_files
                    and caps.workspace.did_change_watched_files.dynamic_registration)
     assert ({"**/.memls.toml", "**/pyproject.toml"} <= globs) is dynamic
+
+
+async def test_a_root_dropped_by_settings_and_named_again_serves_the_open_buffer_and_its_edits(start, tmp_path):
+    far = far_root(tmp_path)
+    session = await start({"a.md": entry("a")}, settings={"roots": [str(far)]})
+    await wait_until_scanned(session.client)
+    uri = path_to_uri(far / "far.md")
+    typed = entry("far-away", description="lives outside the workspace", extra="supersedes:\n  - ghost1\n")
+
+    def change(text: str, version: int) -> None:
+        session.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+
+    def settings(roots: list[str]) -> None:
+        session.client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={"memls": {"roots": roots}}))
+
+    session.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="markdown", version=1, text=(far / "far.md").read_text(encoding="utf-8"))))
+    change(typed, 2)
+    problems = ProblemList(session)
+    await problems.wait(far / "far.md", lambda d: any("ghost1" in x.message for x in d))
+    settings([])
+    await problems.wait(far / "far.md", lambda d: d == [])
+    settings([str(far)])
+    # The buffer, not the file, as when the root first came; and the edits after it.
+    await problems.wait(far / "far.md", lambda d: any("ghost1" in x.message for x in d))
+    change(typed.replace("ghost1", "ghost2"), 3)
+    await problems.wait(far / "far.md", lambda d: any("ghost2" in x.message for x in d))
