@@ -192,7 +192,10 @@ def _around_save(
     behind the editor's back is still memls's rendering, and is rendered
     anew (as ``memls index --refresh`` judges it against the last commit).
     ``other_versions`` are the saved file's other entries the index may have
-    been rendered for (None: it was no entry), each tried in its place.
+    been rendered for (None: it was no entry), each tried in its place; and
+    when other files were caught up with, also the root as it is now with
+    the saved file as before (or as each other version): another memls (the
+    CLI's ``save``) rendered the index after its own writes.
 
     The entry lists are :func:`_saved_entries`, with those earlier entries
     in their files' places before. Once the first scan has loaded the root,
@@ -212,11 +215,19 @@ def _around_save(
         before.extend(e for e in entries_before.values() if e is not None)
         return sorted(before, key=lambda e: str(e.path)), after
 
+    # Another memls (the CLI, a second editor) may have rendered the index after its own
+    # writes: the root as it is now, with the saved file as before (or as any other version).
+    now_versions = (previous, *other_versions) if any(name != path.name for name in caught_up) else ()
+
     @functools.cache
     def earlier_entries() -> tuple[list, ...]:
-        others = [e for e in entries()[0] if e.path.name != path.name]
-        return tuple(sorted([*others, e] if e is not None else others, key=lambda e: str(e.path))
-                     for e in other_versions)
+        before, after = entries()
+        lists: list[list] = []
+        for base, versions in ((before, other_versions), (after, now_versions)):
+            others = [e for e in base if e.path.name != path.name]
+            lists.extend(sorted([*others, e] if e is not None else others, key=lambda e: str(e.path))
+                         for e in versions)
+        return tuple(lists)
 
     if state.scanning and root.path in state.scan_roots:
         return RootAroundSave(entries, earlier_entries=earlier_entries)
@@ -230,7 +241,9 @@ def _around_save(
 
     @functools.cache
     def earlier_renderings() -> tuple[str, ...]:
-        return tuple(view.rendering_with({**before_changes, path.name: e}) for e in other_versions)
+        return tuple(view.rendering_with({**base, path.name: e})
+                     for base, versions in ((before_changes, other_versions), (after_changes, now_versions))
+                     for e in versions)
 
     return RootAroundSave(entries, renderings, earlier_renderings, earlier_entries)
 

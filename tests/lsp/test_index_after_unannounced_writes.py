@@ -325,3 +325,27 @@ def test_a_save_right_after_a_bulk_copy_keeps_no_record_for_the_files_nobody_cha
     affected, update, error = save_entry(state, root.path / "e0.md", None, automatic=False)
     assert error is None
     assert sorted(state.index_lags.get(root.path, {})) == ["e4.md"]
+
+
+@pytest.mark.parametrize("watched", [False, True], ids=["no-event", "event"])
+async def test_a_generated_index_the_cli_rendered_after_its_own_save_stays_generated(start, watched):
+    """``memls save c`` renders the index with c's new section; the editor's save of a new s renders it anew.
+
+    That index is the root as it is now without s: neither the root before
+    the CLI's write nor after the editor's, and still memls's rendering.
+    """
+    session = await start({"a.md": entry("a", "first"), "b.md": entry("b", "second")})
+    (session.root / "MEMORY.md").write_text(rendered(session.root), encoding="utf-8")
+    await barrier(session)
+    MemoryStore([MemoryRoot("project", session.root)]).save("c", "charlie fact")  # a new "General" section
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == rendered(session.root)
+    if watched:
+        await disk_changed(session, {session.root / "c.md": types.FileChangeType.Created,
+                                     session.root / "MEMORY.md": types.FileChangeType.Changed}, "zz-probe-1.md")
+    (session.root / "s.md").write_text(entry("s", "new one"), encoding="utf-8")
+    session.open("s.md")
+    save(session, "s.md", entry("s", "new one"))
+    await barrier(session, "zz-probe-2.md")
+    index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "(s.md) \u2014 new one" in index
+    assert index == rendered(session.root), "the generated index turned curated"
