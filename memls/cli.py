@@ -905,14 +905,16 @@ def check_targets(
     ``.memory-index.json``, a Claude Code memory folder), as in the editor.
     Its whole root is loaded (its links resolve there) and only its problems
     are shown; any other file is ignored, so a hook runner can pass every
-    file of a commit. No argument: every existing root of the workspace.
+    file of a commit. No argument: every existing root of the workspace,
+    the settings' ``roots`` first, as the editor serves them.
     """
     from memls.store.index import INDEX_FILENAME
     from memls.store.model import document_kind
-    from memls.store.roots import MemoryRoot, is_memory_root, resolve_roots
+    from memls.store.roots import MemoryRoot, editor_stacks, is_memory_root, resolve_roots, resolve_workspace
 
     if not paths:
-        return [r for r in resolve_roots() if r.exists], None
+        workspace = resolve_workspace()
+        return editor_stacks([workspace], extra=extra_roots)[workspace], None
     known = {r.path.resolve() for r in resolve_roots()} | {p.resolve() for p in extra_roots}
     roots: dict[Path, MemoryRoot] = {}
     only: set[Path] = set()

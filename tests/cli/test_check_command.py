@@ -316,6 +316,20 @@ def test_memls_toml_in_the_cwd_changes_severities(examples):
     assert result.stderr == ""
 
 
+def test_check_without_paths_checks_the_roots_the_settings_add_as_the_editor_does(tmp_path, monkeypatch):
+    """``roots = [...]`` in ``.memls.toml``: CI must report what the editor shows for them."""
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "a.md").write_text(entry("a"), encoding="utf-8")
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "x.md").write_text(entry("x", extra="status: bogus\n"), encoding="utf-8")
+    (tmp_path / ".memls.toml").write_text(f'roots = ["{extra}"]\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = memls_check()
+    assert "extra/x.md:6:9: error unknown-status" in result.stdout, result.stdout
+    assert result.exit_code == 1
+
+
 def test_pyproject_tool_memls_changes_severities(examples):
     (examples.parent / "pyproject.toml").write_text(
         '[project]\nname = "x"\n\n[tool.memls.severity]\ndangling-superseded-by = "off"\n', encoding="utf-8"
