@@ -15,7 +15,7 @@ user's, as an entry no index line can point at yet.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -667,6 +667,21 @@ class ServerState:
                 lag[path.name] = saved.index_entry if saved is not None else None
             else:
                 lag.update(root.index_entries_of([path]))
+
+    def index_line_not_updated(self, root: RootState, path: Path, versions: Sequence[MemoryEntry | None]) -> None:
+        """A save's edit of the open index never landed: the entry's line still describes an earlier version.
+
+        The user is told to save or revert the buffer and save the entry
+        again; that save must find the line memls's text (the first of
+        ``versions`` whose line the index holds), not a line the user
+        wrote, or it leaves it stale.
+        """
+        texts = [t for t in (self.text(root.index_path), disk_text(root.index_path)) if t is not None]
+        for entry in versions:
+            if entry is not None and any(entry.index_line() in t for t in texts):
+                # Over what a watcher event of the saved file took as followed: the edit never landed.
+                self.index_lags.setdefault(root.path, {})[path.name] = entry
+                return
 
     def index_lag(self, root: RootState) -> dict[str, MemoryEntry | None]:
         """The entries of :meth:`_remember_index_lag` for ``root``, forgotten as its index is judged now."""

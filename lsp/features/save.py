@@ -69,6 +69,10 @@ class IndexUpdate:
     # earlier save's edit, on its way to the editor then, may have landed since
     # (the entry's line then describes that save's text, which this one replaces).
     edits_buffer_now: bool = True
+    # For the buffer: what to remember when its edit never lands (the editor declined it, or
+    # takes no edits): the entry's line still describes its version before the save, and the
+    # save the user is told to make again must find that line memls's text (engine thread).
+    unapplied: Callable[[], None] | None = None
 
 
 def update_index_on_save(
@@ -115,6 +119,7 @@ def update_index_on_save(
     index_path = root.index_path
     edit_buffer = beside_unsaved = tell = False
     absorbs: str | None = None
+    followed: list[MemoryEntry | None] = [previous, *others]  # the versions the index may follow before it
     # Set inside the root lock, once the model has caught up with the disk.
     around: RootAroundSave | None = None
     policy: IndexPolicy | None = None
@@ -140,6 +145,7 @@ def update_index_on_save(
         lagged = caught_up.entries_before.get(doc.path.name, previous)
         if lagged != previous and lagged not in others:
             others.append(lagged)
+        followed[:] = [lagged, previous, *others]
         around = _around_save(state, root, doc.path, previous, caught_up.entries_before, others)
         policy = IndexPolicy.read(root.path)
         if state.has_unsaved_changes(index_path):
@@ -171,7 +177,8 @@ def update_index_on_save(
     written = commit_index(root.path, compute_on_disk)
     if edit_buffer:  # the user's unsaved changes stay; the entry's line joins them as an edit
         return IndexUpdate(index_path, written=False, buffer_text=buffer_text, absorbs=absorbs,
-                           edits_buffer_now=buffer_text(state.text(index_path)) is not None)
+                           edits_buffer_now=buffer_text(state.text(index_path)) is not None,
+                           unapplied=lambda: state.index_line_not_updated(root, doc.path, followed))
     if written is None:
         return None
     state.wrote_open_file(index_path, written)
@@ -428,6 +435,8 @@ async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
         log.info("%s left to the server that serves its root", update.index_path)
         return
     if not ls.state.client.apply_edit:
+        if update.edits_buffer_now and update.unapplied is not None:
+            await ls.engine.run(update.unapplied)
         if update.edits_buffer_now and NO_APPLY_EDIT not in ls.state.told:
             ls.state.told.add(NO_APPLY_EDIT)
             ls.window_show_message(types.ShowMessageParams(
@@ -461,6 +470,8 @@ async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
             return
         # Most often the user typed on and the version moved: computed anew from the new text.
         declined = result.failure_reason or "the editor declined the edit"
+    if update.unapplied is not None:
+        await ls.engine.run(update.unapplied)
     ls.window_show_message(types.ShowMessageParams(
         type=types.MessageType.Warning,
         message=f"memls: {update.index_path.name} was not updated: it has unsaved changes and "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
@@ -13,6 +14,7 @@ from memls.store.index import IndexPolicy, index_entries, render_index, render_p
 from memls.store.reader import read_root
 
 from .conftest import Session, answer_as_editor, apply_text_edits, barrier, entry, initialize_in, write_root
+from .test_deleted_open_file import disk_changed
 
 CURATED = "# Memory\n\nHand-written notes: ask Sam before touching the deploy entries.\n\n" \
           "- [a](a.md) \u2014 first\n"
@@ -363,6 +365,38 @@ async def test_an_index_edit_the_editor_declines_is_told_to_the_user(start):
         await asyncio.sleep(0.05)
     assert told and "the document changed meanwhile" in told[0]
     assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == CURATED  # the user's text was not overwritten
+
+
+@pytest.mark.parametrize("then", ["revert", "save-buffer"])
+async def test_doing_what_the_declined_edit_s_message_says_brings_the_entry_s_line(start, then):
+    """"save or revert it, then save the memory again": that save must update the line it could not edit."""
+    session = await start({"a.md": entry("a", "first")}, index=CURATED)
+    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: types.ApplyWorkspaceEditResult(
+        applied=False, failure_reason="the document changed meanwhile"))
+    session.open("MEMORY.md")
+    typed = CURATED.replace("Hand-written", "Hand-typed")
+    session.change("MEMORY.md", typed, 2)
+    await edit_and_save(session, "a.md", entry("a", "first, now revised"))
+    for _ in range(200):  # the answer to the edit comes back after the save's checks
+        if any("MEMORY.md was not updated" in m.message for m in session.client.messages):
+            break
+        await asyncio.sleep(0.05)
+    # The editor's watcher tells of the entry's write: the index still follows the text before it.
+    await disk_changed(session, {session.root / "a.md": types.FileChangeType.Changed}, "zz-probe-1.md")
+    if then == "revert":
+        session.change("MEMORY.md", CURATED, 3)
+    else:
+        save(session, "MEMORY.md", typed)
+    await barrier(session)
+    save(session, "a.md", entry("a", "first, now revised"))
+    line = "- [a](a.md) \u2014 first, now revised\n"
+    for _ in range(200):  # the write comes after the save's checks
+        index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
+        if line in index:
+            break
+        await asyncio.sleep(0.05)
+    assert line in index, index
+    assert ("Hand-typed" in index) == (then == "save-buffer")
 
 
 async def test_a_generated_index_follows_another_entrys_saved_text_not_its_unsaved_buffer(start, tmp_path):
