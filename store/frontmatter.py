@@ -205,6 +205,7 @@ def load_yaml(yaml_text: str, first_line: int = 0, *, fast: bool = True) -> Load
     import_yaml()
     locator = _Locator(yaml_text, first_line)
     loader = None
+    node = None
     try:
         loader = yaml.SafeLoader(yaml_text)
         node = loader.get_single_node()
@@ -225,7 +226,8 @@ def load_yaml(yaml_text: str, first_line: int = 0, *, fast: bool = True) -> Load
     except RecursionError:
         return LoadedYaml(None, locator.problem("nesting too deep to load", 0), {})
     except Exception as exc:  # noqa: BLE001 - any str input must give a problem, not a crash
-        return LoadedYaml(None, locator.problem(f"invalid value: {one_line(str(exc))}", 0), {})
+        offset = _unconstructible_scalar_offset(node) if node is not None else 0
+        return LoadedYaml(None, locator.problem(f"invalid value: {one_line(str(exc))}", offset), {})
     finally:
         if loader is not None:
             loader.dispose()
@@ -492,6 +494,37 @@ def _marked_problem(exc: yaml.MarkedYAMLError, locator: _Locator) -> YamlProblem
         if line < locator.position(mark.index)[0]:
             return YamlProblem(message, line, column, from_opener=True)
     return locator.problem(message, mark.index if mark is not None else 0)
+
+
+def _unconstructible_scalar_offset(root: yaml.Node) -> int:
+    """Where the first scalar that cannot be built starts; 0 if none alone fails.
+
+    A resolved value that its constructor refuses (``2026-02-30`` read as a
+    date, ``!!int abc``) raises a plain error with no mark, after the whole
+    tree was composed; the user needs the value, not the frontmatter's first
+    line. Scalars are built independently of each other, so each is tried
+    alone, in document order, until one fails; each node is visited once, so
+    aliases cost nothing extra.
+    """
+    probe = yaml.SafeLoader("")
+    try:
+        seen: set[int] = set()
+        todo = [root]
+        while todo:
+            node = todo.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, yaml.ScalarNode):
+                try:
+                    probe.construct_object(node, deep=True)
+                except Exception:  # noqa: BLE001 - the failure is what is being located
+                    return int(node.start_mark.index)
+                probe.constructed_objects.clear()
+            todo.extend(reversed(_children(node)))
+        return 0
+    finally:
+        probe.dispose()
 
 
 def _reader_problem(exc: yaml.reader.ReaderError, locator: _Locator) -> YamlProblem:

@@ -348,10 +348,19 @@ def test_python_tag_is_refused_with_a_position_and_never_run(tmp_path: Path):
     assert not marker.exists()
 
 
-def test_value_error_from_a_core_tag_is_a_problem_not_a_crash():
+def test_value_error_from_a_core_tag_is_a_problem_at_the_value_not_a_crash():
     error = error_of("---\nname: !!int abc\n---\n")
     assert error.message.startswith("invalid value:")
-    assert (error.line, error.column) == (1, 0)
+    assert (error.line, error.column) == (1, 6)
+
+
+def test_an_impossible_date_is_reported_at_the_date_not_the_frontmatter_start():
+    """A resolved date its constructor refuses carries no mark; the user needs the value."""
+    error = error_of("---\nname: d\ndescription: x\ntags: [a, b]\nrecheck: 2026-02-30\n---\nb\n")
+    assert "day is out of range" in error.message
+    assert (error.line, error.column) == (4, 9)
+    aliased = error_of("---\nname: d\nfirst: &d 2026-02-30\nsecond: *d\n---\n")
+    assert (aliased.line, aliased.column) == (2, 7)
 
 
 def test_second_document_in_the_block_is_an_error():
