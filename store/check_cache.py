@@ -106,7 +106,7 @@ if TYPE_CHECKING:
     from .model import Document, RootState, Workspace
     from .replay import RootFiles
 
-FORMAT = 4
+FORMAT = 5
 SCAN_ROUNDS = 6
 """How many times the component search scans every stored record before it maps keys to files."""
 COMPONENT_LIMIT = 2000
@@ -421,12 +421,13 @@ def _facts(doc: Document) -> Facts:
     """What other documents' checks read of ``doc``: its keys, its index digest and fields.
 
     The digest holds what the index checks read of the entry besides its
-    rendered line: its name and status, and the places their problems point
-    at. Its title, description and type change the rendering alone (the
+    rendered line: its name and status, whether it gets a line at all, and
+    the places their problems point at. Its title, description and type change the rendering alone (the
     fields hold them): while a root's index problems do not depend on the
     rendering (``_RootResults.without_rendering``), such a change leaves them
     standing.
     """
+    from .index import gets_index_line
     from .model import index_key
 
     keys: set[str] = set()
@@ -441,9 +442,13 @@ def _facts(doc: Document) -> Facts:
     if key is None:
         return tuple(sorted(keys)), None, None
     name, _title, _description, _type, status, where, status_at = key
-    digest = blake2b(repr((name, status, where, status_at)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
     entry = doc.index_entry
     assert entry is not None  # it has an index key
+    # Whether the entry gets a line at all is read by the line findings too: a title its
+    # line cannot hold hides the entry from every rendering, so a rewording can show it.
+    shown = gets_index_line(entry)
+    digest = blake2b(repr((name, status, where, status_at, shown)).encode("utf-8", "surrogatepass"),
+                     digest_size=16).digest()
     return tuple(sorted(keys)), digest, (entry.name, entry.title, entry.description, entry.type, entry.status)
 
 
@@ -676,8 +681,8 @@ def _still_without_line_findings(
     (``index-missing`` reads whether any entry lives) or with a policy.
     """
     from .checks.index import finds_lines_about
-    from .entry import DEFAULT_STATUS
-    from .index import omission_budget
+    from .entry import DEFAULT_STATUS, MemoryEntry
+    from .index import gets_index_line, omission_budget
 
     if listing.index_identity[0] is None or listing.index_identity[1] is not None:
         return False
@@ -725,7 +730,12 @@ def _still_without_line_findings(
 
     def shown(name: str) -> bool:
         known = fields(name)
-        return known is not None and known[4] == DEFAULT_STATUS and holders[known[0]][0] == name
+        if known is None or known[4] != DEFAULT_STATUS or holders[known[0]][0] != name:
+            return False
+        # A title or type its line cannot hold keeps the entry out of every rendering, so
+        # a rewording can show or hide it: ask the rule every renderer asks.
+        name_, title, _, type_, status = known
+        return gets_index_line(MemoryEntry(name=name_, title=title, type=type_, status=status, path=state.path / name))
 
     return not finds_lines_about(index.text, targets, living, shown)
 

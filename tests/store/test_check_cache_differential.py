@@ -23,7 +23,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from memls.store.check_cache import check_roots
@@ -228,6 +228,11 @@ around_an_index = st.one_of(
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@example(  # a title its line cannot hold is reworded: the entry gets a line, and the index lacks it
+    initial=["---\nname: {name}\ndescription: d\n---\n"] * 2
+    + [f"---\nname: {{name}}\ndescription: d\ntitle: {POINTS_ELSEWHERE}\n---\n"],
+    index="generate", operations=[("reword", 0, "gamma.md", "title", "d")],
+)
 @given(initial=st.lists(living_entry, min_size=2, max_size=5),
        index=st.sampled_from(["generate", "drop-line", "junk"]),
        operations=st.lists(around_an_index, min_size=1, max_size=10))
