@@ -229,6 +229,10 @@ class RootRead:
     # Entry name -> the files holding it, in file order (see :meth:`names`): built
     # when first asked, or handed over by a read that already knows it.
     by_name: dict[str, list[str]] | None = field(default=None, repr=False, compare=False)
+    # What the parse cache held for the files that changed or went away since it was
+    # written (:meth:`ParseCache.lookup_listing`): a state the root was in, which an
+    # index rendered then still shows (:meth:`memls.store.transaction.RootTransaction._regenerate`).
+    earlier: dict[str, FileRead] = field(default_factory=dict, repr=False, compare=False)
 
     @cached_property
     def entries(self) -> list[MemoryEntry]:
@@ -389,7 +393,8 @@ def _read_root(
     prefix = os.path.join(os.fspath(root_dir), "")
     result = RootRead(root_dir, scope)
     listing = entry_stats(root_dir)
-    for filename, stamp, cached in parse_cache.lookup_listing(listing.files, prefix, scope):
+    earlier: dict[str, tuple] = {}
+    for filename, stamp, cached in parse_cache.lookup_listing(listing.files, prefix, scope, earlier):
         if stamps is not None:
             stamps[filename] = stamp
         if cached is not None:
@@ -409,6 +414,7 @@ def _read_root(
         )
         result.files.append(read)
     parse_cache.save()
+    result.earlier = {filename: FileRead(filename, *held) for filename, held in earlier.items()}
     if listing.unreadable:
         result.files.extend(FileRead(filename, None, why) for filename, why in listing.unreadable)
         result.files.sort(key=lambda f: f.filename)

@@ -455,7 +455,24 @@ class RootTransaction:
         # one after, which it writes.
         return opens_like_a_rendering(text) and (
             self._legacy_renders(text, {}) or self._legacy_renders(text, self._legacy_changes())
+            or bool(self._read.earlier) and self._legacy_renders(text, self._earlier_entries())
         )
+
+    def _earlier_entries(self) -> dict[str, MemoryEntry | None]:
+        """The index entries of the files that changed since the parse cache was written, as it held them.
+
+        An index rendered then, before an editor or another tool changed an
+        entry without rendering it again, is a lagging rendering, not a
+        curated one: gptme would render it whole, and so does memls. Files the
+        cache did not hold count as unchanged, so an index a person shortened
+        by one line never matches.
+        """
+        earlier: dict[str, MemoryEntry | None] = {}
+        for filename, held in self._read.earlier.items():
+            record = held.record or held.headline
+            earlier[filename] = None if record is None else entry_from_record(
+                record, self.root.path / filename, self.root.scope)
+        return earlier
 
     def _legacy_changes(self) -> dict[str, MemoryEntry | None]:
         """The staged entry files' index entries (None: none), for the legacy index view."""

@@ -1,0 +1,78 @@
+"""A generated MEMORY.md that lags behind an entry changed by hand stays generated.
+
+An editor (or another tool) changes an entry's description and nothing renders
+the index again before the agent's next write. The index is then memls's
+rendering of the root as it was, which the parse cache still holds; the write
+renders it whole again, as gptme would, instead of taking it for a curated
+index forever. An index a person shortened stays curated.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from memls.store.roots import MemoryRoot
+from memls.store.store import MemoryStore
+
+HOUR_NS = 3600 * 10**9
+
+
+@pytest.fixture(autouse=True)
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file counts as settled, so the parse cache keeps it (as it would an hour later)."""
+    for module in ("cache", "reader"):
+        monkeypatch.setattr(f"memls.store.{module}.now_ns", lambda: time.time_ns() + HOUR_NS)
+
+
+def a_new_process(root: Path) -> MemoryStore:
+    """What a fresh ``memls`` command holds: nothing but the files and the cache."""
+    return MemoryStore([MemoryRoot("explicit", root)])
+
+
+def generated_root(root: Path) -> None:
+    store = a_new_process(root)
+    store.save("alpha", "Alpha thing.", type="project")
+    store.save("beta", "Beta thing.", type="project")
+    store.save("gamma", "Gamma thing.", type="project")
+    store.write_index()
+    assert a_new_process(root).check_index()  # a read since: the cache holds every entry
+
+
+def edit_by_hand(path: Path, old: str, new: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+
+
+def test_a_save_after_an_entry_changed_by_hand_renders_the_lagging_index_again(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    generated_root(root)
+    edit_by_hand(root / "beta.md", "Beta thing.", "Beta, edited in the editor.")
+    store = a_new_process(root)
+    store.save("tz", "Works from Stockholm.", type="user")
+    index = (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert index == store.render_root_index()
+    assert index.index("## User") < index.index("## Project")
+    assert "Beta, edited in the editor." in index
+
+
+def test_a_lagging_index_after_an_entry_was_deleted_by_hand_is_rendered_again(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    generated_root(root)
+    (root / "gamma.md").unlink()
+    store = a_new_process(root)
+    store.save("tz", "Works from Stockholm.", type="user")
+    assert (root / "MEMORY.md").read_text(encoding="utf-8") == store.render_root_index()
+
+
+def test_an_index_a_person_shortened_stays_curated_when_another_entry_changed(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    generated_root(root)
+    edit_by_hand(root / "MEMORY.md", "- [gamma](gamma.md) \u2014 Gamma thing.\n", "")
+    edit_by_hand(root / "beta.md", "Beta thing.", "Beta, edited in the editor.")
+    store = a_new_process(root)
+    store.save("tz", "Works from Stockholm.", type="user")
+    index = (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "gamma.md" not in index
+    assert index.endswith("- [tz](tz.md) \u2014 Works from Stockholm.\n")
