@@ -38,7 +38,6 @@ from memls.store.text import one_line
 
 from ..errors import reason
 from ..state import HeldIndexLine
-from ..text_edits import buffer_edit
 
 if TYPE_CHECKING:
     from memls.store.index_sync import RootAroundSave
@@ -445,6 +444,9 @@ async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
                         "editor does not accept edits from the server (workspace/applyEdit); "
                         "save or revert it, then save the memory again"))
         return
+    # The edit differ loads with the first edit of an open index, not with the server.
+    from ..text_edits import buffer_edit
+
     declined = ""
     for _ in range(INDEX_EDIT_TRIES):
         # Read from the buffer and built in one engine step: the edit is for the text of this moment.
