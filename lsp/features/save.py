@@ -50,6 +50,8 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class IndexUpdate:
+    """What a save does to its root's ``MEMORY.md``: written to disk, or an edit of the open buffer."""
+
     index_path: Path
     written: bool  # False: MEMORY.md is open with unsaved changes; the caller edits the buffer
     # For the buffer: its new text from its text when the edit is made (None: no change).
