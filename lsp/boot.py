@@ -7,7 +7,11 @@ after, allocate enough to set off several such passes: about a third of
 what memls added to a warm start (35 ms of CPU at 10k entries) went on
 walking the libraries' objects. So the server imports the libraries first
 and freezes what they built (``gc.freeze``: moved where no pass looks)
-before importing the rest. Only a process memls owns does this (``python -m
+before importing the rest. memls's own modules and the server built from
+them live as long as the process too: they are built with the collector
+off (its young passes over them found nothing to free) and frozen with the
+rest before the server reads its first message, when the collector is
+turned back on. Only a process memls owns does this (``python -m
 memls.lsp``, ``memls serve``): a library user's objects are never frozen.
 """
 
@@ -22,6 +26,13 @@ def serve() -> None:
     import pygls.lsp.server  # noqa: F401
 
     gc.freeze()
+    gc.disable()
     from .server import main
 
-    main()
+    main(built=_freeze_what_was_built)
+
+
+def _freeze_what_was_built() -> None:
+    """The server is built: what it holds is frozen too, and the collector runs again from here."""
+    gc.freeze()
+    gc.enable()

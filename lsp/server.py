@@ -559,9 +559,14 @@ def _is_zombie(pid: int) -> bool:
     return stat[stat.rfind(b")") + 2:][:1] == b"Z"
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Serve over stdio (``memls serve`` / ``python -m memls serve``)."""
+def main(argv: list[str] | None = None, *, built: Callable[[], None] | None = None) -> None:
+    """Serve over stdio (``memls serve`` / ``python -m memls serve``).
+
+    ``built`` runs once the server is built, before it reads a message (memls.lsp.boot).
+    """
     logging.basicConfig(level=os.environ.get("MEMLS_LOG_LEVEL", "WARNING"), stream=sys.stderr)
     server = create_server()
+    if built is not None:
+        built()
     server.start_io()
     sys.exit(server.exit_code)

@@ -36,6 +36,8 @@ from .convert import Positions
 
 @dataclass
 class Buffer:
+    """A document the editor has open: its text and version, and the texts its file and index line may follow."""
+
     text: str
     version: int | None
     # The text last read from or written to disk (what a save turned into), or
@@ -141,6 +143,8 @@ class HeldIndexLine:
 
 @dataclass
 class ServerState:
+    """Everything the server knows of its session: folders, settings, roots, open buffers, leases."""
+
     folders: list[Path] = field(default_factory=list)
     # The editor closed its last folder: the server's working directory does
     # not stand in for one (it does only for an editor that opened none).

@@ -24,6 +24,8 @@ PAGES_DIR = Path(__file__).resolve().parent / "codes"
 
 @dataclass(frozen=True)
 class CheckSpec:
+    """One check of the catalogue: its stable code, family, default severity, what sets it off and the fixes it offers."""
+
     code: str
     family: str
     severity: Severity

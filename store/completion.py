@@ -37,6 +37,8 @@ _NUMBER_LIKE = re.compile(r"^[-+]?(\d[\d_]*)?(\.\d*)?([eE][-+]?\d+)?$|^0[xob]|^\
 
 @dataclass(frozen=True)
 class CompletionCandidate:
+    """One completion at a position in an entry's frontmatter: an entry name, a value or a key."""
+
     label: str
     kind: Literal["entry", "value", "key"]
     detail: str

@@ -23,6 +23,8 @@ START = Span(0, 0, 0, 0)
 
 @dataclass(frozen=True)
 class Location:
+    """A span in a file."""
+
     path: Path
     span: Span
 

@@ -64,6 +64,8 @@ KNOWN_KEYS = (
 
 @dataclass
 class MemoryEntry:
+    """One memory: its frontmatter fields and its Markdown body (gptme.memory's ``MemoryEntry``, plus memls's keys)."""
+
     name: str
     description: str = ""
     type: str = DEFAULT_TYPE

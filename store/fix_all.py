@@ -29,6 +29,8 @@ MAX_PASSES = 10
 
 @dataclass
 class FixReport:
+    """What :func:`fix_all` applied, and the problems whose fixes failed (with the reason)."""
+
     applied: list[tuple[Problem, Fix]] = field(default_factory=list)
     failed: list[tuple[Problem, str]] = field(default_factory=list)
 

@@ -20,6 +20,8 @@ from .spans import Span
 
 @dataclass(frozen=True)
 class HoverInfo:
+    """A hover's Markdown text and the span it is about."""
+
     markdown: str
     span: Span
 

@@ -28,12 +28,16 @@ UNREADABLE = "unreadable"
 
 @dataclass(frozen=True)
 class ProblemCount:
+    """How many errors and warnings a document has."""
+
     errors: int = 0
     warnings: int = 0
 
 
 @dataclass
 class EntryNode:
+    """An entry in the Memories view, with the entries it superseded nested under it."""
+
     name: str
     title: str | None
     description: str
@@ -46,12 +50,16 @@ class EntryNode:
 
 @dataclass
 class TypeNode:
+    """The entries of one type in a root of the Memories view."""
+
     type: str
     entries: list[EntryNode]
 
 
 @dataclass
 class RootNode:
+    """A memory root in the Memories view, its entries grouped by type."""
+
     scope: str
     path: Path
     types: list[TypeNode]

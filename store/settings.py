@@ -25,6 +25,8 @@ CONFIG_FILES = (".memls.toml", "pyproject.toml")
 
 @dataclass(frozen=True)
 class Settings:
+    """What the settings files and the editor say: severities, extra roots, when a save updates the index."""
+
     # code -> severity ("off" silences a check)
     severity: Mapping[str, SeverityOrOff] = field(default_factory=dict)
     # memory roots beyond the resolved layers (explicit directories)

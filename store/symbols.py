@@ -28,6 +28,8 @@ _FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})")
 
 @dataclass(frozen=True)
 class SymbolInfo:
+    """One symbol of a document's outline (an entry, a frontmatter key, a heading), with its children."""
+
     name: str
     detail: str
     kind: Literal["entry", "key", "heading"]
@@ -38,6 +40,8 @@ class SymbolInfo:
 
 @dataclass(frozen=True)
 class WorkspaceSymbol:
+    """An entry found by a workspace symbol search, and where its name is."""
+
     name: str
     detail: str
     location: Location

@@ -43,7 +43,6 @@ from lsprotocol import types
 
 from memls.store.checks import check_paths, fixes_for
 from memls.store.diagnostics import Fix, Problem
-from memls.store.fix_merge import combinable_safe_fixes
 from memls.store.spans import Span
 
 from ..convert import workspace_edit
@@ -195,6 +194,9 @@ class ActionBuilder:
         return action
 
     def _fix_all_fixes(self, problems: list[Problem]) -> list[Fix]:
+        # Loads with the first "fix all", not with the server.
+        from memls.store.fix_merge import combinable_safe_fixes
+
         ctx = self.state.context()
         chosen = combinable_safe_fixes(ctx, problems)
         return [fix for _, fix in chosen if client_applies(self.state, fix)]

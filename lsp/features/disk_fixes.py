@@ -40,7 +40,6 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from memls.store.apply import StaleFixError, apply_fixes
 from memls.store.diagnostics import CreateFile, Fix, RenameFile, TextEdit
 from memls.store.parse import placeholder_span
 
@@ -93,6 +92,9 @@ def _apply_on_disk(
         raise RequestFailed(f"{paths[0].name} is not in a memory root")
     # What the fix was computed against: the client's text of each file that exists.
     texts = {p: state.text(p) for p in paths if p in state.buffers or p.is_file()}
+    # The engine's writer (and its transaction) loads with the first fix a request writes, not with the server.
+    from memls.store.apply import StaleFixError, apply_fixes
+
     try:
         _, affected = write_through_store(state, paths, lambda: apply_fixes([fix], texts, root=root.path))
     except (StaleFixError, FileExistsError, FileNotFoundError) as exc:

@@ -17,10 +17,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from memls.store.formatting import formatted_document
-
 from ..document_request import document_request
-from ..text_edits import minimal_edit
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
@@ -29,6 +26,11 @@ if TYPE_CHECKING:
 
 def format_edits(state: ServerState, path: Path) -> list[types.TextEdit]:
     """The edits formatting ``path`` (engine thread); [] when nothing changes."""
+    # The formatter and the edit differ load with the first formatting request, not with the server.
+    from memls.store.formatting import formatted_document
+
+    from ..text_edits import minimal_edit
+
     doc = state.document(path)
     if doc is None:
         return []

@@ -38,7 +38,6 @@ from memls.store.text import one_line
 
 from ..errors import reason
 from ..state import HeldIndexLine
-from ..text_edits import buffer_edit
 
 if TYPE_CHECKING:
     from memls.store.index_sync import RootAroundSave
@@ -51,6 +50,8 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class IndexUpdate:
+    """What a save does to its root's ``MEMORY.md``: written to disk, or an edit of the open buffer."""
+
     index_path: Path
     written: bool  # False: MEMORY.md is open with unsaved changes; the caller edits the buffer
     # For the buffer: its new text from its text when the edit is made (None: no change).
@@ -445,6 +446,9 @@ async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
                         "editor does not accept edits from the server (workspace/applyEdit); "
                         "save or revert it, then save the memory again"))
         return
+    # The edit differ loads with the first edit of an open index, not with the server.
+    from ..text_edits import buffer_edit
+
     declined = ""
     for _ in range(INDEX_EDIT_TRIES):
         # Read from the buffer and built in one engine step: the edit is for the text of this moment.

@@ -100,10 +100,14 @@ def test_server_exits_when_the_editor_process_dies(tmp_path):
 _HANDED_OVER = """
 import gc, runpy, sys, types
 fake = types.ModuleType("memls.lsp.server")
-def main():
+def main(built=None):
     from lsprotocol.types import Diagnostic
     tracked = {id(o) for o in gc.get_objects()}
-    print(gc.get_freeze_count() > 0, id(Diagnostic) in tracked)
+    print(gc.get_freeze_count() > 0, id(Diagnostic) in tracked, gc.isenabled())
+    server = [object()]  # stands for what memls's imports and the server built
+    if built is not None:
+        built()
+    print(gc.isenabled(), id(server) in {id(o) for o in gc.get_objects()})
 fake.main = main
 sys.modules["memls.lsp.server"] = fake
 runpy.run_module(%r, run_name="__main__")
@@ -112,11 +116,15 @@ runpy.run_module(%r, run_name="__main__")
 
 @pytest.mark.parametrize("entry", ["memls.lsp", "memls"])
 def test_a_server_process_starts_with_the_protocol_libraries_out_of_the_collectors_reach(entry):
-    """``python -m memls.lsp`` and ``memls serve`` freeze lsprotocol's objects before memls's imports (memls.lsp.boot)."""
+    """``python -m memls.lsp`` and ``memls serve`` freeze lsprotocol's objects before memls's imports (memls.lsp.boot).
+
+    memls's imports and the server are built with the collector off and
+    frozen too; the collector is on again before the server reads a message.
+    """
     argv = "\nsys.argv = ['memls', 'serve']" if entry == "memls" else ""
     out = subprocess.run([sys.executable, "-c", (_HANDED_OVER % entry).replace("\nfake =", argv + "\nfake =", 1)],
                          capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["True", "False"]
+    assert out.stdout.split() == ["True", "False", "False", "True", "False"]
 
 
 def test_importing_the_server_as_a_library_freezes_nothing():

@@ -255,11 +255,14 @@ def test_the_server_starts_without_loading_what_only_requests_and_settings_files
     Navigation, hover, symbols, completion, lenses, recall, the Memories
     view and the TOML reader (a workspace without a settings file) together
     were a fifth of memls's imports at start; the index's writer loads with
-    the first save.
+    the first save, the fix writer (with its transaction) with the first fix
+    written to disk, the formatter with the first formatting, "fix all" with
+    the first such action and the edit differ with the first edit of a buffer.
     """
     later = ["memls.store.recall", "memls.store.completion", "memls.store.hover", "memls.store.symbols",
              "memls.store.lenses", "memls.store.links", "memls.store.memories", "memls.store.store", "tomllib",
-             "memls.store.index_sync"]
+             "memls.store.index_sync", "memls.store.apply", "memls.store.files", "memls.store.formatting",
+             "memls.store.rewrite", "memls.store.fix_merge", "memls.lsp.text_edits"]
     probe = ("import sys; from memls.lsp.server import create_server; create_server(); "
              f"print([m for m in {later!r} if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
