@@ -41,7 +41,7 @@ from memls.store.cache import paused_gc
 from memls.store.checks import check_paths, check_text_alone
 from memls.store.diagnostics import Problem
 
-from .convert import Positions, diagnostic, diagnostic_json
+from .convert import PlainPositions, Positions, diagnostic, diagnostic_json
 from .protocol import MemlsProtocol
 
 if TYPE_CHECKING:
@@ -224,7 +224,8 @@ class DiagnosticsPublisher:
             return
         self._deliver(computed)
 
-    async def publish_checked(self, results: Mapping[Path, list[Problem]], skip: set[Path]) -> None:
+    async def publish_checked(self, results: Mapping[Path, list[Problem]], skip: set[Path],
+                              plain: Mapping[Path, int] | None = None) -> None:
         """Push mode: deliver what a check of every document found (the first scan's, or a replay of it).
 
         ``results`` names every path with problems (memls.store.warm_start);
@@ -240,6 +241,10 @@ class DiagnosticsPublisher:
         is split into lines once for all of them. A large file (an index)
         takes the usual path, which keeps its conversion for the keystrokes
         that re-check it (``to_lsp``).
+
+        ``plain``: the paths whose problems' positions are the same in every
+        unit, with their text's length (memls.store.check_cache.plain_length,
+        a replay's): their problems are placed without reading the file.
         """
         state = self.server.state
 
@@ -253,11 +258,13 @@ class DiagnosticsPublisher:
                     positions = split[path] = Positions(state.text(path), encoding)
                 return positions
 
+            known = plain or {}
             out: list[tuple[Path, int | None, list[types.Diagnostic] | list[dict]]] = []
             for path, problems in results.items():
                 if path in skip or not state.publishes(path):
                     continue
-                positions = positions_of(path)
+                length = known.get(path)
+                positions: Positions | PlainPositions = positions_of(path) if length is None else PlainPositions(length)
                 if positions.length >= KEPT_POSITIONS_MIN_CHARS:
                     out.append((path, state.version(path), self.to_lsp(problems, path)))
                     continue
