@@ -338,3 +338,17 @@ def test_every_way_of_answering_says_which_files_problems_are_placed_alike_in_ev
     assert directory / "plain.md" not in changed.plain
     again = check_roots([root], Settings(), today=TODAY)
     assert again.how == "replayed" and again.plain == changed.plain
+
+
+def test_the_state_a_replay_is_keyed_by_depends_on_the_files_identities_alone(tmp_path: Path) -> None:
+    """Equal listings give one key, whichever of their values are shared objects or interned strings."""
+    import sys
+
+    from memls.store.check_cache import _Listing, _state_digest
+
+    root = MemoryRoot("project", tmp_path)
+    stamp = (10, 2, 3, 4, 5)
+    shared = _Listing(root, {sys.intern("a.md"): stamp, sys.intern("b.md"): stamp}, set(), (stamp, None, False))
+    names = ["".join(["a", ".md"]), "".join(["b", ".md"])]
+    apart = _Listing(root, {name: tuple(list(stamp)) for name in names}, set(), (tuple(list(stamp)), None, False))
+    assert _state_digest([shared]) == _state_digest([apart])
