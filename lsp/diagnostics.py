@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from pathlib import Path
@@ -271,11 +272,21 @@ class DiagnosticsPublisher:
                     positions = split[path] = Positions(text_of(path), encoding)
                 return positions
 
+            # Whether this server speaks for a path is its root's (its directory's): asked once a directory.
+            speaks: dict[str, bool] = {}
+            buffers = state.buffers
             known = plain or {}
             out: list[tuple[Path, int | None, list[types.Diagnostic] | list[dict]]] = []
             for path, problems in results.items():
-                if path in skip or not state.publishes(path):
+                if path in skip:
                     continue
+                if path not in buffers:  # (state.publishes)
+                    directory = str(path).rpartition(os.sep)[0]
+                    speaking = speaks.get(directory)
+                    if speaking is None:
+                        speaking = speaks[directory] = state.speaks_for(path)
+                    if not speaking:
+                        continue
                 length = known.get(path)
                 positions: Positions | PlainPositions = positions_of(path) if length is None else PlainPositions(length)
                 if positions.length >= KEPT_POSITIONS_MIN_CHARS:
