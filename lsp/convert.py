@@ -135,6 +135,22 @@ class Positions:
         return Span(*start, *end)
 
 
+class PlainPositions:
+    """:class:`Positions` of a text whose positions in question are the same in every unit, not read.
+
+    For problems :func:`memls.store.check_cache.plain_length` vouches for:
+    an ASCII text, every span inside its lines, so :meth:`Positions.units`
+    would answer each position as it is. Only its length is known.
+    """
+
+    def __init__(self, length: int):
+        self.length = length
+
+    def range_json(self, span: Span) -> dict:
+        start_line, start, end_line, end = span
+        return {"start": {"line": start_line, "character": start}, "end": {"line": end_line, "character": end}}
+
+
 def diagnostic(
     problem: Problem,
     positions: Positions,
@@ -176,7 +192,7 @@ def diagnostic(
 
 def diagnostic_json(
     problem: Problem,
-    positions: Positions,
+    positions: Positions | PlainPositions,
     related_positions: Mapping[Path, Positions],
     *,
     related_support: bool = True,

@@ -30,7 +30,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -41,7 +42,7 @@ from memls.store.cache import paused_gc
 from memls.store.checks import check_paths, check_text_alone
 from memls.store.diagnostics import Problem
 
-from .convert import Positions, diagnostic, diagnostic_json
+from .convert import PlainPositions, Positions, diagnostic, diagnostic_json
 from .protocol import MemlsProtocol
 
 if TYPE_CHECKING:
@@ -148,7 +149,8 @@ class DiagnosticsPublisher:
             out.append((path, state.version(path), self.to_lsp(problems, path)))
         return out
 
-    def to_lsp(self, problems: list[Problem], path: Path) -> list[types.Diagnostic]:
+    def to_lsp(self, problems: list[Problem], path: Path,
+               text_of: Callable[[Path], str] | None = None) -> list[types.Diagnostic]:
         """Engine problems of one file as LSP diagnostics (engine thread).
 
         A large file's (``MEMORY.md``'s) last conversion is reused while its
@@ -156,10 +158,14 @@ class DiagnosticsPublisher:
         in an entry re-checks the index, and converting its hundred problems
         again, each position counted in the client's units, cost more than
         the check.
+
+        ``text_of``: how to get a path's current text (``state.text``; a
+        caller that read it already hands it over rather than have it read again).
         """
         state = self.server.state
+        text_of = text_of or state.text
         related_paths = list(dict.fromkeys(r.location.path for p in problems for r in p.related))
-        texts = [state.text(p) for p in (path, *related_paths)]
+        texts = [text_of(p) for p in (path, *related_paths)]
         support = state.client.related_information
         kept = self._kept_diagnostics.get(path)
         reusable: dict[tuple, list[tuple[Problem, types.Diagnostic]]] = {}
@@ -170,8 +176,8 @@ class DiagnosticsPublisher:
             # A status flip changes a few of the index's problems: the others keep their conversion.
             for problem, converted in zip(kept[2], kept[3]):
                 reusable.setdefault((problem.code, problem.span, problem.message), []).append((problem, converted))
-        positions = self._positions(path)
-        related = {p: self._positions(p) for p in related_paths}
+        positions = self._positions(path, texts[0])
+        related = {p: self._positions(p, text) for p, text in zip(related_paths, texts[1:])}
         diagnostics = []
         for problem in problems:
             same = next((d for q, d in reusable.get((problem.code, problem.span, problem.message), ())
@@ -183,7 +189,7 @@ class DiagnosticsPublisher:
             self._kept_diagnostics[path] = ((support, state.client.position_encoding), texts, problems, diagnostics)
         return diagnostics
 
-    def _positions(self, path: Path) -> Positions:
+    def _positions(self, path: Path, text: str | None = None) -> Positions:
         """Position conversion for ``path``'s current text, kept while the text stays (engine thread).
 
         ``MEMORY.md`` is re-checked on every keystroke in any entry, and
@@ -193,7 +199,8 @@ class DiagnosticsPublisher:
         megabytes for nothing).
         """
         state = self.server.state
-        text, encoding = state.text(path), state.client.position_encoding
+        text = state.text(path) if text is None else text
+        encoding = state.client.position_encoding
         kept = self._kept_positions.get(path)
         if kept is not None and kept[1] == encoding and (kept[0] is text or kept[0] == text):
             return kept[2]
@@ -224,7 +231,8 @@ class DiagnosticsPublisher:
             return
         self._deliver(computed)
 
-    async def publish_checked(self, results: Mapping[Path, list[Problem]], skip: set[Path]) -> None:
+    async def publish_checked(self, results: Mapping[Path, list[Problem]], skip: set[Path],
+                              plain: Mapping[Path, int] | None = None) -> None:
         """Push mode: deliver what a check of every document found (the first scan's, or a replay of it).
 
         ``results`` names every path with problems (memls.store.warm_start);
@@ -240,26 +248,51 @@ class DiagnosticsPublisher:
         is split into lines once for all of them. A large file (an index)
         takes the usual path, which keeps its conversion for the keystrokes
         that re-check it (``to_lsp``).
+
+        ``plain``: the paths whose problems' positions are the same in every
+        unit, with their text's length (memls.store.check_cache.plain_length,
+        a replay's): their problems are placed without reading the file.
         """
         state = self.server.state
 
         def compute() -> list[tuple[Path, int | None, list[types.Diagnostic] | list[dict]]]:
             encoding, support, uri_of = state.client.position_encoding, state.client.related_information, state.uris.uri
             split: dict[Path, Positions] = {}
+            read: dict[Path, str] = {}  # each file read once, whoever asks (a large file's to_lsp too)
+
+            def text_of(path: Path) -> str:
+                text = read.get(path)
+                if text is None:
+                    text = read[path] = state.text(path)
+                return text
 
             def positions_of(path: Path) -> Positions:
                 positions = split.get(path)
                 if positions is None:
-                    positions = split[path] = Positions(state.text(path), encoding)
+                    positions = split[path] = Positions(text_of(path), encoding)
                 return positions
 
+            # Whether this server speaks for a path is its root's (its directory's): asked once a directory.
+            speaks: dict[str, bool] = {}
+            buffers = state.buffers
+            known = plain or {}
             out: list[tuple[Path, int | None, list[types.Diagnostic] | list[dict]]] = []
             for path, problems in results.items():
-                if path in skip or not state.publishes(path):
+                if path in skip:
                     continue
-                positions = positions_of(path)
+                if path not in buffers:  # (state.publishes)
+                    directory = str(path).rpartition(os.sep)[0]
+                    speaking = speaks.get(directory)
+                    if speaking is None:
+                        speaking = speaks[directory] = state.speaks_for(path)
+                    if not speaking:
+                        continue
+                length = known.get(path)
+                positions: Positions | PlainPositions = positions_of(path) if length is None else PlainPositions(length)
                 if positions.length >= KEPT_POSITIONS_MIN_CHARS:
-                    out.append((path, state.version(path), self.to_lsp(problems, path)))
+                    if isinstance(positions, Positions):  # split already: kept as to_lsp would keep it
+                        self._kept_positions[path] = (text_of(path), encoding, positions)
+                    out.append((path, state.version(path), self.to_lsp(problems, path, text_of)))
                     continue
                 related = {r.location.path: positions_of(r.location.path)
                            for p in problems for r in p.related} if support else {}

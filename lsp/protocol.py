@@ -40,7 +40,7 @@ import inspect
 import json
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +54,37 @@ from pygls.protocol.language_server import lsp_method
 from memls.store.text import one_line
 
 log = logging.getLogger(__name__)
+
+
+def _json_dumps() -> Callable[[Any], str]:
+    """``json.dumps`` with its defaults, the C encoder under it made once rather than once a call.
+
+    A start publishes hundreds of small notifications at once
+    (:meth:`MemlsProtocol.notify_json`), and making the encoder was a third
+    of the cost of each. The same text (checked here once); ``json.dumps``
+    itself where the C encoder is not there or takes other arguments.
+    """
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return json.dumps
+    try:
+        # No circular check (markers None): a failed call would leave its marks in a shared
+        # table; these params are plain values built for the wire, never cyclic.
+        encode = make(None, json.JSONEncoder().default, json.encoder.encode_basestring_ascii,
+                      None, ": ", ", ", False, False, True)
+
+        def dumps(obj: Any) -> str:
+            return "".join(encode(obj, 0))
+
+        sample = {"a": [1, 2.5, None, True, "\u00e9\n"], "b": {"c": -1}}
+        if dumps(sample) != json.dumps(sample):
+            return json.dumps
+    except Exception:  # noqa: BLE001 - another Python's encoder: the public function
+        return json.dumps
+    return dumps
+
+
+_dumps = _json_dumps()
 
 
 @dataclass
@@ -191,7 +222,7 @@ class MemlsProtocol(LanguageServerProtocol):
             return
         parts = []
         for params in many_params:
-            body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params})
+            body = _dumps({"jsonrpc": "2.0", "method": method, "params": params})
             if self._include_headers:  # as pygls's _send_data writes them
                 parts.append(f"Content-Length: {len(body)}\r\n"
                              f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n")

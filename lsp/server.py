@@ -311,7 +311,7 @@ async def _initial_scan(ls: MemlsServer) -> None:
             if not ls.diagnostics.pull:
                 open_paths = ls.diagnostics.open_paths()
                 try:
-                    await ls.diagnostics.publish_checked(warm.results, open_paths)
+                    await ls.diagnostics.publish_checked(warm.results, open_paths, warm.plain)
                 except Exception:  # noqa: BLE001 - everything is checked once the model is whole
                     log.exception("publishing the replayed check failed")
                     warm = None

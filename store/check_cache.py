@@ -77,7 +77,7 @@ from __future__ import annotations
 import marshal
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -147,6 +147,9 @@ class CheckRun:
     how: str = "full"
     # The documents whose checks ran this time (every document for a full check).
     rechecked: int = 0
+    # The paths of ``results`` whose problems are placed alike in every unit, with their text's length
+    # (:func:`plain_length`): a reader converting those positions needs not read the file.
+    plain: dict[Path, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -169,6 +172,8 @@ class _RootResults:
     # The index problems stand whatever the entries' titles, descriptions and types
     # (:func:`memls.store.checks.index.judged_without_rendering`).
     without_rendering: bool = False
+    # By file name: the text's length of a file whose problems are plain (:func:`plain_length`).
+    plain: dict[str, int] = field(default_factory=dict)
 
 
 def check_roots(
@@ -262,10 +267,14 @@ def _replayed_summary(location: Path, identity: str, key: tuple, state: bytes | 
     if state is None:
         return None
     summary = load_private(location, identity)
-    if isinstance(summary, tuple) and len(summary) == 5 and summary[:3] == (*key, state):
+    if isinstance(summary, tuple) and len(summary) == 6 and summary[:3] == (*key, state):
         documents, found = summary[3], _unpickled_results(summary[4])
         if isinstance(found, list):
-            return CheckRun(dict(found), documents, None, "replayed", 0)
+            try:
+                plain = {found[i][0]: length for i, length in summary[5]}
+            except (TypeError, ValueError, IndexError):
+                return None
+            return CheckRun(dict(found), documents, None, "replayed", 0, plain)
     return None
 
 
@@ -276,7 +285,10 @@ def _keep(location: Path, identity: str, key: tuple, state: bytes | None, run: C
         store_private(location.with_suffix(".records"), identity, (key, kept))
     if state is not None and (worth_storing or run.how == "incremental"):
         # The problems pickled apart: a run that does not replay them does not unpickle them.
-        store_private(location, identity, (*key, state, run.documents, _pickled_results(run.results)))
+        # The plain paths by their place in the results: (index, text length) pairs.
+        order = {path: i for i, path in enumerate(run.results)}
+        plain = [(order[path], length) for path, length in run.plain.items() if path in order]
+        store_private(location, identity, (*key, state, run.documents, _pickled_results(run.results), plain))
 
 
 def _pickled_results(results: dict[Path, list[Problem]]) -> bytes:
@@ -338,7 +350,9 @@ def _state_digest(listings: list[_Listing]) -> bytes | None:
         if None in identities.values():
             return None
         parts.append((str(listing.root.path), tuple(identities.items()), listing.index_identity))
-    return blake2b(marshal.dumps(parts), digest_size=20).digest()
+    # Marshal version 2: no back-references, so the bytes are the values' alone (not which of
+    # them are one shared object, nor which strings are interned), and written in a third of the time.
+    return blake2b(marshal.dumps(parts, 2), digest_size=20).digest()
 
 
 # -- listing ---------------------------------------------------------------------------
@@ -405,9 +419,50 @@ def _full(
                 # A file the listing did not see (created since) is stored as racy.
                 records[path.name] = (listing.identities.get(path.name), *_facts(doc))
         problems = {path.name: found[path] for path in results if path in found and path.parent == state.path}
+        plain = _plain_of(state, problems)
+        run.plain.update((state.path / name, length) for name, length in plain.items())
         stored.append(_RootResults(records, problems, listing.index_identity,
-                                   _without_rendering(listing, state)))
+                                   _without_rendering(listing, state), plain))
     return run, stored, True
+
+
+def plain_length(text: str, problems: Sequence[Problem]) -> int | None:
+    """``len(text)`` when every position of ``problems`` in ``text`` counts the same in any unit; None otherwise.
+
+    So when ``text`` is ASCII (a column is as many code points as UTF-8
+    bytes or UTF-16 units) and every span of the problems lies inside its
+    lines (nothing for a reader to clamp). Then placing the problems in a
+    client's units needs neither the text nor its lines: a restart that
+    replays 840 files' problems does not read those files again. The
+    related locations' spans point into other files and are not covered.
+    """
+    from .spans import split_lines
+
+    if not text.isascii():
+        return None
+    lines = split_lines(text)
+    count = len(lines)
+    for problem in problems:
+        start_line, start_col, end_line, end_col = problem.span
+        if not (0 <= start_line < count and 0 <= end_line < count
+                and 0 <= start_col <= len(lines[start_line]) and 0 <= end_col <= len(lines[end_line])):
+            return None
+    return len(text)
+
+
+def _plain_of(state: RootState, problems: dict[str, list[Problem]]) -> dict[str, int]:
+    """The root's files with plain problems (:func:`plain_length`), by name: files read from disk alone."""
+    plain = {}
+    documents = state.documents
+    for name, found in problems.items():
+        doc = documents.get(state.path / name)
+        if (doc is None or doc.version is not None or doc.read_error is not None or doc.too_large
+                or doc.file_absent):
+            continue
+        length = plain_length(doc.text, found)
+        if length is not None:
+            plain[name] = length
+    return plain
 
 
 def _without_rendering(listing: _Listing, state: RootState) -> bool:
@@ -587,10 +642,13 @@ def _incremental(
     for i, (listing, before) in enumerate(zip(listings, stored)):
         records = dict(before.records)
         problems = dict(before.problems)
+        plain = dict(before.plain)
         state = workspace.roots[i]
+        redone: dict[str, list[Problem]] = {}
         for name in sorted(n for j, n in members if j == i):
             path = state.path / name
             problems.pop(name, None)
+            plain.pop(name, None)
             doc = state.documents.get(path)
             if doc is None or doc.kind not in ("entry", "reserved"):
                 records.pop(name, None)
@@ -598,16 +656,18 @@ def _incremental(
             facts = loaded.get((i, name)) or _facts(doc)
             records[name] = (listing.identities.get(name), *facts)
             if path in fresh:
-                problems[name] = fresh[path]
+                problems[name] = redone[name] = fresh[path]
         without_rendering = before.without_rendering
         if index_moved[i]:
             for name in (INDEX_FILENAME, POLICY_FILENAME):
                 problems.pop(name, None)
+                plain.pop(name, None)
                 path = state.path / name
                 if path in fresh:
-                    problems[name] = fresh[path]
+                    problems[name] = redone[name] = fresh[path]
             without_rendering = _without_rendering(listing, state)
-        updated.append(_RootResults(records, problems, listing.index_identity, without_rendering))
+        plain.update(_plain_of(state, redone))
+        updated.append(_RootResults(records, problems, listing.index_identity, without_rendering, plain))
     settled = any(
         listings[i].identities.get(name) is not None or name not in listings[i].identities
         for i, names in enumerate(changed) for name in names
@@ -753,6 +813,7 @@ def _holders(stored: list[_RootResults]) -> dict[str, list[tuple[int, str]]]:
 def _assemble(listings: list[_Listing], stored: list[_RootResults], rechecked: int, how: str) -> CheckRun:
     """The run's results in the order a full check gives them (unreadable entries, files, an absent index)."""
     found: dict[Path, list[Problem]] = {}
+    plain: dict[Path, int] = {}
     documents = 0
     for listing, results in zip(listings, stored):
         directory = listing.root.path
@@ -767,15 +828,18 @@ def _assemble(listings: list[_Listing], stored: list[_RootResults], rechecked: i
             names.sort(key=lambda n: (n not in unreadable, n))
         else:
             names.sort()
-        problems = results.problems
+        problems, plain_names = results.problems, results.plain
         for name in names:
             found_here = problems.get(name)
             if found_here:
-                found[directory / name] = found_here
+                path = directory / name
+                found[path] = found_here
+                if name in plain_names:
+                    plain[path] = plain_names[name]
         if index_name not in present and problems.get(index_name):
             found[directory / index_name] = problems[index_name]
             documents += 1
-    return CheckRun(found, documents, None, how, rechecked)
+    return CheckRun(found, documents, None, how, rechecked, plain)
 
 
 def _identity(roots: Sequence[MemoryRoot], settings: Settings) -> str:

@@ -67,6 +67,9 @@ class WarmStart:
     listing: StartListing
     # Every path with problems, in the order a full check gives them.
     results: dict[Path, list[Problem]]
+    # The paths of ``results`` whose problems are placed alike in every unit, with their text's length
+    # (:func:`memls.store.check_cache.plain_length`): shown without reading the file.
+    plain: dict[Path, int]
 
     @property
     def entries(self) -> int:
@@ -96,7 +99,7 @@ def start_listing(stacks: Mapping[Hashable, Sequence[MemoryRoot]]) -> StartListi
 def warm_start(listing: StartListing, settings: Settings, *, today: date | None = None) -> WarmStart | None:
     """The last check's results when no file of the roots changed since it; None: load and check in full."""
     run = replayed_check(listing.roots, settings, listing.observation, today=today)
-    return WarmStart(listing, run.results) if run is not None else None
+    return WarmStart(listing, run.results, run.plain) if run is not None else None
 
 
 def check_started(listing: StartListing, settings: Settings, workspace: Workspace,

@@ -250,3 +250,18 @@ def test_a_second_initialize_is_an_invalid_request_and_the_session_goes_on(raw):
     assert raw.answer(2)["error"]["code"] == INVALID_REQUEST
     raw.send(frame("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 6}}, 3))
     assert "result" in raw.answer(3)
+
+
+@pytest.mark.parametrize("params", [
+    {"uri": "file:///tmp/w%C3%B6rk/a.md", "diagnostics": []},
+    {"uri": "file:///a.md", "version": 3, "diagnostics": [
+        {"range": {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 9}},
+         "message": "\u00e9t\u00e9 \U0001F600 \"quoted\"\n\ttab", "severity": 2, "code": "x-y",
+         "tags": [2], "data": {"code": "x-y", "span": [0, 4, 0, 9], "ratio": 0.25, "none": None, "yes": True}}]},
+])
+def test_notifications_sent_in_wire_form_are_the_text_json_dumps_gives(params: dict) -> None:
+    """The start's publishes are encoded by an encoder made once (memls.lsp.protocol): the same bytes."""
+    from memls.lsp.protocol import _dumps
+
+    message = {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params}
+    assert _dumps(message) == json.dumps(message)

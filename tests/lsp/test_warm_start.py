@@ -110,6 +110,9 @@ async def test_a_replayed_start_publishes_every_field_a_cold_start_publishes(tmp
     root = write_workspace(folder)
     (root / "wide.md").write_text(entry("wide", "\U0001F600 wide", extra='supersedes:\n  - "\U0001F600 ghost"\n'),
                                   encoding="utf-8")
+    # ASCII up to its problem, wide after it: placed from its text, as a wholly ASCII file is placed without it.
+    (root / "later.md").write_text(entry("later", "later", extra="supersedes:\n  - phantom\n") + "\U0001F600 body\n",
+                                   encoding="utf-8")
     # f names g as its successor, but g is superseded in turn: a reference tagged deprecated.
     for name, extra in (("f", "status: superseded\nsuperseded_by: g\n"),
                         ("g", "status: superseded\nsuperseded_by: h\nsupersedes:\n  - f\n"),
@@ -128,6 +131,7 @@ async def test_a_replayed_start_publishes_every_field_a_cold_start_publishes(tmp
     # The client counts UTF-8 bytes: the emoji is four of them, one code point.
     assert [d.range.end.character for d in wide if d.code == "dangling-supersedes"] \
         == [len('  - "\U0001F600 ghost"'.encode("utf-8"))]
+    assert [d.code for d in warm[path_to_uri(root / "later.md")]] == ["dangling-supersedes"]
 
 
 async def test_a_file_changed_while_no_server_ran_is_checked_not_replayed(tmp_path):

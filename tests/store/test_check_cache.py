@@ -296,3 +296,59 @@ def test_a_replay_names_every_path_as_the_check_did(tmp_path: Path) -> None:
     assert [(type(p), str(p), [(type(q.path), str(q.path)) for q in problems])
             for p, problems in second.results.items()] == spelled
     assert all(q.path is path for path, problems in second.results.items() for q in problems if q.path == path)
+
+
+def _placed_alike_in_every_unit(path: Path, problems: list) -> bool:
+    """The oracle: an ASCII file whose problems' spans all lie inside its lines."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    return text.isascii() and all(
+        0 <= line < len(lines) and 0 <= col <= len(lines[line])
+        for problem in problems for line, col in ((problem.span[0], problem.span[1]), (problem.span[2], problem.span[3])))
+
+
+def test_every_way_of_answering_says_which_files_problems_are_placed_alike_in_every_unit(tmp_path: Path) -> None:
+    """A reader converting positions to a client's units (UTF-16) skips reading those files (run.plain)."""
+    directory = tmp_path / "memory"
+    directory.mkdir()
+    write(directory, "plain.md", "---\nname: plain\ndescription: d\nsupersedes: [gone]\n---\n")
+    write(directory, "wide.md", "---\nname: wide\ndescription: \U0001F600 d\nsupersedes: [\"\U0001F600 gone\"]\n---\n")
+    write(directory, "later.md", "---\nname: later\ndescription: d\nsupersedes: [gone]\n---\n\u00e9t\u00e9\n")
+    root = MemoryRoot("project", directory)
+
+    def expected(run) -> dict:
+        return {path: len(path.read_text(encoding="utf-8")) for path, problems in run.results.items()
+                if path.exists() and _placed_alike_in_every_unit(path, problems)}
+
+    first = check_roots([root], Settings(), today=TODAY)
+    assert first.how == "full"
+    assert first.plain == expected(first) and directory / "plain.md" in first.plain
+    assert directory / "wide.md" in first.results and directory / "wide.md" not in first.plain
+    assert directory / "later.md" in first.results and directory / "later.md" not in first.plain
+    replayed = check_roots([root], Settings(), today=TODAY)
+    assert replayed.how == "replayed" and replayed.plain == first.plain
+    # An edit that brings a wide character to the plain file, and one that takes it out of the wide one.
+    path = write(directory, "plain.md", "---\nname: plain\ndescription: \u00e9\nsupersedes: [gone]\n---\n")
+    os.utime(path, (OLD + 5, OLD + 5))
+    path = write(directory, "wide.md", "---\nname: wide\ndescription: d\nsupersedes: [gone2]\n---\n")
+    os.utime(path, (OLD + 5, OLD + 5))
+    changed = check_roots([root], Settings(), today=TODAY)
+    assert changed.how == "incremental"
+    assert changed.plain == expected(changed) and directory / "wide.md" in changed.plain
+    assert directory / "plain.md" not in changed.plain
+    again = check_roots([root], Settings(), today=TODAY)
+    assert again.how == "replayed" and again.plain == changed.plain
+
+
+def test_the_state_a_replay_is_keyed_by_depends_on_the_files_identities_alone(tmp_path: Path) -> None:
+    """Equal listings give one key, whichever of their values are shared objects or interned strings."""
+    import sys
+
+    from memls.store.check_cache import _Listing, _state_digest
+
+    root = MemoryRoot("project", tmp_path)
+    stamp = (10, 2, 3, 4, 5)
+    shared = _Listing(root, {sys.intern("a.md"): stamp, sys.intern("b.md"): stamp}, set(), (stamp, None, False))
+    names = ["".join(["a", ".md"]), "".join(["b", ".md"])]
+    apart = _Listing(root, {name: tuple(list(stamp)) for name in names}, set(), (tuple(list(stamp)), None, False))
+    assert _state_digest([shared]) == _state_digest([apart])
