@@ -106,7 +106,7 @@ if TYPE_CHECKING:
     from .model import Document, RootState, Workspace
     from .replay import RootFiles
 
-FORMAT = 5
+FORMAT = 6
 SCAN_ROUNDS = 6
 """How many times the component search scans every stored record before it maps keys to files."""
 COMPONENT_LIMIT = 2000
