@@ -11,6 +11,13 @@ workspace edit, so the server never writes behind a user's unsaved work --
 unless another tool already changed the file under that buffer (see
 :func:`update_index_on_save`).
 
+A line sent into a buffer is memls's on disk only once the buffer is
+saved: the entry's line counts as memls's text for every version memls
+wrote or sent a line for that may still stand in the file or the buffer
+(:meth:`ServerState.line_versions`), and once the buffer has no unsaved
+changes (closed unsaved, reloaded, memls's edit undone) the lines it never
+took to the file are written (:func:`bring_lines_left_in_buffer`).
+
 An automatic save (``willSave`` reason ``AfterDelay`` or ``FocusOut``: the
 editor saved on a pause, not the user) of an entry that is not whole leaves
 its index line as it was, as the engine decides
@@ -37,7 +44,7 @@ from memls.store.reader import disk_text, read_root
 from memls.store.text import one_line
 
 from ..errors import reason
-from ..state import HeldIndexLine
+from ..state import HeldIndexLine, same_line
 from ..text_edits import buffer_edit
 
 if TYPE_CHECKING:
@@ -73,6 +80,12 @@ class IndexUpdate:
     # takes no edits): the entry's line still describes its version before the save, and the
     # save the user is told to make again must find that line memls's text (engine thread).
     unapplied: Callable[[], None] | None = None
+    # For the buffer: the file written instead, when the buffer was closed before its
+    # edit's turn came (engine thread; the paths whose checks changed).
+    write_closed: Callable[[], set[Path]] | None = None
+    # For the buffer: the entry's line there is the user's (changed by them, unsaved),
+    # while memls would have changed it: left as it is, and the user told of it.
+    kept_users_line: str | None = None
 
 
 def update_index_on_save(
@@ -115,10 +128,15 @@ def update_index_on_save(
     # Other versions the index may have been rendered for (None: no line), the
     # entry as the index last followed it joins them once the model caught up.
     others: list[MemoryEntry | None] = list(versions[1:])
+    # And every version memls wrote or sent a line for that may still stand (:meth:`ServerState.line_versions`).
+    for version in state.line_versions(root, doc.path.name):
+        if not any(same_line(version, v) for v in (previous, *others)):
+            others.append(version)
     saved = doc.index_entry
     index_path = root.index_path
     edit_buffer = beside_unsaved = tell = False
     absorbs: str | None = None
+    on_disk: str | None = None  # the file's text as the write found it
     followed: list[MemoryEntry | None] = [previous, *others]  # the versions the index may follow before it
     # Set inside the root lock, once the model has caught up with the disk.
     around: RootAroundSave | None = None
@@ -136,7 +154,8 @@ def update_index_on_save(
         # Decided inside the root lock, against the bytes the write replaces
         # and the entries on disk: files other tools wrote that no watcher
         # event has told of yet are taken in first, as such an event would.
-        nonlocal around, policy, edit_buffer, beside_unsaved, tell, absorbs
+        nonlocal around, policy, edit_buffer, beside_unsaved, tell, absorbs, on_disk
+        on_disk, edit_buffer, beside_unsaved = current, False, False
         caught_up = state.catch_up_with_disk(root)
         affected.update(caught_up.affected)
         # Another tool wrote (or made) the saved file itself since the index was
@@ -174,15 +193,109 @@ def update_index_on_save(
         new = base if new is None else new
         return None if new == current else new
 
+    def remember(disk: str | None) -> None:
+        # The save's line is in the file or on its way to the buffer; the lines before it may stand in either.
+        kept = saved if saved is not None and saved.is_living else None
+        buffer = state.text(index_path) if index_path in state.buffers else None
+        state.keep_line_versions(root, doc.path.name, kept, followed, (disk, buffer))
+
+    def write_closed() -> set[Path]:
+        # The buffer was closed before the edit's turn came: the file is the index's home again.
+        written = commit_index(root.path, compute_on_disk)
+        if written is None:
+            remember(on_disk)
+            return set()
+        state.memls_wrote_index(index_path, on_disk, written)
+        remember(written)
+        return state.wrote_open_file(index_path, written)
+
     written = commit_index(root.path, compute_on_disk)
     if edit_buffer:  # the user's unsaved changes stay; the entry's line joins them as an edit
+        state.index_lines_in_buffer.setdefault(index_path, set()).add(doc.path.name)
+        remember(on_disk)
+        now = state.text(index_path)
+        edits_now = buffer_text(now) is not None
         return IndexUpdate(index_path, written=False, buffer_text=buffer_text, absorbs=absorbs,
-                           edits_buffer_now=buffer_text(state.text(index_path)) is not None,
-                           unapplied=lambda: state.index_line_not_updated(root, doc.path, followed))
+                           edits_buffer_now=edits_now,
+                           unapplied=lambda: state.index_line_not_updated(root, doc.path, followed),
+                           write_closed=write_closed,
+                           kept_users_line=None if edits_now else _users_line(
+                               now, on_disk, compute, doc.path.name, saved))
+    if beside_unsaved and written is not None:  # the buffer lacks the line: saved over the file, it is put back
+        state.index_lines_in_buffer.setdefault(index_path, set()).add(doc.path.name)
+    else:
+        state.index_lines_in_buffer.get(index_path, set()).discard(doc.path.name)
     if written is None:
+        remember(on_disk)
         return None
+    state.memls_wrote_index(index_path, on_disk, written)
+    remember(written)
     state.wrote_open_file(index_path, written)
     return IndexUpdate(index_path, written=True, beside_unsaved=beside_unsaved, tell=tell)
+
+
+def _users_line(buffer: str, disk: str | None, compute: Callable[[str | None], str | None], filename: str,
+                saved: MemoryEntry | None) -> str | None:
+    """The entry's line in an unsaved buffer that keeps it, when the file's line would have followed the save.
+
+    A line the user changed in the buffer is theirs (a curated line keeps
+    the words a person wrote); the same save without their change would
+    have updated the entry's line. The user is told that the line was left
+    as they wrote it, so the entry's new text is not lost on them.
+    """
+    from memls.store.index import pointers_to  # loaded with the first save
+
+    if disk is None or saved is None or not saved.is_living:
+        return None
+    new = compute(disk)
+    if new is None:
+        return None
+
+    def lines(text: str) -> list[tuple[str, str, str | None]]:
+        return [(link.title, link.target, link.description) for link in pointers_to(text, {filename})]
+
+    theirs, ours = lines(buffer), lines(new)
+    if not theirs or theirs == ours or ours == lines(disk):
+        return None
+    link = pointers_to(buffer, {filename})[0]
+    return f"[{link.title}]({link.target})" + (f" \u2014 {link.description}" if link.description is not None else "")
+
+
+def bring_lines_left_in_buffer(state: ServerState, index_path: Path) -> set[Path]:
+    """Write the lines saves sent into ``index_path``'s buffer that never reached the file (engine thread).
+
+    The buffer was closed unsaved, reloaded (``:e!``), or saved with
+    memls's edit undone -- or saved over the file memls wrote beside it
+    (another tool had changed the file; the user was told): the file holds
+    those entries' lines as they were before their saves. Once the buffer has no unsaved changes, each
+    such entry's line is brought up to date on disk as its save would have
+    written it (its line is memls's text for a version it had:
+    :meth:`ServerState.line_versions`); a line the user wrote stays theirs.
+    Entries with unsaved changes or a held line wait for their own save.
+    Returns the paths whose checks changed.
+    """
+    names = state.index_lines_in_buffer.get(index_path)
+    if not names or state.has_unsaved_changes(index_path):
+        return set()
+    root = state.workspace.root_of(index_path)
+    state.index_lines_in_buffer.pop(index_path, None)
+    if root is None:
+        return set()
+    affected: set[Path] = set()
+    for name in sorted(names):
+        path = root.path / name
+        buffer = state.buffers.get(path)
+        doc = state.document(path)
+        if doc is None or doc.kind != "entry" or path in state.held_index_lines or (
+                buffer is not None and (buffer.modified or buffer.saved_text is None)):
+            continue
+        text = buffer.saved_text if buffer is not None else doc.text
+        assert text is not None
+        try:
+            update_index_on_save(state, path, [text], affected)
+        except (OSError, ValueError) as exc:
+            log.warning("%s: %s's line not brought: %s", index_path, name, one_line(str(exc)))
+    return affected
 
 
 def _around_save(
@@ -389,11 +502,19 @@ def register(server: MemlsServer) -> None:
             return
         automatic = reasons.pop(path, None) in AUTOMATIC_SAVES
         affected, update, error = await ls.engine.run(save_entry, ls.state, path, params.text, automatic)
+        if ls.state.index_lines_in_buffer.get(path):  # MEMORY.md saved: with memls's edits undone?
+            affected |= await ls.engine.run(bring_lines_left_in_buffer, ls.state, path)
         if error is not None:
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"memls: MEMORY.md not updated: {error}"))
         if update is not None and not update.written:
             await edit_open_index(ls, update)
+        if update is not None and update.kept_users_line is not None:
+            ls.window_show_message(types.ShowMessageParams(
+                type=types.MessageType.Info,
+                message=f"memls: {update.index_path.name} has unsaved changes to the line of {path.name}: "
+                        f"left as you wrote it ({one_line(update.kept_users_line)}), not updated to the entry's "
+                        "new text; save the buffer to keep it, or revert the line and save the memory again"))
         if update is not None and update.beside_unsaved and update.tell:
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning,
@@ -448,7 +569,10 @@ async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
     declined = ""
     for _ in range(INDEX_EDIT_TRIES):
         # Read from the buffer and built in one engine step: the edit is for the text of this moment.
-        built = await ls.engine.run(buffer_edit, ls.state, update.index_path, update.buffer_text, ls.unapplied)
+        built = await ls.engine.run(_edit_or_write, ls.state, update, ls.unapplied)
+        if isinstance(built, set):  # closed meanwhile: the file was written instead
+            ls.after_change(built)
+            return
         if built is None:
             return
         edit, version = built
@@ -476,6 +600,20 @@ async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
         type=types.MessageType.Warning,
         message=f"memls: {update.index_path.name} was not updated: it has unsaved changes and "
                 f"{one_line(declined)}; save or revert it, then save the memory again"))
+
+
+def _edit_or_write(state: ServerState, update: IndexUpdate, unapplied):
+    """The edit of the open buffer (:func:`buffer_edit`), or, once it is closed, the file written (engine thread).
+
+    A buffer closed between the save and its edit's turn is gone: an
+    unversioned edit of it would land in a hidden buffer the user never
+    saves (VS Code, Neovim), so the file is written as for a closed index.
+    """
+    if update.index_path not in state.buffers and update.write_closed is not None:
+        return update.write_closed()
+    if update.buffer_text is None:
+        return None
+    return buffer_edit(state, update.index_path, update.buffer_text, unapplied)
 
 
 async def _until_change_told(ls: MemlsServer, path: Path, version: int | None) -> None:
