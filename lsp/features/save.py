@@ -236,29 +236,13 @@ def update_index_on_save(
 
 def _users_line(buffer: str, disk: str | None, compute: Callable[[str | None], str | None], filename: str,
                 saved: MemoryEntry | None) -> str | None:
-    """The entry's line in an unsaved buffer that keeps it, when the file's line would have followed the save.
-
-    A line the user changed in the buffer is theirs (a curated line keeps
-    the words a person wrote); the same save without their change would
-    have updated the entry's line. The user is told that the line was left
-    as they wrote it, so the entry's new text is not lost on them.
-    """
-    from memls.store.index import pointers_to  # loaded with the first save
+    """The entry's line the unsaved buffer keeps as the user wrote it, where the file's would follow the save."""
+    from memls.store.index_sync import line_kept_for_user  # loaded with the first save
 
     if disk is None or saved is None or not saved.is_living:
         return None
     new = compute(disk)
-    if new is None:
-        return None
-
-    def lines(text: str) -> list[tuple[str, str, str | None]]:
-        return [(link.title, link.target, link.description) for link in pointers_to(text, {filename})]
-
-    theirs, ours = lines(buffer), lines(new)
-    if not theirs or theirs == ours or ours == lines(disk):
-        return None
-    link = pointers_to(buffer, {filename})[0]
-    return f"[{link.title}]({link.target})" + (f" \u2014 {link.description}" if link.description is not None else "")
+    return None if new is None else line_kept_for_user(buffer, disk, new, filename)
 
 
 def bring_lines_left_in_buffer(state: ServerState, index_path: Path) -> set[Path]:
