@@ -245,7 +245,7 @@ def _users_line(buffer: str, disk: str | None, compute: Callable[[str | None], s
     return None if new is None else line_kept_for_user(buffer, disk, new, filename)
 
 
-def bring_lines_left_in_buffer(state: ServerState, index_path: Path) -> set[Path]:
+def bring_lines_left_in_buffer(state: ServerState, index_path: Path, saved: bool = False) -> set[Path]:
     """Write the lines saves sent into ``index_path``'s buffer that never reached the file (engine thread).
 
     The buffer was closed unsaved, reloaded (``:e!``), or saved with
@@ -256,8 +256,13 @@ def bring_lines_left_in_buffer(state: ServerState, index_path: Path) -> set[Path
     written it (its line is memls's text for a version it had:
     :meth:`ServerState.line_versions`); a line the user wrote stays theirs.
     Entries with unsaved changes or a held line wait for their own save.
+    After the user ``saved`` the buffer, an entry whose line it no longer
+    holds was removed by them: not put back (``index-missing-entry`` says
+    so); closed or reloaded, the file never had the line memls sent.
     Returns the paths whose checks changed.
     """
+    from memls.store.index import pointers_to  # loaded with the first save
+
     names = state.index_lines_in_buffer.get(index_path)
     if not names or state.has_unsaved_changes(index_path):
         return set()
@@ -266,7 +271,10 @@ def bring_lines_left_in_buffer(state: ServerState, index_path: Path) -> set[Path
     if root is None:
         return set()
     affected: set[Path] = set()
+    on_disk = (disk_text(index_path) or "") if saved else ""
     for name in sorted(names):
+        if saved and not pointers_to(on_disk, {name}):
+            continue
         path = root.path / name
         buffer = state.buffers.get(path)
         doc = state.document(path)
@@ -487,7 +495,7 @@ def register(server: MemlsServer) -> None:
         automatic = reasons.pop(path, None) in AUTOMATIC_SAVES
         affected, update, error = await ls.engine.run(save_entry, ls.state, path, params.text, automatic)
         if ls.state.index_lines_in_buffer.get(path):  # MEMORY.md saved: with memls's edits undone?
-            affected |= await ls.engine.run(bring_lines_left_in_buffer, ls.state, path)
+            affected |= await ls.engine.run(bring_lines_left_in_buffer, ls.state, path, True)
         if error is not None:
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"memls: MEMORY.md not updated: {error}"))

@@ -71,6 +71,21 @@ async def test_an_entry_s_line_sent_to_a_buffer_that_is_then_discarded_follows_t
     assert warnings(session) == []
 
 
+async def test_an_entry_s_line_the_user_removed_and_saved_is_not_put_back(start):
+    session = await start({"a.md": entry("a", "v0"), "b.md": entry("b", "second")}, index=CURATED)
+    buffer = EditorBuffer(session, CURATED)
+    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: buffer.apply(params))
+    buffer._changed(CURATED + TYPED)
+    session.open("a.md")
+    await save_entry(session, "a", "v1", 2, "zz-probe-1.md")
+    await until(lambda: "\u2014 v1\n" in buffer.text, f"the buffer never got the line: {buffer.text}")
+    mine = buffer.text.replace("- [a](a.md) \u2014 v1\n", "")
+    buffer._changed(mine)
+    save(session, "MEMORY.md", mine)
+    await barrier(session, "zz-probe-saved.md")
+    assert index_on_disk(session) == mine
+
+
 @pytest.mark.parametrize("event", [True, False])
 async def test_another_tool_s_write_under_a_buffer_memls_edited_is_written_and_told(start, event):
     """The README: the file is written, the buffer left alone and the user told."""
