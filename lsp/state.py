@@ -493,8 +493,10 @@ class ServerState:
             _typed_or_reloaded(buffer, path, text)
         elif not buffer.modified and text != buffer.text:
             _take_reload(buffer, path, text)
-        elif buffer.modified and _reloads_disk(buffer, path, text):
+        elif buffer.modified and (_reloads_disk(buffer, path, text) or (
+                self.index_lines_in_buffer.get(path) and normalize_text(text) == disk_text(path))):
             # The user took the file that changed under the buffer (``:e!``): it is what the editor loaded now.
+            # (Read while lines memls sent there wait for the file: another tool's write may be unannounced.)
             buffer.saved_text, buffer.wrote_under, buffer.told_changed_under = text, None, False
         elif text == buffer.text:
             buffer.unreloaded = None  # the editor's reload of what the server wrote

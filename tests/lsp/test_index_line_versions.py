@@ -71,6 +71,23 @@ async def test_an_entry_s_line_sent_to_a_buffer_that_is_then_discarded_follows_t
     assert warnings(session) == []
 
 
+async def test_a_buffer_reloaded_from_a_file_another_tool_rewrote_unannounced_gets_the_line_on_disk(start):
+    """``:e!`` after an agent's ``memls save`` that no watcher event told of: the reload is still a reload."""
+    session = await start({"a.md": entry("a", "v0"), "b.md": entry("b", "second")}, index=CURATED)
+    buffer = EditorBuffer(session, CURATED)
+    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: buffer.apply(params))
+    buffer._changed(CURATED + TYPED)
+    session.open("a.md")
+    await save_entry(session, "a", "v1", 2, "zz-probe-1.md")
+    await until(lambda: "\u2014 v1\n" in buffer.text, f"the buffer never got the line: {buffer.text}")
+    agents = CURATED.replace("second", "second, by the agent")
+    (session.root / "MEMORY.md").write_text(agents, encoding="utf-8")
+    buffer._changed(agents)  # :e!
+    await barrier(session, "zz-probe-reloaded.md")
+    on_disk = await entry_line_on_disk(session, "- [a](a.md) \u2014 v1\n")
+    assert on_disk == agents.replace("\u2014 v0", "\u2014 v1")
+
+
 async def test_an_entry_s_line_the_user_removed_and_saved_is_not_put_back(start):
     session = await start({"a.md": entry("a", "v0"), "b.md": entry("b", "second")}, index=CURATED)
     buffer = EditorBuffer(session, CURATED)
