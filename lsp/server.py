@@ -208,7 +208,7 @@ def create_server() -> MemlsServer:
         if ls.state.index_lines_in_buffer.get(path):  # closed unsaved: the file is the index again
             from .features.save import bring_lines_left_in_buffer
 
-            affected |= await ls.engine.run(bring_lines_left_in_buffer, ls.state, path)
+            affected |= await ls.engine.run(bring_lines_left_in_buffer, ls.state, path, True)
         ls.state.uris.closed(path)
         # A client may drop a closed document's diagnostics (Neovim does, and its
         # `:edit` of the current file closes and reopens it): send them again.

@@ -245,7 +245,7 @@ def _users_line(buffer: str, disk: str | None, compute: Callable[[str | None], s
     return None if new is None else line_kept_for_user(buffer, disk, new, filename)
 
 
-def bring_lines_left_in_buffer(state: ServerState, index_path: Path, saved: bool = False) -> set[Path]:
+def bring_lines_left_in_buffer(state: ServerState, index_path: Path, closed: bool = False) -> set[Path]:
     """Write the lines saves sent into ``index_path``'s buffer that never reached the file (engine thread).
 
     The buffer was closed unsaved, reloaded (``:e!``), or saved with
@@ -256,9 +256,10 @@ def bring_lines_left_in_buffer(state: ServerState, index_path: Path, saved: bool
     written it (its line is memls's text for a version it had:
     :meth:`ServerState.line_versions`); a line the user wrote stays theirs.
     Entries with unsaved changes or a held line wait for their own save.
-    After the user ``saved`` the buffer, an entry whose line it no longer
-    holds was removed by them: not put back (``index-missing-entry`` says
-    so); closed or reloaded, the file never had the line memls sent.
+    An entry the file has no line for gets one only once the buffer is
+    ``closed``: a buffer without unsaved changes that lacks the line may be
+    the user's, saved without it (its change and its save can arrive in
+    either order), and is not overruled (``index-missing-entry`` says so).
     Returns the paths whose checks changed.
     """
     from memls.store.index import pointers_to  # loaded with the first save
@@ -271,9 +272,9 @@ def bring_lines_left_in_buffer(state: ServerState, index_path: Path, saved: bool
     if root is None:
         return set()
     affected: set[Path] = set()
-    on_disk = (disk_text(index_path) or "") if saved else ""
+    on_disk = "" if closed else (disk_text(index_path) or "")
     for name in sorted(names):
-        if saved and not pointers_to(on_disk, {name}):
+        if not closed and not pointers_to(on_disk, {name}):
             continue
         path = root.path / name
         buffer = state.buffers.get(path)
@@ -495,7 +496,7 @@ def register(server: MemlsServer) -> None:
         automatic = reasons.pop(path, None) in AUTOMATIC_SAVES
         affected, update, error = await ls.engine.run(save_entry, ls.state, path, params.text, automatic)
         if ls.state.index_lines_in_buffer.get(path):  # MEMORY.md saved: with memls's edits undone?
-            affected |= await ls.engine.run(bring_lines_left_in_buffer, ls.state, path, True)
+            affected |= await ls.engine.run(bring_lines_left_in_buffer, ls.state, path)
         if error is not None:
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"memls: MEMORY.md not updated: {error}"))
