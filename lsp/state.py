@@ -742,6 +742,19 @@ class ServerState:
         else:
             by_name.pop(filename, None)
 
+    def editor_texts(self, path: Path) -> list[str]:
+        """The texts the editor may show for open ``path``: the buffer's, then those it may not have left yet.
+
+        The text before the server's write under an unmodified buffer the
+        editor has not reloaded (:attr:`Buffer.unreloaded`), and the one the
+        user's unsaved changes were typed on (:attr:`Buffer.wrote_under`).
+        """
+        buffer = self.buffers.get(path)
+        if buffer is None:
+            return []
+        base = buffer.wrote_under[0] if buffer.wrote_under is not None else None
+        return [buffer.text, *(t for t in (buffer.unreloaded, base) if t is not None and t != buffer.text)]
+
     def memls_wrote_index(self, path: Path, before: str | None, written: str) -> None:
         """The server wrote ``written`` over ``before`` in ``path`` (a ``MEMORY.md``): remembered for :meth:`open`."""
         befores, last = self.index_writes.get(path, ([], None))

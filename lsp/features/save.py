@@ -196,8 +196,7 @@ def update_index_on_save(
     def remember(disk: str | None) -> None:
         # The save's line is in the file or on its way to the buffer; the lines before it may stand in either.
         kept = saved if saved is not None and saved.is_living else None
-        buffer = state.text(index_path) if index_path in state.buffers else None
-        state.keep_line_versions(root, doc.path.name, kept, followed, (disk, buffer))
+        state.keep_line_versions(root, doc.path.name, kept, followed, (disk, *state.editor_texts(index_path)))
 
     def write_closed() -> set[Path]:
         # The buffer was closed before the edit's turn came: the file is the index's home again.
@@ -231,6 +230,8 @@ def update_index_on_save(
     state.memls_wrote_index(index_path, on_disk, written)
     remember(written)
     state.wrote_open_file(index_path, written)
+    if state.editor_texts(index_path)[1:]:  # the editor may show the text before: saved, it takes the line back
+        state.index_lines_in_buffer.setdefault(index_path, set()).add(doc.path.name)
     return IndexUpdate(index_path, written=True, beside_unsaved=beside_unsaved, tell=tell)
 
 
@@ -272,7 +273,7 @@ def bring_lines_left_in_buffer(state: ServerState, index_path: Path, closed: boo
     if root is None:
         return set()
     affected: set[Path] = set()
-    on_disk = "" if closed else (disk_text(index_path) or "")
+    on_disk = disk_text(index_path) or ""
     for name in sorted(names):
         if not closed and not pointers_to(on_disk, {name}):
             continue
@@ -284,6 +285,9 @@ def bring_lines_left_in_buffer(state: ServerState, index_path: Path, closed: boo
             continue
         text = buffer.saved_text if buffer is not None else doc.text
         assert text is not None
+        now = _index_entry(state, path, text)
+        if now is not None and now.is_living and now.index_line() in on_disk:  # the file has the line already
+            continue
         try:
             update_index_on_save(state, path, [text], affected)
         except (OSError, ValueError) as exc:

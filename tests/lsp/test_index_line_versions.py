@@ -88,6 +88,20 @@ async def test_a_buffer_reloaded_from_a_file_another_tool_rewrote_unannounced_ge
     assert on_disk == agents.replace("\u2014 v0", "\u2014 v1")
 
 
+async def test_a_buffer_not_reloaded_since_memls_wrote_and_then_saved_over_gets_the_line_back(start):
+    """Neovim before ``:checktime``: the user types on the old text and writes it over memls's line."""
+    session = await start({"a.md": entry("a", "v0"), "b.md": entry("b", "second")}, index=CURATED)
+    buffer = EditorBuffer(session, CURATED)
+    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: buffer.apply(params))
+    session.open("a.md")
+    await save_entry(session, "a", "v1", 2, "zz-probe-1.md")
+    assert "- [a](a.md) \u2014 v1\n" in index_on_disk(session) and buffer.text == CURATED
+    buffer._changed(CURATED + TYPED)
+    save(session, "MEMORY.md", buffer.text)  # :w! -- the old a line over memls's
+    on_disk = await entry_line_on_disk(session, "- [a](a.md) \u2014 v1\n")
+    assert on_disk == (CURATED + TYPED).replace("\u2014 v0", "\u2014 v1")
+
+
 async def test_an_entry_s_line_the_user_removed_and_saved_is_not_put_back(start):
     session = await start({"a.md": entry("a", "v0"), "b.md": entry("b", "second")}, index=CURATED)
     buffer = EditorBuffer(session, CURATED)
