@@ -205,6 +205,10 @@ def create_server() -> MemlsServer:
         if path is None:
             return
         affected = await ls.engine.run(ls.state.close, path)
+        if ls.state.index_lines_in_buffer.get(path):  # closed unsaved: the file is the index again
+            from .features.save import bring_lines_left_in_buffer
+
+            affected |= await ls.engine.run(bring_lines_left_in_buffer, ls.state, path, True)
         ls.state.uris.closed(path)
         # A client may drop a closed document's diagnostics (Neovim does, and its
         # `:edit` of the current file closes and reopens it): send them again.
@@ -244,7 +248,13 @@ def _apply_change(ls: MemlsServer, path: Path) -> set[Path]:
     if latest is None:
         return set()
     text, version = latest
-    return ls.state.change(path, text, version)
+    affected = ls.state.change(path, text, version)
+    if ls.state.index_lines_in_buffer.get(path) and not ls.state.has_unsaved_changes(path):
+        # Reloaded (``:e!``) or typed back: the lines memls sent there are not on disk.
+        from .features.save import bring_lines_left_in_buffer
+
+        affected |= bring_lines_left_in_buffer(ls.state, path)
+    return affected
 
 
 def _register_pull(ls: MemlsServer) -> None:

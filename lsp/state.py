@@ -177,6 +177,18 @@ class ServerState:
     # them on disk, by filename (None: no entry), since the root's MEMORY.md
     # was last judged (:meth:`index_lag`).
     index_lags: dict[Path, dict[str, MemoryEntry | None]] = field(default_factory=dict)
+    # Per root directory, by filename: the entry's versions memls wrote or sent a
+    # MEMORY.md line for that may still stand in the file or in its open buffer
+    # (:meth:`line_versions`).
+    index_line_versions: dict[Path, dict[str, list[MemoryEntry]]] = field(default_factory=dict)
+    # Per MEMORY.md path: (the texts memls's own writes replaced, in order, the text
+    # it wrote last), while each write followed the one before (:meth:`memls_wrote_index`).
+    index_writes: dict[Path, tuple[list[str], str]] = field(default_factory=dict)
+    # Per MEMORY.md path: the files of the entries whose line a save sent into its
+    # buffer with unsaved changes and no save has written to the file since, or wrote
+    # to the file beside that buffer, which lacks it (features/save.py,
+    # :func:`bring_lines_left_in_buffer`).
+    index_lines_in_buffer: dict[Path, set[str]] = field(default_factory=dict)
     # Notices shown to the user once per session (a key per notice).
     told: set[str] = field(default_factory=set)
     # Documents still open in a root that left the model (its folder was
@@ -440,6 +452,10 @@ class ServerState:
         opened = text if disk is not None and normalize_text(text) != disk else None
         buffer = self.buffers[path] = Buffer(text=text, version=version, saved_text=disk, earlier_text=opened,
                                              on_disk=os.path.lexists(path))
+        if disk is not None and opened is not None and document_kind(path.name) == "index" and (
+                self._opened_before_memls_wrote(path, text, disk)):
+            # Unmodified, not yet reloaded: as if memls had written the file under the open buffer.
+            buffer.saved_text, buffer.earlier_text, buffer.wrote_under = text, None, (text, disk)
         if before is not None and not buffer.on_disk:
             buffer.saved_text, buffer.earlier_text = before.saved_text, before.earlier_text
             buffer.disk_seen, buffer.before_reload = before.disk_seen, before.before_reload
@@ -481,8 +497,10 @@ class ServerState:
             _typed_or_reloaded(buffer, path, text)
         elif not buffer.modified and text != buffer.text:
             _take_reload(buffer, path, text)
-        elif buffer.modified and _reloads_disk(buffer, path, text):
+        elif buffer.modified and (_reloads_disk(buffer, path, text) or (
+                self.index_lines_in_buffer.get(path) and normalize_text(text) == disk_text(path))):
             # The user took the file that changed under the buffer (``:e!``): it is what the editor loaded now.
+            # (Read while lines memls sent there wait for the file: another tool's write may be unannounced.)
             buffer.saved_text, buffer.wrote_under, buffer.told_changed_under = text, None, False
         elif text == buffer.text:
             buffer.unreloaded = None  # the editor's reload of what the server wrote
@@ -687,6 +705,79 @@ class ServerState:
                 self.index_lags.setdefault(root.path, {})[path.name] = entry
                 return
 
+    def line_versions(self, root: RootState, filename: str) -> list[MemoryEntry]:
+        """The versions of ``filename``'s entry memls wrote or sent a ``MEMORY.md`` line for that may still stand.
+
+        A save's line reaches the file only once it is written: sent as an
+        edit into a buffer with unsaved changes, it is on disk when the
+        buffer is saved, and never when the buffer is closed unsaved,
+        reloaded (``:e!``), its edit undone, or the file rewritten by
+        another tool. So there is no one "text memls wrote" for a line:
+        the disk may hold the line of the version before the save while the
+        buffer holds the save's, or either may be put back later. A save
+        counts a part of the entry's line as memls's text (and so follows
+        the entry) when it is memls's text for any of these versions, not
+        for the one before the save alone -- else a line memls wrote would
+        pass for the user's and never be updated again, silently.
+        """
+        return list(self.index_line_versions.get(root.path, {}).get(filename, ()))
+
+    def keep_line_versions(self, root: RootState, filename: str, saved: MemoryEntry | None,
+                           versions: Iterable[MemoryEntry | None], texts: Iterable[str | None]) -> None:
+        """After a save of ``filename``: remember the versions whose line may still stand (:meth:`line_versions`).
+
+        ``saved`` is the save's own version (its line was just written or
+        sent); of the ``versions`` before it, those a line in one of
+        ``texts`` (the file, the buffer) still describes
+        (:func:`memls.store.index.line_may_describe`), a few at most.
+        """
+        from memls.store.index import line_may_describe  # loaded with the first save
+
+        present = [t for t in texts if t]
+        kept: list[MemoryEntry] = [saved] if saved is not None else []
+        for version in versions:
+            if (version is not None and len(kept) < LINE_VERSIONS_KEPT
+                    and not any(same_line(version, k) for k in kept)
+                    and any(line_may_describe(t, version, saved) for t in present)):
+                kept.append(version)
+        by_name = self.index_line_versions.setdefault(root.path, {})
+        if kept:
+            by_name[filename] = kept
+        else:
+            by_name.pop(filename, None)
+
+    def editor_texts(self, path: Path) -> list[str]:
+        """The texts the editor may show for open ``path``: the buffer's, then those it may not have left yet.
+
+        The text before the server's write under an unmodified buffer the
+        editor has not reloaded (:attr:`Buffer.unreloaded`), and the one the
+        user's unsaved changes were typed on (:attr:`Buffer.wrote_under`).
+        """
+        buffer = self.buffers.get(path)
+        if buffer is None:
+            return []
+        base = buffer.wrote_under[0] if buffer.wrote_under is not None else None
+        return [buffer.text, *(t for t in (buffer.unreloaded, base) if t is not None and t != buffer.text)]
+
+    def memls_wrote_index(self, path: Path, before: str | None, written: str) -> None:
+        """The server wrote ``written`` over ``before`` in ``path`` (a ``MEMORY.md``): remembered for :meth:`open`."""
+        befores, last = self.index_writes.get(path, ([], None))
+        follows = before is not None and last is not None and normalize_text(before) == normalize_text(last)
+        chain = [*(befores if follows else []), *([before] if before is not None else [])]
+        self.index_writes[path] = (chain[-LINE_VERSIONS_KEPT:], written)
+
+    def _opened_before_memls_wrote(self, path: Path, text: str, disk: str | None) -> bool:
+        """Whether an editor opened ``path`` (a ``MEMORY.md``) with a text the server's own writes replaced.
+
+        The editor read the file just before memls wrote it (a close and a
+        reopen racing a save): nothing of the user's, the file holds only
+        memls's lines over it.
+        """
+        record = self.index_writes.get(path)
+        if record is None or disk is None or normalize_text(disk) != normalize_text(record[1]):
+            return False
+        return any(normalize_text(text) == normalize_text(before) for before in record[0])
+
     def index_lag(self, root: RootState) -> dict[str, MemoryEntry | None]:
         """The entries of :meth:`_remember_index_lag` for ``root``, forgotten as its index is judged now."""
         return self.index_lags.pop(root.path, {})
@@ -809,6 +900,16 @@ class ServerState:
         }
 
 
+def same_line(a: MemoryEntry | None, b: MemoryEntry | None) -> bool:
+    """Whether two versions of an entry give the index the same line in the same place (a body apart)."""
+    if a is None or b is None:
+        return a is b
+    return a is b or (a.index_line(), a.type, a.status) == (b.index_line(), b.type, b.status)
+
+
+# How many versions of one entry :meth:`ServerState.line_versions` keeps (and texts :attr:`ServerState.index_writes`).
+LINE_VERSIONS_KEPT = 4
+
 # The roots a workspace folder brings (its ``memory/``, its Claude Code directory).
 FOLDER_SCOPES = ("project", "cc")
 
@@ -827,6 +928,7 @@ def _take_reload(buffer: Buffer, path: Path, text: str) -> None:
     if normalize_text(text) in (disk_text(path), buffer.disk_seen):
         buffer.before_reload = buffer.saved_versions()
         buffer.earlier_text, buffer.saved_text = buffer.saved_text, text
+        buffer.wrote_under = None  # (:meth:`ServerState.open`) the editor took memls's write
 
 
 def _reloads_disk(buffer: Buffer, path: Path, text: str) -> bool:

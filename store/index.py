@@ -518,6 +518,22 @@ def refresh_index_line(
     return _spliced(index_text, new_lines)
 
 
+def line_may_describe(index_text: str, version: MemoryEntry, besides: MemoryEntry | None = None) -> bool:
+    """Whether a pointer line to ``version``'s file holds a part that is memls's text for it alone.
+
+    A part :func:`refresh_index_line` would take as memls's for ``version``:
+    the hook, or the link text when it is not also ``besides``'s (the
+    entry as the next save will count it anyway). An editor keeps the
+    versions memls wrote or sent a line for while such a line may stand.
+    """
+    titles = {version.index_title, version.name, version.index_parts()[0]}
+    if besides is not None:
+        titles -= {besides.index_title, besides.name, besides.index_parts()[0]}
+    descriptions = {version.description, version.index_parts()[1]}
+    return any(link.title in titles or (link.description is not None and link.description in descriptions)
+               for link in pointers_to(index_text, {version.filename}))
+
+
 def _spliced(text: str, replacements: list[tuple[int, int, str]]) -> str:
     """``text`` with each ``(start, end)`` range (in order, not overlapping) replaced: one copy of the rest."""
     pieces, at = [], 0

@@ -24,6 +24,7 @@ from .diagnostics import Problem
 from .entry import MemoryEntry, lacks_description
 from .files import FileWrite, commit, root_lock
 from .index import (
+    DESCRIPTION_SEPARATOR,
     INDEX_FILENAME,
     IndexPolicy,
     index_entries,
@@ -31,6 +32,7 @@ from .index import (
     omission_budget,
     opens_like_a_rendering,
     pointer_line,
+    pointers_to,
     refresh_index_line,
     remove_index_line,
     render_index,
@@ -117,6 +119,26 @@ def index_after_save(
         if not keeps_lines_but_pointers_to(current, text, entry_files):
             text = _curated_after_save(current, previous, saved, removed_filename, earlier)
     return None if text == current else text
+
+
+def line_kept_for_user(buffer: str, disk: str, new_disk: str, filename: str) -> str | None:
+    """The pointer line to ``filename`` an unsaved ``buffer`` keeps, though the file's line follows the save; or None.
+
+    ``disk`` is the file, ``new_disk`` what the save makes of it. A line the
+    user changed in the buffer is theirs (a curated line keeps the words a
+    person wrote), so the buffer gets no edit of it; had the user not
+    changed it, the line would have followed the entry. The editor tells
+    the user so that the entry's new text is not lost on them: this is the
+    line to name (link and hook, as the buffer shows them).
+    """
+    def parts(text: str) -> list[tuple[str, str, str | None]]:
+        return [(link.title, link.target, link.description) for link in pointers_to(text, {filename})]
+
+    theirs, ours = parts(buffer), parts(new_disk)
+    if not theirs or theirs == ours or ours == parts(disk):
+        return None
+    title, target, description = theirs[0]
+    return f"[{title}]({target})" + (f"{DESCRIPTION_SEPARATOR}{description}" if description is not None else "")
 
 
 def keeps_lines_but_pointers_to(old: str, new: str, filenames: Collection[str]) -> bool:

@@ -171,6 +171,7 @@ def _regenerate_index(state: ServerState, target: str | None) -> tuple[dict, Ind
     store.write_index(root.scope)
     after = disk_text(index_path)
     if after is not None and after != before:
+        state.memls_wrote_index(index_path, before, after)
         state.wrote_open_file(index_path, after)
     return {**result, "changed": after != before, "buffer": False}, None
 

@@ -11,6 +11,13 @@ workspace edit, so the server never writes behind a user's unsaved work --
 unless another tool already changed the file under that buffer (see
 :func:`update_index_on_save`).
 
+A line sent into a buffer is memls's on disk only once the buffer is
+saved: the entry's line counts as memls's text for every version memls
+wrote or sent a line for that may still stand in the file or the buffer
+(:meth:`ServerState.line_versions`), and once the buffer has no unsaved
+changes (closed unsaved, reloaded, memls's edit undone) the lines it never
+took to the file are written (:func:`bring_lines_left_in_buffer`).
+
 An automatic save (``willSave`` reason ``AfterDelay`` or ``FocusOut``: the
 editor saved on a pause, not the user) of an entry that is not whole leaves
 its index line as it was, as the engine decides
@@ -37,7 +44,7 @@ from memls.store.reader import disk_text, read_root
 from memls.store.text import one_line
 
 from ..errors import reason
-from ..state import HeldIndexLine
+from ..state import HeldIndexLine, same_line
 
 if TYPE_CHECKING:
     from memls.store.index_sync import RootAroundSave
@@ -74,6 +81,12 @@ class IndexUpdate:
     # takes no edits): the entry's line still describes its version before the save, and the
     # save the user is told to make again must find that line memls's text (engine thread).
     unapplied: Callable[[], None] | None = None
+    # For the buffer: the file written instead, when the buffer was closed before its
+    # edit's turn came (engine thread; the paths whose checks changed).
+    write_closed: Callable[[], set[Path]] | None = None
+    # For the buffer: the entry's line there is the user's (changed by them, unsaved),
+    # while memls would have changed it: left as it is, and the user told of it.
+    kept_users_line: str | None = None
 
 
 def update_index_on_save(
@@ -116,10 +129,15 @@ def update_index_on_save(
     # Other versions the index may have been rendered for (None: no line), the
     # entry as the index last followed it joins them once the model caught up.
     others: list[MemoryEntry | None] = list(versions[1:])
+    # And every version memls wrote or sent a line for that may still stand (:meth:`ServerState.line_versions`).
+    for version in state.line_versions(root, doc.path.name):
+        if not any(same_line(version, v) for v in (previous, *others)):
+            others.append(version)
     saved = doc.index_entry
     index_path = root.index_path
     edit_buffer = beside_unsaved = tell = False
     absorbs: str | None = None
+    on_disk: str | None = None  # the file's text as the write found it
     followed: list[MemoryEntry | None] = [previous, *others]  # the versions the index may follow before it
     # Set inside the root lock, once the model has caught up with the disk.
     around: RootAroundSave | None = None
@@ -137,7 +155,8 @@ def update_index_on_save(
         # Decided inside the root lock, against the bytes the write replaces
         # and the entries on disk: files other tools wrote that no watcher
         # event has told of yet are taken in first, as such an event would.
-        nonlocal around, policy, edit_buffer, beside_unsaved, tell, absorbs
+        nonlocal around, policy, edit_buffer, beside_unsaved, tell, absorbs, on_disk
+        on_disk, edit_buffer, beside_unsaved = current, False, False
         caught_up = state.catch_up_with_disk(root)
         affected.update(caught_up.affected)
         # Another tool wrote (or made) the saved file itself since the index was
@@ -175,15 +194,106 @@ def update_index_on_save(
         new = base if new is None else new
         return None if new == current else new
 
+    def remember(disk: str | None) -> None:
+        # The save's line is in the file or on its way to the buffer; the lines before it may stand in either.
+        kept = saved if saved is not None and saved.is_living else None
+        state.keep_line_versions(root, doc.path.name, kept, followed, (disk, *state.editor_texts(index_path)))
+
+    def write_closed() -> set[Path]:
+        # The buffer was closed before the edit's turn came: the file is the index's home again.
+        written = commit_index(root.path, compute_on_disk)
+        if written is None:
+            remember(on_disk)
+            return set()
+        state.memls_wrote_index(index_path, on_disk, written)
+        remember(written)
+        return state.wrote_open_file(index_path, written)
+
     written = commit_index(root.path, compute_on_disk)
     if edit_buffer:  # the user's unsaved changes stay; the entry's line joins them as an edit
+        state.index_lines_in_buffer.setdefault(index_path, set()).add(doc.path.name)
+        remember(on_disk)
+        now = state.text(index_path)
+        edits_now = buffer_text(now) is not None
         return IndexUpdate(index_path, written=False, buffer_text=buffer_text, absorbs=absorbs,
-                           edits_buffer_now=buffer_text(state.text(index_path)) is not None,
-                           unapplied=lambda: state.index_line_not_updated(root, doc.path, followed))
+                           edits_buffer_now=edits_now,
+                           unapplied=lambda: state.index_line_not_updated(root, doc.path, followed),
+                           write_closed=write_closed,
+                           kept_users_line=None if edits_now else _users_line(
+                               now, on_disk, compute, doc.path.name, saved))
+    if beside_unsaved and written is not None:  # the buffer lacks the line: saved over the file, it is put back
+        state.index_lines_in_buffer.setdefault(index_path, set()).add(doc.path.name)
+    else:
+        state.index_lines_in_buffer.get(index_path, set()).discard(doc.path.name)
     if written is None:
+        remember(on_disk)
         return None
+    state.memls_wrote_index(index_path, on_disk, written)
+    remember(written)
     state.wrote_open_file(index_path, written)
+    if state.editor_texts(index_path)[1:]:  # the editor may show the text before: saved, it takes the line back
+        state.index_lines_in_buffer.setdefault(index_path, set()).add(doc.path.name)
     return IndexUpdate(index_path, written=True, beside_unsaved=beside_unsaved, tell=tell)
+
+
+def _users_line(buffer: str, disk: str | None, compute: Callable[[str | None], str | None], filename: str,
+                saved: MemoryEntry | None) -> str | None:
+    """The entry's line the unsaved buffer keeps as the user wrote it, where the file's would follow the save."""
+    from memls.store.index_sync import line_kept_for_user  # loaded with the first save
+
+    if disk is None or saved is None or not saved.is_living:
+        return None
+    new = compute(disk)
+    return None if new is None else line_kept_for_user(buffer, disk, new, filename)
+
+
+def bring_lines_left_in_buffer(state: ServerState, index_path: Path, closed: bool = False) -> set[Path]:
+    """Write the lines saves sent into ``index_path``'s buffer that never reached the file (engine thread).
+
+    The buffer was closed unsaved, reloaded (``:e!``), or saved with
+    memls's edit undone -- or saved over the file memls wrote beside it
+    (another tool had changed the file; the user was told): the file holds
+    those entries' lines as they were before their saves. Once the buffer has no unsaved changes, each
+    such entry's line is brought up to date on disk as its save would have
+    written it (its line is memls's text for a version it had:
+    :meth:`ServerState.line_versions`); a line the user wrote stays theirs.
+    Entries with unsaved changes or a held line wait for their own save.
+    An entry the file has no line for gets one only once the buffer is
+    ``closed``: a buffer without unsaved changes that lacks the line may be
+    the user's, saved without it (its change and its save can arrive in
+    either order), and is not overruled (``index-missing-entry`` says so).
+    Returns the paths whose checks changed.
+    """
+    from memls.store.index import pointers_to  # loaded with the first save
+
+    names = state.index_lines_in_buffer.get(index_path)
+    if not names or state.has_unsaved_changes(index_path):
+        return set()
+    root = state.workspace.root_of(index_path)
+    state.index_lines_in_buffer.pop(index_path, None)
+    if root is None:
+        return set()
+    affected: set[Path] = set()
+    on_disk = disk_text(index_path) or ""
+    for name in sorted(names):
+        if not closed and not pointers_to(on_disk, {name}):
+            continue
+        path = root.path / name
+        buffer = state.buffers.get(path)
+        doc = state.document(path)
+        if doc is None or doc.kind != "entry" or path in state.held_index_lines or (
+                buffer is not None and (buffer.modified or buffer.saved_text is None)):
+            continue
+        text = buffer.saved_text if buffer is not None else doc.text
+        assert text is not None
+        now = _index_entry(state, path, text)
+        if now is not None and now.is_living and now.index_line() in on_disk:  # the file has the line already
+            continue
+        try:
+            update_index_on_save(state, path, [text], affected)
+        except (OSError, ValueError) as exc:
+            log.warning("%s: %s's line not brought: %s", index_path, name, one_line(str(exc)))
+    return affected
 
 
 def _around_save(
@@ -390,11 +500,19 @@ def register(server: MemlsServer) -> None:
             return
         automatic = reasons.pop(path, None) in AUTOMATIC_SAVES
         affected, update, error = await ls.engine.run(save_entry, ls.state, path, params.text, automatic)
+        if ls.state.index_lines_in_buffer.get(path):  # MEMORY.md saved: with memls's edits undone?
+            affected |= await ls.engine.run(bring_lines_left_in_buffer, ls.state, path)
         if error is not None:
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"memls: MEMORY.md not updated: {error}"))
         if update is not None and not update.written:
             await edit_open_index(ls, update)
+        if update is not None and update.kept_users_line is not None:
+            ls.window_show_message(types.ShowMessageParams(
+                type=types.MessageType.Info,
+                message=f"memls: {update.index_path.name} has unsaved changes to the line of {path.name}: "
+                        f"left as you wrote it ({one_line(update.kept_users_line)}), not updated to the entry's "
+                        "new text; save the buffer to keep it, or revert the line and save the memory again"))
         if update is not None and update.beside_unsaved and update.tell:
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning,
@@ -446,13 +564,13 @@ async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
                         "editor does not accept edits from the server (workspace/applyEdit); "
                         "save or revert it, then save the memory again"))
         return
-    # The edit differ loads with the first edit of an open index, not with the server.
-    from ..text_edits import buffer_edit
-
     declined = ""
     for _ in range(INDEX_EDIT_TRIES):
         # Read from the buffer and built in one engine step: the edit is for the text of this moment.
-        built = await ls.engine.run(buffer_edit, ls.state, update.index_path, update.buffer_text, ls.unapplied)
+        built = await ls.engine.run(_edit_or_write, ls.state, update, ls.unapplied)
+        if isinstance(built, set):  # closed meanwhile: the file was written instead
+            ls.after_change(built)
+            return
         if built is None:
             return
         edit, version = built
@@ -480,6 +598,22 @@ async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
         type=types.MessageType.Warning,
         message=f"memls: {update.index_path.name} was not updated: it has unsaved changes and "
                 f"{one_line(declined)}; save or revert it, then save the memory again"))
+
+
+def _edit_or_write(state: ServerState, update: IndexUpdate, unapplied):
+    """The edit of the open buffer (:func:`buffer_edit`), or, once it is closed, the file written (engine thread).
+
+    A buffer closed between the save and its edit's turn is gone: an
+    unversioned edit of it would land in a hidden buffer the user never
+    saves (VS Code, Neovim), so the file is written as for a closed index.
+    """
+    if update.index_path not in state.buffers and update.write_closed is not None:
+        return update.write_closed()
+    if update.buffer_text is None:
+        return None
+    from ..text_edits import buffer_edit  # the edit differ loads with the first edit, not the server
+
+    return buffer_edit(state, update.index_path, update.buffer_text, unapplied)
 
 
 async def _until_change_told(ls: MemlsServer, path: Path, version: int | None) -> None:

@@ -7,8 +7,13 @@ from pathlib import Path
 import pytest
 
 from memls.store.entry import MemoryEntry
-from memls.store.index import IndexPolicy, render_index
-from memls.store.index_sync import RootAroundSave, index_after_save, keeps_lines_but_pointers_to
+from memls.store.index import IndexPolicy, line_may_describe, render_index
+from memls.store.index_sync import (
+    RootAroundSave,
+    index_after_save,
+    keeps_lines_but_pointers_to,
+    line_kept_for_user,
+)
 
 
 def entry(name: str, description: str) -> MemoryEntry:
@@ -44,3 +49,21 @@ def test_only_the_entrys_own_pointers_may_leave():
     assert not keeps_lines_but_pointers_to(old, old.replace("Second.", "2nd"), {"alpha.md"})
     assert not keeps_lines_but_pointers_to(old, old.replace("notes\n", ""), {"alpha.md"})
     assert not keeps_lines_but_pointers_to(old + "notes\n", old, {"alpha.md"})  # a repeated line counts twice
+
+
+def test_a_line_memls_wrote_for_an_earlier_version_is_found_as_that_version_s():
+    index = "# Memory\n\n- [alpha](alpha.md) \u2014 First.\n"
+    assert line_may_describe(index, BEFORE[0], AFTER[0])
+    assert not line_may_describe(index, AFTER[0].__class__(**{**AFTER[0].__dict__, "description": "Other."}),
+                                 AFTER[0])
+    mine = "# Memory\n\n- [alpha](alpha.md) \u2014 my own words\n"
+    assert not line_may_describe(mine, BEFORE[0], AFTER[0])  # the link text is the next save's too
+
+
+def test_a_line_the_user_changed_in_the_buffer_is_named_only_when_the_file_s_would_follow():
+    disk = "# Memory\n\n- [alpha](alpha.md) \u2014 First.\n"
+    saved = disk.replace("First.", "First, revised.")
+    mine = disk.replace("First.", "First. (read before deploys)")
+    assert line_kept_for_user(mine, disk, saved, "alpha.md") == "[alpha](alpha.md) \u2014 First. (read before deploys)"
+    assert line_kept_for_user(saved, disk, saved, "alpha.md") is None  # the buffer has the new line
+    assert line_kept_for_user(mine, disk, disk, "alpha.md") is None  # the file's line would not change
