@@ -45,7 +45,7 @@ from memls.reads import (
     skipped_note,
 )
 from memls.store.entry import STATUSES
-from memls.store.errors import LockTimeoutError, MemoryParseError, RecallBackendUnavailable
+from memls.store.errors import ChangedMeanwhile, LockTimeoutError, MemoryParseError, RecallBackendUnavailable
 from memls.store.text import one_line
 
 if TYPE_CHECKING:
@@ -70,6 +70,7 @@ EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
     UnicodeDecodeError,
     LockTimeoutError,
     RecallBackendUnavailable,
+    ChangedMeanwhile,  # another program wrote a file memls was writing; nothing was written
 )
 RECALL_BACKENDS = ("auto", "bm25", "overlap", "tfidf")
 OUTPUT_FORMATS = ("text", "json", "hook-json")

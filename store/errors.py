@@ -8,6 +8,8 @@ failure of the store.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class MemoryParseError(ValueError):
     """Raised when a file is not a memory entry (no or unusable frontmatter)."""
@@ -27,6 +29,15 @@ class ReservedNameError(ValueError):
 
 class LockTimeoutError(TimeoutError):
     """The root lock stayed held by another writer for longer than allowed."""
+
+
+class ChangedMeanwhile(Exception):
+    """A file changed between the read a write was computed from and its commit (nothing was written)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"{path} changed while memls was writing it (another program wrote it); "
+                         "nothing was written")
+        self.path = path
 
 
 class RoundTripError(OSError):

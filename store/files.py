@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from memls.store.errors import LockTimeoutError
+from memls.store.errors import ChangedMeanwhile, LockTimeoutError
 
 if TYPE_CHECKING:
     from filelock import UnixFileLock
@@ -229,6 +229,11 @@ class FileWrite:
     data: bytes
     create_only: bool = False
     mode: int | None = None
+    # The bytes ``data`` was computed from. Programs that take no memls lock (an
+    # editor saving MEMORY.md) can write between that read and the commit; the
+    # commit then raises :class:`ChangedMeanwhile` and changes nothing, so no
+    # line they wrote is replaced unseen. None: no such check.
+    expected: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -247,6 +252,7 @@ class _Original:
 
     data: bytes | None  # None: the destination did not exist
     mode: int = 0
+    stamp: tuple[int, ...] | None = None  # its identity when read, for a guarded write
 
 
 def read_bytes_if_exists(path: Path) -> bytes | None:
@@ -282,6 +288,9 @@ def commit(changes: Sequence[Change], *, root: Path | None = None) -> None:
         return
     _validate(changes, root)
     originals = [_snapshot(change) for change in changes]
+    for change, original in zip(changes, originals, strict=True):
+        if isinstance(change, FileWrite) and change.expected is not None and original.data != change.expected:
+            raise ChangedMeanwhile(Path(change.path))
     _Transaction(changes, originals).run()
 
 
@@ -341,8 +350,12 @@ def _snapshot(change: Change) -> _Original:
     except OSError as exc:
         raise _described(exc, f"cannot read {path}") from exc
     with os.fdopen(fd, "rb") as f:
-        mode = stat.S_IMODE(os.fstat(f.fileno()).st_mode)
-        return _Original(f.read(), mode)
+        found = os.fstat(f.fileno())
+        return _Original(f.read(), stat.S_IMODE(found.st_mode), _identity(found))
+
+
+def _identity(found: os.stat_result) -> tuple[int, ...]:
+    return (found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino, found.st_dev)
 
 
 class _Transaction:
@@ -359,6 +372,7 @@ class _Transaction:
     def run(self) -> None:
         try:
             self._stage_all()
+            self._unchanged_since_read()
             self._apply_all()
             self._sync_directories()
             self._drop_backups()
@@ -379,6 +393,22 @@ class _Transaction:
                 mode = change.mode if change.mode is not None else NEW_FILE_MODE & ~umask
             self.step = f"cannot write {change.path}"
             _stage(change.path, change.data, mode, self.temps, index)
+
+    def _unchanged_since_read(self) -> None:
+        """Refuse before any destination changes if a guarded file changed while the temps were written.
+
+        Staging fsyncs every temp, which takes long enough for an editor's
+        save to land; checked last, so the window left is the renames alone.
+        """
+        for change, original in zip(self.changes, self.originals, strict=True):
+            if not isinstance(change, FileWrite) or change.expected is None:
+                continue
+            try:
+                now = _identity(os.stat(change.path, follow_symlinks=False))
+            except FileNotFoundError:
+                now = None
+            if now != original.stamp:
+                raise ChangedMeanwhile(Path(change.path))
 
     def _apply_all(self) -> None:
         for index, change in enumerate(self.changes):

@@ -22,6 +22,7 @@ from typing import Literal
 
 from .diagnostics import Problem
 from .entry import MemoryEntry, lacks_description
+from .errors import ChangedMeanwhile
 from .files import FileWrite, commit, root_lock
 from .index import (
     DESCRIPTION_SEPARATOR,
@@ -299,12 +300,26 @@ def commit_index(root: Path, compute: Callable[[str | None], str | None]) -> str
     """
     path = root / INDEX_FILENAME
     with root_lock(root):
-        try:
-            current = path.read_bytes().decode("utf-8")
-        except FileNotFoundError:
-            current = None
-        new = compute(current)
-        if new is None or new == current:
-            return None
-        commit([FileWrite(path, new.encode("utf-8"))], root=root)
-        return new
+        for attempt in range(_COMMIT_TRIES):
+            try:
+                data: bytes | None = path.read_bytes()
+            except FileNotFoundError:
+                data = None
+            current = None if data is None else data.decode("utf-8")
+            new = compute(current)
+            if new is None or new == current:
+                return None
+            try:
+                commit([FileWrite(path, new.encode("utf-8"), expected=data)], root=root)
+            except ChangedMeanwhile:
+                # An editor saved the file after it was read (editors take no memls lock):
+                # computed again from what it wrote, so none of its lines is replaced.
+                if attempt + 1 == _COMMIT_TRIES:
+                    raise
+                continue
+            return new
+    return None
+
+
+# How many times :func:`commit_index` computes again when another program keeps writing the file.
+_COMMIT_TRIES = 3

@@ -612,8 +612,9 @@ class RootTransaction:
         self._refuse_hiding(after)
         changes = [
             FileDelete(path) if data is None
-            else FileWrite(path, data, create_only=path in self.create_only,
-                           mode=self.modes.get(path))
+            else FileWrite(path, data, create_only=path in self.create_only, mode=self.modes.get(path),
+                           # an editor saving MEMORY.md takes no lock: its lines must not be replaced unseen
+                           expected=self._original_index if path == self.index_path else None)
             for path, data in self.staged.items()
         ]
         commit(changes, root=self.root.path)

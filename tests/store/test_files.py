@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from memls.store.errors import LockTimeoutError
+from memls.store.errors import ChangedMeanwhile, LockTimeoutError
 from memls.store.files import (
     LOCK_FILENAME,
     FileDelete,
@@ -480,3 +480,50 @@ def test_read_lock_does_not_swallow_errors_from_its_body(tmp_path: Path) -> None
             raise PermissionError("from the body")
     with root_lock(tmp_path, timeout=0):
         pass
+
+
+# -- a write guarded against programs that take no lock (an editor saving) -------------------------
+
+
+def test_a_guarded_write_over_a_file_another_program_changed_after_the_read_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    path.write_bytes(b"- [a](a.md)\n")
+    read = path.read_bytes()
+    path.write_bytes(b"- [a](a.md)\n- my own line\n")  # the editor saves after memls read
+    with pytest.raises(ChangedMeanwhile):
+        commit([FileWrite(path, read + b"- [b](b.md)\n", expected=read)])
+    assert path.read_bytes() == b"- [a](a.md)\n- my own line\n"
+
+
+def test_a_guarded_write_refuses_a_file_changed_while_its_temp_was_staged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Staging fsyncs the temp: an editor's save can land then, after the bytes were compared."""
+    import memls.store.files as files
+
+    path, other = tmp_path / "MEMORY.md", tmp_path / "a.md"
+    path.write_bytes(b"- [a](a.md)\n")
+    other.write_bytes(b"entry\n")
+    read = path.read_bytes()
+    stage = files._stage
+
+    def stage_while_the_editor_saves(target: Path, data: bytes, *args: object) -> None:
+        stage(target, data, *args)
+        if Path(target) == path:
+            path.write_bytes(b"- [a](a.md)\n- my own line\n")
+
+    monkeypatch.setattr(files, "_stage", stage_while_the_editor_saves)
+    with pytest.raises(ChangedMeanwhile):
+        commit([FileWrite(other, b"entry, saved\n"), FileWrite(path, read + b"- [b](b.md)\n", expected=read)])
+    assert path.read_bytes() == b"- [a](a.md)\n- my own line\n"
+    assert other.read_bytes() == b"entry\n"  # all or nothing
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["MEMORY.md", "a.md"]  # no temp left
+
+
+def test_an_unguarded_write_and_a_guarded_one_over_unchanged_bytes_are_written(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    path.write_bytes(b"old\n")
+    commit([FileWrite(path, b"new\n", expected=b"old\n")])
+    assert path.read_bytes() == b"new\n"
+    commit([FileWrite(path, b"newer\n")])
+    assert path.read_bytes() == b"newer\n"

@@ -43,3 +43,22 @@ def test_a_managed_root_gets_its_policy_view_whatever_the_index_holds():
     policy = IndexPolicy(1, 1000, ("beta.md",))
     assert index_after_commit(before=BEFORE, after=AFTER, policy=policy, current="hand text\n") == (
         render_policy_view(AFTER, policy))
+
+
+def test_commit_index_computes_again_from_what_an_editor_saved_after_the_read(tmp_path: Path) -> None:
+    """An editor takes no memls lock: its save between memls's read and write keeps its line."""
+    from memls.store.index_sync import commit_index
+
+    index = tmp_path / "MEMORY.md"
+    index.write_text("- [a](a.md) — a\n", encoding="utf-8")
+    seen: list[str | None] = []
+
+    def add_b(current: str | None) -> str:
+        seen.append(current)
+        if len(seen) == 1:  # the editor saves right after memls read the file
+            index.write_text("- [a](a.md) — a\n- my own line\n", encoding="utf-8")
+        return (current or "") + "- [b](b.md) — b\n"
+
+    written = commit_index(tmp_path, add_b)
+    assert seen == ["- [a](a.md) — a\n", "- [a](a.md) — a\n- my own line\n"]
+    assert index.read_text(encoding="utf-8") == "- [a](a.md) — a\n- my own line\n- [b](b.md) — b\n" == written
