@@ -277,7 +277,10 @@ async def _initial_scan(ls: MemlsServer) -> None:
     When no file changed since the last check (memls.store.warm_start), its
     results are shown at once and the scan's progress ends there: the model
     is loaded afterwards, still holding every request that needs it, and
-    checked in full only if a file changed meanwhile. Otherwise the model,
+    checked in full only if a file changed meanwhile. An open document whose
+    text is not its file's (an editor restoring unsaved tabs) makes the
+    replay wrong for it and the files connected to it: the end then waits
+    for the model, which checks those first. Otherwise the model,
     loaded from files listed before any was read, is checked at the end of
     the scan (and the results kept for the next start).
     """
