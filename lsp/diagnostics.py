@@ -233,6 +233,10 @@ class DiagnosticsPublisher:
             return
         self._deliver(computed)
 
+    def checked_whole(self, paths: set[Path]) -> None:
+        """While the first scan runs: ``paths`` get a full check's problems (a replay's), never a lone check's."""
+        self._whole |= paths
+
     async def publish_now(self, paths: set[Path]) -> None:
         """Push mode, while the engine is held (the first scan's end): check ``paths`` and publish them.
 
@@ -243,7 +247,7 @@ class DiagnosticsPublisher:
         computed = await self.server.engine.run_now(self._compute, paths)
         for path, _version, diags in computed:
             self._count(path, diags)
-            self._whole.add(path)
+        self._whole |= paths
         self._deliver(computed)
 
     async def publish_checked(self, results: Mapping[Path, list[Problem]], skip: set[Path],

@@ -318,7 +318,10 @@ async def _initial_scan(ls: MemlsServer) -> None:
                 open_paths = ls.diagnostics.open_paths()
                 try:
                     if open_paths:  # (an editor restoring unsaved tabs): the buffers unlike their files
-                        reopened = await ls.engine.run_now(_unlike_disk, state, _open_documents(ls))
+                        reopened, same = await ls.engine.run_now(_against_disk, state, _open_documents(ls))
+                        # A document open with its file's text gets the replay, as a closed one does.
+                        ls.diagnostics.checked_whole(same)
+                        open_paths -= same
                     await ls.diagnostics.publish_checked(warm.results, open_paths, warm.plain)
                 except Exception:  # noqa: BLE001 - everything is checked once the model is whole
                     log.exception("publishing the replayed check failed")
@@ -409,11 +412,20 @@ def _open_documents(ls: MemlsServer) -> list[tuple[Path, str, int | None]]:
     return documents
 
 
-def _unlike_disk(state: ServerState, documents: list[tuple[Path, str, int | None]]) -> list[tuple[Path, str, int | None]]:
-    """The open documents of the roots whose text is not their file's (engine thread)."""
-    return [document for document in documents
-            if state.workspace.root_of(document[0]) is not None
-            and state.differs_from_disk(document[0], document[1])]
+def _against_disk(state: ServerState, documents: list[tuple[Path, str, int | None]],
+                  ) -> tuple[list[tuple[Path, str, int | None]], set[Path]]:
+    """The open documents of the roots whose text is not their file's, and the paths of those whose is (engine thread)."""
+    unlike: list[tuple[Path, str, int | None]] = []
+    same: set[Path] = set()
+    for document in documents:
+        path = document[0]
+        if state.workspace.root_of(path) is None:
+            continue
+        if state.differs_from_disk(path, document[1]):
+            unlike.append(document)
+        else:
+            same.add(path)
+    return unlike, same
 
 
 def _start_listing(state: ServerState) -> StartListing | None:

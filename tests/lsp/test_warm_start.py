@@ -302,6 +302,27 @@ async def test_a_replayed_start_with_reopened_unsaved_buffers_ends_holding_what_
     assert at_end == cold
 
 
+async def test_a_replayed_start_with_documents_reopened_as_their_files_ends_holding_their_replayed_problems(tmp_path):
+    """A buffer equal to its file: the replay is right for it, shown before the end like a closed file's.
+
+    b (superseded by c, which does not list it back) and the index (a line
+    to a gone file) have problems only the whole model finds; their own
+    lone checks find none of those.
+    """
+    folder = tmp_path / "repo"
+    root = write_workspace(folder)
+    await settle()
+    cache = tmp_path / "cache"
+    await run_server(cache, folder)
+    buffers = {path: path.read_text(encoding="utf-8") for path in (root / "b.md", root / "MEMORY.md")}
+    at_end, warm, info = await start_with_buffers(cache, folder, buffers)
+    assert replayed(info)
+    _, cold, _ = await start_with_buffers(tmp_path / "other-cache", folder, buffers)
+    assert path_to_uri(root / "b.md") in cold and path_to_uri(root / "MEMORY.md") in cold
+    assert warm == cold
+    assert at_end == cold
+
+
 def test_the_server_starts_without_loading_the_yaml_library():
     """A start that replays the last check parses nothing; PyYAML loads with the first frontmatter read.
 
