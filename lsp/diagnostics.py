@@ -82,6 +82,8 @@ class DiagnosticsPublisher:
         self._kept_positions: dict[Path, tuple[str, str, Positions]] = {}
         # Per large path: its last conversion and what it was made from (``to_lsp``).
         self._kept_diagnostics: dict[Path, tuple[tuple, list[str], list[Problem], list[types.Diagnostic]]] = {}
+        # Paths a full check published while the first scan still ran (``publish_now``): no lone check overrides it.
+        self._whole: set[Path] = set()
 
     # -- scheduling (event loop) ---------------------------------------------------
 
@@ -231,6 +233,23 @@ class DiagnosticsPublisher:
             return
         self._deliver(computed)
 
+    def checked_whole(self, paths: set[Path]) -> None:
+        """While the first scan runs: ``paths`` get a full check's problems (a replay's), never a lone check's."""
+        self._whole |= paths
+
+    async def publish_now(self, paths: set[Path]) -> None:
+        """Push mode, while the engine is held (the first scan's end): check ``paths`` and publish them.
+
+        A replayed start whose editor reopened buffers unlike their files
+        (memls.lsp.server) checks them and the files connected to them before
+        the scan ends, so the client then holds what a full check finds.
+        """
+        computed = await self.server.engine.run_now(self._compute, paths)
+        for path, _version, diags in computed:
+            self._count(path, diags)
+        self._whole |= paths
+        self._deliver(computed)
+
     async def publish_checked(self, results: Mapping[Path, list[Problem]], skip: set[Path],
                               plain: Mapping[Path, int] | None = None) -> None:
         """Push mode: deliver what a check of every document found (the first scan's, or a replay of it).
@@ -375,7 +394,7 @@ class DiagnosticsPublisher:
                     for p in problems]
 
         diags = await self.server.engine.run_now(compute)
-        if diags is None or not diags or not self.server.engine.held:
+        if diags is None or not diags or not self.server.engine.held or path in self._whole:
             return  # nothing to say yet (push mode sends no empty list first), or the full check's turn
         self._published[path] = _fingerprint(diags)
         self._count(path, diags)

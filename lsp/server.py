@@ -287,7 +287,10 @@ async def _initial_scan(ls: MemlsServer) -> None:
     When no file changed since the last check (memls.store.warm_start), its
     results are shown at once and the scan's progress ends there: the model
     is loaded afterwards, still holding every request that needs it, and
-    checked in full only if a file changed meanwhile. Otherwise the model,
+    checked in full only if a file changed meanwhile. An open document whose
+    text is not its file's (an editor restoring unsaved tabs) makes the
+    replay wrong for it and the files connected to it: the end then waits
+    for the model, which checks those first. Otherwise the model,
     loaded from files listed before any was read, is checked at the end of
     the scan (and the results kept for the next start).
     """
@@ -307,6 +310,9 @@ async def _initial_scan(ls: MemlsServer) -> None:
     checked: dict[Path, list[Problem]] | None = None  # every problem of the roots as loaded (push mode)
     open_paths: set[Path] = set()
     start: StartListing | None = None
+    # Open documents whose text is not their file's: the replay is not what the client must hold for
+    # them and the files connected to them, so the scan ends only once the model has checked those.
+    reopened: list[tuple[Path, str, int | None]] = []
     try:
         if watcher is not None:  # before listing: a write during the scan is then seen
             await ls.engine.run_now(watcher.prime)
@@ -321,11 +327,16 @@ async def _initial_scan(ls: MemlsServer) -> None:
             if not ls.diagnostics.pull:
                 open_paths = ls.diagnostics.open_paths()
                 try:
+                    if open_paths:  # (an editor restoring unsaved tabs): the buffers unlike their files
+                        reopened, same = await ls.engine.run_now(_against_disk, state, _open_documents(ls))
+                        # A document open with its file's text gets the replay, as a closed one does.
+                        ls.diagnostics.checked_whole(same)
+                        open_paths -= same
                     await ls.diagnostics.publish_checked(warm.results, open_paths, warm.plain)
                 except Exception:  # noqa: BLE001 - everything is checked once the model is whole
                     log.exception("publishing the replayed check failed")
                     warm = None
-        if warm is not None:
+        if warm is not None and not reopened:
             if progress:
                 entries = warm.entries
                 ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
@@ -335,6 +346,8 @@ async def _initial_scan(ls: MemlsServer) -> None:
             ls.timings["replayed_start_seconds"] = time.perf_counter() - started
             # Nothing was parsed yet: the parser's library loads with the model, not on the first keystroke.
             await ls.engine.run_now(import_yaml)
+        elif warm is not None:
+            ls.timings["replayed_start_seconds"] = time.perf_counter() - started
         listed = await ls.engine.run_now(_list_roots, state)
         total = state.scan_total = len(listed)
         if progress:
@@ -354,6 +367,14 @@ async def _initial_scan(ls: MemlsServer) -> None:
                     percentage=int(100 * state.scanned_files / max(total, 1))))
     finally:
         await ls.engine.run_now(_end_scan, state, ls.engine.wait_until_quiet)
+        if warm is not None and reopened and not ls.stopping:
+            # The buffers join the model and what they touch is checked before the end (memls.lsp.diagnostics).
+            try:
+                documents = _open_documents(ls)
+                affected = await ls.engine.run_now(state.adopt_open_documents, documents)
+                await ls.diagnostics.publish_now(affected | {path for path, _, _ in documents})
+            except Exception:  # noqa: BLE001 - their own check follows the release
+                log.exception("checking the reopened documents failed")
         if progress and not ls.stopping:  # the model is whole; its check below still holds the requests
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message=f"{await ls.engine.run_now(state.workspace.entry_count)} memories"))
@@ -390,6 +411,31 @@ async def _initial_scan(ls: MemlsServer) -> None:
         ls.after_change(open_paths | ls.diagnostics.open_paths())
     else:
         ls.after_change(paths)
+
+
+def _open_documents(ls: MemlsServer) -> list[tuple[Path, str, int | None]]:
+    """The memory documents the editor has open: path, text and version (event loop)."""
+    documents = []
+    for doc in list(ls.workspace.text_documents.values()):
+        if (path := ls.memory_path(doc.uri)) is not None:
+            documents.append((path, doc.source, doc.version))
+    return documents
+
+
+def _against_disk(state: ServerState, documents: list[tuple[Path, str, int | None]],
+                  ) -> tuple[list[tuple[Path, str, int | None]], set[Path]]:
+    """The open documents of the roots whose text is not their file's, and the paths of those whose is (engine thread)."""
+    unlike: list[tuple[Path, str, int | None]] = []
+    same: set[Path] = set()
+    for document in documents:
+        path = document[0]
+        if state.workspace.root_of(path) is None:
+            continue
+        if state.differs_from_disk(path, document[1]):
+            unlike.append(document)
+        else:
+            same.add(path)
+    return unlike, same
 
 
 def _start_listing(state: ServerState) -> StartListing | None:

@@ -462,6 +462,11 @@ class ServerState:
         affected = joined | self._load_new_root(state)
         return affected | self._model_buffer(path, buffer)
 
+    def differs_from_disk(self, path: Path, text: str) -> bool:
+        """Whether a buffer's text is not what its file holds (as :meth:`open` compares them); no file: it is."""
+        disk = disk_text(path)
+        return disk is None or normalize_text(text) != disk
+
     def adopt_open_documents(self, documents: Iterable[tuple[Path, str, int | None]]) -> set[Path]:
         """Buffers the editor has open (path, text, version) in roots that joined the model: the buffer wins over disk.
 

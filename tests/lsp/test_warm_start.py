@@ -241,6 +241,88 @@ async def test_an_edit_right_after_a_replayed_start_waits_for_the_model_and_gets
         await client.shutdown_session()
 
 
+async def start_with_buffers(cache: Path, folder: Path, buffers: dict[Path, str]) -> tuple[dict, dict, dict]:
+    """A start whose editor reopens ``buffers`` (unsaved tabs) right after ``initialized``.
+
+    The diagnostics the client holds when the scan's ``$/progress`` end
+    arrives, those it holds once the server is whole and quiet, and the
+    server's debug info (every field of every diagnostic).
+    """
+    client = await server(cache)
+    at_end: dict = {}
+    ended: list[bool] = []
+    progress = client.protocol.fm.features[types.PROGRESS]
+
+    def snapshot_at_end(params: types.ProgressParams) -> None:
+        progress(params)
+        if isinstance(client.progress_reports[params.token][-1], types.WorkDoneProgressEnd):
+            at_end.update({uri: list(diags) for uri, diags in client.diagnostics.items() if diags})
+            ended.append(True)
+
+    client.protocol.fm.features[types.PROGRESS] = snapshot_at_end
+    try:
+        await client.initialize_session(types.InitializeParams(
+            capabilities=client_capabilities("neovim"),
+            workspace_folders=[types.WorkspaceFolder(uri=path_to_uri(folder), name=folder.name)],
+            root_uri=path_to_uri(folder), process_id=os.getpid()))
+        for path, text in buffers.items():
+            client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+                uri=path_to_uri(path), language_id="markdown", version=1, text=text)))
+        info = await wait_until_scanned(client, timeout=30)
+        await asyncio.sleep(1.0)  # every check after the scan is published
+        info = await run_command(client, "memls.debugInfo")
+        assert ended, "the scan's end was never reported"
+        whole = {uri: list(diags) for uri, diags in client.diagnostics.items() if diags}
+        return at_end, whole, info
+    finally:
+        await client.shutdown_session()
+
+
+async def test_a_replayed_start_with_reopened_unsaved_buffers_ends_holding_what_a_cold_start_holds(tmp_path):
+    """Buffers unlike their files (an editor restoring unsaved tabs) are checked, with what they touch, before the end.
+
+    On disk b is superseded by c, which does not list it back (b's problem, in
+    the replay); the buffer of c lists it, so b's problem is stale. An unsaved
+    new file names a successor no entry has: its problem involves the model.
+    """
+    folder = tmp_path / "repo"
+    root = write_workspace(folder)
+    await settle()
+    cache = tmp_path / "cache"
+    await run_server(cache, folder)  # the check the next start replays
+    buffers = {root / "c.md": entry("c", "third", extra="supersedes:\n  - b\n"),
+               root / "new.md": entry("new", "unsaved", extra="superseded_by: nobody\n")}
+    at_end, warm, info = await start_with_buffers(cache, folder, buffers)
+    assert replayed(info)
+    _, cold, cold_info = await start_with_buffers(tmp_path / "other-cache", folder, buffers)
+    assert not replayed(cold_info)
+    b, new = path_to_uri(root / "b.md"), path_to_uri(root / "new.md")
+    assert b not in cold and "dangling-superseded-by" in {d.code for d in cold[new]}
+    assert warm == cold
+    assert at_end == cold
+
+
+async def test_a_replayed_start_with_documents_reopened_as_their_files_ends_holding_their_replayed_problems(tmp_path):
+    """A buffer equal to its file: the replay is right for it, shown before the end like a closed file's.
+
+    b (superseded by c, which does not list it back) and the index (a line
+    to a gone file) have problems only the whole model finds; their own
+    lone checks find none of those.
+    """
+    folder = tmp_path / "repo"
+    root = write_workspace(folder)
+    await settle()
+    cache = tmp_path / "cache"
+    await run_server(cache, folder)
+    buffers = {path: path.read_text(encoding="utf-8") for path in (root / "b.md", root / "MEMORY.md")}
+    at_end, warm, info = await start_with_buffers(cache, folder, buffers)
+    assert replayed(info)
+    _, cold, _ = await start_with_buffers(tmp_path / "other-cache", folder, buffers)
+    assert path_to_uri(root / "b.md") in cold and path_to_uri(root / "MEMORY.md") in cold
+    assert warm == cold
+    assert at_end == cold
+
+
 def test_the_server_starts_without_loading_the_yaml_library():
     """A start that replays the last check parses nothing; PyYAML loads with the first frontmatter read.
 
