@@ -63,9 +63,12 @@ Then a second server on the same corpus without planted defects, whose
 * ``hover_while_typing_p95_s``: a ``hover`` sent right after each keystroke
   -> its answer;
 * ``warm_first_diagnostics_s``: a warm restart (parse cache filled), spawn ->
-  the first diagnostics of a document opened right after ``initialized``;
-  ``warm_own_share_s`` is that restart's spawn -> scan end less the empty pygls
-  server's spawn -> ``initialize`` (what memls itself adds).
+  the first diagnostics of a document opened right after ``initialized`` as it
+  is saved (a restored session); ``warm_own_share_s`` is that restart's spawn ->
+  scan end less the empty pygls server's spawn -> ``initialize`` (what memls
+  itself adds). ``warm_unsaved_*``: the same with the document reopened with
+  unsaved changes, whose problems involving other memories are checked before
+  the scan ends.
 
 Usage::
 
@@ -499,6 +502,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     shutil.rmtree(home, ignore_errors=True)
     out.update(await run_fields(args))
     out["warm_own_share_s"] = out["warm_fields_restart_s"] - out["floor_pygls_initialize_s"]
+    out["warm_unsaved_own_share_s"] = out["warm_unsaved_restart_s"] - out["floor_pygls_initialize_s"]
     return out
 
 
@@ -638,19 +642,27 @@ async def run_fields(args: argparse.Namespace) -> dict[str, Any]:
         await client.stop()
 
         # Warm start: the first run filled the parse cache (files older than 2 s);
-        # one more start caches what was too fresh, the next is measured.
+        # one more start caches what was too fresh, the next two are measured: the
+        # editor reopening the document as saved (a restored session), then with
+        # unsaved changes (hot exit), whose problems involving other memories must
+        # be checked before the scan ends.
         await asyncio.sleep(2.1)
-        for measured in (False, True):
+        saved = probe.read_text(encoding="utf-8")
+        unsaved = flipped(typed(base, "body", 0, chain), 1)
+        for prefix, text in (("", saved), ("warm_fields_", saved), ("warm_unsaved_", unsaved)):
             client, spawned = await start(folder, home, log)
             client.notify("initialized", {})
             opened = client.notify("textDocument/didOpen", {"textDocument": {
-                "uri": uri, "languageId": "markdown", "version": 1, "text": flipped(typed(base, "body", 0, chain), 1)}})
+                "uri": uri, "languageId": "markdown", "version": 1, "text": text}})
             first = await client.wait_for(lambda r: isinstance(r, tuple) and r[1] == uri)
             end = await asyncio.wait_for(client.wait_progress("end"), TIMEOUT)
-            if measured:
+            if prefix == "warm_fields_":
                 out["warm_first_diagnostics_s"] = first[0] - spawned
                 out["warm_first_diagnostics_after_open_s"] = first[0] - opened
                 out["warm_fields_restart_s"] = end - spawned
+            elif prefix:
+                out["warm_unsaved_first_diagnostics_s"] = first[0] - spawned
+                out["warm_unsaved_restart_s"] = end - spawned
             await client.quiet()
             await client.stop()
     shutil.rmtree(folder, ignore_errors=True)
@@ -680,6 +692,9 @@ LABELS = {
     "burst_s": f"burst of {BURST} didChange -> last version's diagnostics",
     "hover_while_typing_p95_s": "hover while typing p95",
     "warm_first_diagnostics_s": "warm restart: spawn -> first diagnostics of an opened document",
+    "warm_unsaved_first_diagnostics_s": "warm restart, document reopened unsaved: spawn -> its first diagnostics",
+    "warm_unsaved_restart_s": "warm restart, document reopened unsaved: spawn -> scan end",
+    "warm_unsaved_own_share_s": "warm restart, document reopened unsaved: memls's own share",
     "warm_own_share_s": "warm restart: memls's own share (spawn -> scan end - empty pygls)",
 }
 
