@@ -65,21 +65,46 @@ def suggest_free_name(state: RootState, base: str, *, renaming: Document | None 
     while slug and is_reserved_name(slug):
         slug = slug[len("memory"):].lstrip("-")
     slug = slug or FALLBACK_NAME
-    taken: set[str] = set()
-    for doc in state.documents.values():
-        if doc is renaming:
-            continue
-        taken.add(doc.path.stem.lower())
-        if doc.name is not None:
-            taken.update((doc.name.lower(), slugify(doc.name).lower()))
+    uses = _taken_names(state)
+    own = _taken_by(renaming) if renaming is not None and state.documents.get(renaming.path) is renaming else set()
+
+    def taken(key: str) -> bool:
+        return uses.get(key, 0) > (key in own)
+
     candidate, n = slug, 1
-    while candidate.lower() in taken or (
+    while taken(candidate.lower()) or (
         (state.path / f"{candidate}.md").exists()
         and (renaming is None or state.path / f"{candidate}.md" != state.path / renaming.path.name)
     ):
         n += 1
         candidate = f"{slug}-{n}"
     return candidate
+
+
+def _taken_by(doc: Document) -> set[str]:
+    """What ``doc`` takes from the free names: its file's stem, its name and its name's slug (lower case)."""
+    keys = {doc.path.stem.lower()}
+    if doc.name is not None:
+        keys.update((doc.name.lower(), slugify(doc.name).lower()))
+    return keys
+
+
+def _taken_names(state: RootState) -> dict[str, int]:
+    """How many documents of the root take each key (:func:`_taken_by`).
+
+    Kept per root while no document changes (``RootState.revision``): every
+    name problem's fix looks for a free name, and walking the root for each
+    made N problems cost N times the root.
+    """
+    cached = state.memo.get("taken-names")
+    if cached is not None and cached[0] == state.revision:
+        return cached[1]
+    uses: dict[str, int] = {}
+    for doc in state.documents.values():
+        for key in _taken_by(doc):
+            uses[key] = uses.get(key, 0) + 1
+    state.memo["taken-names"] = (state.revision, uses)
+    return uses
 
 
 def plan_rename(workspace: Workspace, doc: Document, new_name: str) -> Fix:
