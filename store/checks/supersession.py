@@ -473,6 +473,7 @@ def _close_names(state: RootState, target: str, own: str, n: int = 3, cutoff: fl
     in full, so one call walks the root in a few steps per name.
     """
     want = Counter(target)
+    letters_wanted, counts_wanted, none = tuple(want), tuple(want.values()), (0,) * len(want)
     lb = len(target)
     matcher = difflib.SequenceMatcher()
     matcher.set_seq2(target)
@@ -483,7 +484,8 @@ def _close_names(state: RootState, target: str, own: str, n: int = 3, cutoff: fl
         length = len(candidate) + lb
         if _ratio(min(len(candidate), lb), length) < cutoff:  # real_quick_ratio
             continue
-        shared = sum(min(count, letters.get(letter, 0)) for letter, count in want.items())
+        # sum(min(count, letters.get(letter, 0)) for each wanted letter), without a Python frame per letter.
+        shared = sum(map(min, counts_wanted, map(letters.get, letters_wanted, none)))
         if _ratio(shared, length) < cutoff:  # quick_ratio
             continue
         matcher.set_seq1(candidate)
