@@ -470,10 +470,42 @@ def remove_index_line(index_text: str, filename: str) -> str:
     so a removal leaves no dangling pointer behind. Every other line keeps
     its bytes and its own line ending.
     """
-    doomed = {link.line for link in pointers_to(index_text, {filename})}
-    if not doomed:
+    found = _pointers_at(index_text, {filename})
+    if not found:
         return index_text
-    return _without_lines_numbered(*_lines_and_breaks(index_text), doomed)
+    return _without_spans(index_text, [(link.line, start, end) for link, start, end in found])
+
+
+def _without_spans(text: str, doomed: list[tuple[int, int, int]]) -> str:
+    """``_without_lines_numbered(*_lines_and_breaks(text), ...)`` of the ``doomed`` lines, cut out of ``text``.
+
+    ``doomed`` holds (number, start, end offset without its break), in line
+    order. Each line goes with its own break; when the last line goes, the
+    break before the kept text's end goes too. Only those lines are looked
+    at: a fix that removes one line of a 10k-line index splits no other.
+    """
+    pieces, at = [], 0
+    numbers = set()
+    last = None  # the number of the text's last line, when it is doomed
+    for number, start, end in doomed:
+        numbers.add(number)
+        pieces.append(text[at:start])
+        at = end + (2 if text.startswith("\r\n", end) else 1 if end < len(text) else 0)
+        if end == len(text):
+            last = number
+    pieces.append(text[at:])
+    out = "".join(pieces)
+    if last is None:
+        return out
+    # The trailing run of doomed lines: the break before its first line (the last kept line's) goes.
+    first = last
+    while first - 1 in numbers:
+        first -= 1
+    start = next(start for number, start, _ in doomed if number == first)
+    if start == 0:
+        return ""
+    eol = 2 if text.startswith("\r\n", start - 2) else 1
+    return out[:-eol] if out else out
 
 
 def refresh_index_line(
