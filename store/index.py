@@ -195,36 +195,59 @@ def render_index(entries: Iterable[MemoryEntry], *, budget: int | None = None) -
     Raises ``ValueError`` ("... too small ...") when the budget is not
     positive or cannot hold even the header and the omission line.
     """
-    if budget is not None and budget <= 0:
-        raise ValueError(f"budget {budget} is too small for the index header")
-    groups = _grouped_lines([e for e in entries if gets_index_line(e)])
-    total = sum(len(lines) for _, lines in groups)
-    if budget is None:
-        return _build(groups, total, total, budget)
-    # Sizes, in bytes, of the rendering of the first n entries without the
-    # omission line; it grows by at least a dozen bytes per entry.
-    sizes = [_utf8_len(INDEX_HEADER) + 1]
-    for heading, lines in groups:
-        for i, line in enumerate(lines):
-            step = _utf8_len(line) + 1
-            if i == 0:  # blank line before the group, then its heading
-                step += 1 + _utf8_len(heading) + 1
-            sizes.append(sizes[-1] + step)
-    if sizes[total] <= budget:
-        return _build(groups, total, total, budget)
-    # With entries omitted, each further entry adds at least 12 bytes while the
-    # omission count can shrink the marker by at most one byte, so the size
-    # strictly grows with n: the first n that does not fit ends the search.
-    # (n = total is checked above on its own: it carries no marker and so can
-    # be smaller than n = total - 1.)
-    fitting = None
-    for n in range(total):
-        if sizes[n] + _utf8_len(_omission_marker(total - n, budget)) + 2 > budget:
-            break
-        fitting = n
-    if fitting is None:
-        raise ValueError(f"budget {budget} is too small for the index header")
-    return _build(groups, fitting, total, budget)
+    return IndexRendering(entries).render(budget)
+
+
+class IndexRendering:
+    """:func:`render_index` of one set of entries under any number of budgets.
+
+    The lines are grouped, sorted and formatted once (and their sizes summed
+    once, when a budget first asks): a search for the largest budget whose
+    result some reader loads whole renders the same root many times.
+    """
+
+    def __init__(self, entries: Iterable[MemoryEntry]) -> None:
+        self.groups = _grouped_lines([e for e in entries if gets_index_line(e)])
+        self.total = sum(len(lines) for _, lines in self.groups)
+        self._sizes: list[int] | None = None
+
+    def render(self, budget: int | None = None) -> str:
+        """``render_index(entries, budget=budget)``; raises the same ``ValueError``."""
+        if budget is not None and budget <= 0:
+            raise ValueError(f"budget {budget} is too small for the index header")
+        groups, total = self.groups, self.total
+        if budget is None:
+            return _build(groups, total, total, budget)
+        sizes = self._prefix_sizes()
+        if sizes[total] <= budget:
+            return _build(groups, total, total, budget)
+        # With entries omitted, each further entry adds at least 12 bytes while the
+        # omission count can shrink the marker by at most one byte, so the size
+        # strictly grows with n: the first n that does not fit ends the search.
+        # (n = total is checked above on its own: it carries no marker and so can
+        # be smaller than n = total - 1.)
+        fitting = None
+        for n in range(total):
+            if sizes[n] + _utf8_len(_omission_marker(total - n, budget)) + 2 > budget:
+                break
+            fitting = n
+        if fitting is None:
+            raise ValueError(f"budget {budget} is too small for the index header")
+        return _build(groups, fitting, total, budget)
+
+    def _prefix_sizes(self) -> list[int]:
+        # Sizes, in bytes, of the rendering of the first n entries without the
+        # omission line; it grows by at least a dozen bytes per entry.
+        if self._sizes is None:
+            sizes = [_utf8_len(INDEX_HEADER) + 1]
+            for heading, lines in self.groups:
+                for i, line in enumerate(lines):
+                    step = _utf8_len(line) + 1
+                    if i == 0:  # blank line before the group, then its heading
+                        step += 1 + _utf8_len(heading) + 1
+                    sizes.append(sizes[-1] + step)
+            self._sizes = sizes
+        return self._sizes
 
 
 def _grouped_lines(living: list[MemoryEntry]) -> list[tuple[str, list[str]]]:

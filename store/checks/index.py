@@ -64,6 +64,7 @@ from ..index import (
     POLICY_MIN_BUDGET,
     IndexLink,
     IndexPolicy,
+    IndexRendering,
     add_index_line,
     claude_code_visible_limit,
     generated_apart_from,
@@ -963,10 +964,11 @@ def _budgeted_regenerate(state: RootState, doc: Document) -> list[Fix]:
         return []  # a curated view is never truncated; the policy must change
     low, high = POLICY_MIN_BUDGET, CLAUDE_CODE_MAX_BYTES
     best: tuple[int, str] | None = None
+    rendering = IndexRendering(base.entries)  # the lines formatted once for every budget tried
     while low <= high:
         budget = (low + high) // 2
         try:
-            text = render_index(base.entries, budget=budget)
+            text = rendering.render(budget)
         except ValueError:
             low = budget + 1
             continue
