@@ -283,12 +283,12 @@ def figures(m: dict, g: dict, f: dict, cli: dict) -> dict[str, dict[str, Any]]:
             add(f"cli_{command}", cli[f"memls_{command}"], cli[f"gptme_{command}"])
     if "memls_check" in cli:
         add("cli_check", cli["memls_check"])
-    if "memls_check_json_planted" in cli:
-        add("cli_check_planted", cli["memls_check_planted"])
-        add("cli_check_json_planted", cli["memls_check_json_planted"])
         add("cli_startup", cli["memls_version"], cli["gptme_version"])
         add("cli_floor_start", cli["floor_start"])
         add("cli_floor_stat", cli["floor_stat"])
+    if "memls_check_json_planted" in cli:
+        add("cli_check_planted", cli["memls_check_planted"])
+        add("cli_check_json_planted", cli["memls_check_json_planted"])
     return out
 
 
