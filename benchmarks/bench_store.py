@@ -111,13 +111,17 @@ def _nth_entry(root: Path, i: int) -> Path:
     return files[(i * 7919) % len(files)]
 
 
-def cli_timings(root: Path, gptme_py: Path, repeats: int, work: Path) -> dict[str, float]:
+def cli_timings(
+    root: Path, gptme_py: Path, repeats: int, work: Path, planted: Path | None = None
+) -> dict[str, float]:
     """Whole-process wall time of each CLI command (start-up and imports included).
 
     Measured on ``root``, whose MEMORY.md is its generated index; the floor
     beside them: the interpreter alone, and a process listing and stat-ing
     every file of the root. ``save`` and ``audit`` after one change work on a
-    copy per tool.
+    copy per tool. With ``planted`` (the corpus with planted defects),
+    ``check`` as text and as JSON on it, unchanged (replayed): the JSON lists
+    every problem's fixes, which must not cost the root once per problem.
     """
     memls = str(PROJECT_PYTHON.parent / "memls")
     gptme_util = str(gptme_py.parent / "gptme-util")
@@ -134,6 +138,11 @@ def cli_timings(root: Path, gptme_py: Path, repeats: int, work: Path) -> dict[st
         out[f"memls_{name}"] = _cli_median([memls, *args], menv, repeats * 3)
         out[f"gptme_{name}"] = _cli_median([gptme_util, "memory", *args], genv, gptme_repeats)
     out["memls_check"] = _cli_median([memls, "check", str(root)], menv, repeats)
+    if planted is not None:
+        penv = cli_env(MEMLS_MEMORY_DIRS=str(planted))
+        out["memls_check_planted"] = _cli_median([memls, "check", str(planted)], penv, repeats)
+        out["memls_check_json_planted"] = _cli_median(
+            [memls, "check", "--format", "json", str(planted)], penv, repeats)
     out["memls_version"] = _cli_median([memls, "--help"], menv, repeats)  # start-up alone
     out["gptme_version"] = _cli_median([gptme_util, "memory", "--help"], genv, gptme_repeats)
     for impl, argv0, var in (("memls", [memls], "MEMLS_MEMORY_DIRS"),
@@ -200,7 +209,7 @@ def bench_size(n: int, args: argparse.Namespace, gptme_py: Path) -> dict[str, An
     if not args.no_cli:
         print(f"[{n}] CLI processes ...", file=sys.stderr, flush=True)
         cli = cli_timings(generated_root(args.work, n, args.seed), gptme_py,
-                          spec["repeats"], args.work)
+                          spec["repeats"], args.work, planted=legacy)
     return {"entries": n, "files": sum(1 for p in legacy.iterdir() if p.suffix == ".md"),
             "spec": {k: v for k, v in spec.items() if k != "queries"},
             "floor": floor, "memls": memls, "gptme": gptme, "cli": cli,
@@ -277,6 +286,9 @@ def figures(m: dict, g: dict, f: dict, cli: dict) -> dict[str, dict[str, Any]]:
         add("cli_startup", cli["memls_version"], cli["gptme_version"])
         add("cli_floor_start", cli["floor_start"])
         add("cli_floor_stat", cli["floor_stat"])
+    if "memls_check_json_planted" in cli:
+        add("cli_check_planted", cli["memls_check_planted"])
+        add("cli_check_json_planted", cli["memls_check_json_planted"])
     return out
 
 
@@ -313,6 +325,8 @@ LABELS = {
     "cli_floor_start": "floor: interpreter start (python -c pass)",
     "cli_floor_stat": "floor: process listing and stat-ing every file",
     "cli_check": "CLI memls check (process)",
+    "cli_check_planted": "CLI memls check, planted defects, unchanged root (process)",
+    "cli_check_json_planted": "CLI memls check --format json, planted defects, unchanged root (process)",
     "cli_startup": "CLI start-up (--help)",
 }
 

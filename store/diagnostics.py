@@ -72,23 +72,29 @@ def minimal_edit(path: Path, old: str, new: str) -> TextEdit:
     make every line look changed; the common prefix and suffix stay.
     """
     limit = min(len(old), len(new))
-    prefix = _common_length(lambda k: old[:k] == new[:k], limit)
-    suffix = _common_length(lambda k: old[len(old) - k:] == new[len(new) - k:], limit - prefix)
+    prefix = _common_length(lambda low, k: new.startswith(old[low:k], low), limit)
+    n_old, n_new = len(old), len(new)
+    suffix = _common_length(
+        lambda low, k: new.startswith(old[n_old - k : n_old - low], n_new - k), limit - prefix
+    )
     start, end = prefix, len(old) - suffix
     return TextEdit(path, Span(*_position(old, start), *_position(old, end)), new[start : len(new) - suffix])
 
 
-def _common_length(same: Callable[[int], bool], limit: int) -> int:
-    """The largest ``k <= limit`` with ``same(k)`` (``same`` holds up to some length, then never).
+def _common_length(same_from: Callable[[int, int], bool], limit: int) -> int:
+    """The largest ``k <= limit`` whose first ``k`` characters agree (they agree up to some length, then never).
 
-    Found by halving, comparing slices: a fix of a long ``MEMORY.md`` computes
-    this for every line problem, and a character-by-character loop made
-    each one cost the whole file in interpreted steps.
+    Found by halving: ``same_from(low, k)`` compares only characters ``low``
+    to ``k``, the first ``low`` being known to agree, so one search copies
+    about ``limit`` characters in all. A fix of a long ``MEMORY.md`` computes
+    this for every problem: a character-by-character loop made each one cost
+    the whole file in interpreted steps, and comparing whole prefixes at each
+    step twenty times the file in copies.
     """
     low, high = 0, limit
     while low < high:
         mid = (low + high + 1) // 2
-        if same(mid):
+        if same_from(low, mid):
             low = mid
         else:
             high = mid - 1

@@ -195,36 +195,59 @@ def render_index(entries: Iterable[MemoryEntry], *, budget: int | None = None) -
     Raises ``ValueError`` ("... too small ...") when the budget is not
     positive or cannot hold even the header and the omission line.
     """
-    if budget is not None and budget <= 0:
-        raise ValueError(f"budget {budget} is too small for the index header")
-    groups = _grouped_lines([e for e in entries if gets_index_line(e)])
-    total = sum(len(lines) for _, lines in groups)
-    if budget is None:
-        return _build(groups, total, total, budget)
-    # Sizes, in bytes, of the rendering of the first n entries without the
-    # omission line; it grows by at least a dozen bytes per entry.
-    sizes = [_utf8_len(INDEX_HEADER) + 1]
-    for heading, lines in groups:
-        for i, line in enumerate(lines):
-            step = _utf8_len(line) + 1
-            if i == 0:  # blank line before the group, then its heading
-                step += 1 + _utf8_len(heading) + 1
-            sizes.append(sizes[-1] + step)
-    if sizes[total] <= budget:
-        return _build(groups, total, total, budget)
-    # With entries omitted, each further entry adds at least 12 bytes while the
-    # omission count can shrink the marker by at most one byte, so the size
-    # strictly grows with n: the first n that does not fit ends the search.
-    # (n = total is checked above on its own: it carries no marker and so can
-    # be smaller than n = total - 1.)
-    fitting = None
-    for n in range(total):
-        if sizes[n] + _utf8_len(_omission_marker(total - n, budget)) + 2 > budget:
-            break
-        fitting = n
-    if fitting is None:
-        raise ValueError(f"budget {budget} is too small for the index header")
-    return _build(groups, fitting, total, budget)
+    return IndexRendering(entries).render(budget)
+
+
+class IndexRendering:
+    """:func:`render_index` of one set of entries under any number of budgets.
+
+    The lines are grouped, sorted and formatted once (and their sizes summed
+    once, when a budget first asks): a search for the largest budget whose
+    result some reader loads whole renders the same root many times.
+    """
+
+    def __init__(self, entries: Iterable[MemoryEntry]) -> None:
+        self.groups = _grouped_lines([e for e in entries if gets_index_line(e)])
+        self.total = sum(len(lines) for _, lines in self.groups)
+        self._sizes: list[int] | None = None
+
+    def render(self, budget: int | None = None) -> str:
+        """``render_index(entries, budget=budget)``; raises the same ``ValueError``."""
+        if budget is not None and budget <= 0:
+            raise ValueError(f"budget {budget} is too small for the index header")
+        groups, total = self.groups, self.total
+        if budget is None:
+            return _build(groups, total, total, budget)
+        sizes = self._prefix_sizes()
+        if sizes[total] <= budget:
+            return _build(groups, total, total, budget)
+        # With entries omitted, each further entry adds at least 12 bytes while the
+        # omission count can shrink the marker by at most one byte, so the size
+        # strictly grows with n: the first n that does not fit ends the search.
+        # (n = total is checked above on its own: it carries no marker and so can
+        # be smaller than n = total - 1.)
+        fitting = None
+        for n in range(total):
+            if sizes[n] + _utf8_len(_omission_marker(total - n, budget)) + 2 > budget:
+                break
+            fitting = n
+        if fitting is None:
+            raise ValueError(f"budget {budget} is too small for the index header")
+        return _build(groups, fitting, total, budget)
+
+    def _prefix_sizes(self) -> list[int]:
+        # Sizes, in bytes, of the rendering of the first n entries without the
+        # omission line; it grows by at least a dozen bytes per entry.
+        if self._sizes is None:
+            sizes = [_utf8_len(INDEX_HEADER) + 1]
+            for heading, lines in self.groups:
+                for i, line in enumerate(lines):
+                    step = _utf8_len(line) + 1
+                    if i == 0:  # blank line before the group, then its heading
+                        step += 1 + _utf8_len(heading) + 1
+                    sizes.append(sizes[-1] + step)
+            self._sizes = sizes
+        return self._sizes
 
 
 def _grouped_lines(living: list[MemoryEntry]) -> list[tuple[str, list[str]]]:
@@ -470,10 +493,42 @@ def remove_index_line(index_text: str, filename: str) -> str:
     so a removal leaves no dangling pointer behind. Every other line keeps
     its bytes and its own line ending.
     """
-    doomed = {link.line for link in pointers_to(index_text, {filename})}
-    if not doomed:
+    found = _pointers_at(index_text, {filename})
+    if not found:
         return index_text
-    return _without_lines_numbered(*_lines_and_breaks(index_text), doomed)
+    return _without_spans(index_text, [(link.line, start, end) for link, start, end in found])
+
+
+def _without_spans(text: str, doomed: list[tuple[int, int, int]]) -> str:
+    """``_without_lines_numbered(*_lines_and_breaks(text), ...)`` of the ``doomed`` lines, cut out of ``text``.
+
+    ``doomed`` holds (number, start, end offset without its break), in line
+    order. Each line goes with its own break; when the last line goes, the
+    break before the kept text's end goes too. Only those lines are looked
+    at: a fix that removes one line of a 10k-line index splits no other.
+    """
+    pieces, at = [], 0
+    numbers = set()
+    last = None  # the number of the text's last line, when it is doomed
+    for number, start, end in doomed:
+        numbers.add(number)
+        pieces.append(text[at:start])
+        at = end + (2 if text.startswith("\r\n", end) else 1 if end < len(text) else 0)
+        if end == len(text):
+            last = number
+    pieces.append(text[at:])
+    out = "".join(pieces)
+    if last is None:
+        return out
+    # The trailing run of doomed lines: the break before its first line (the last kept line's) goes.
+    first = last
+    while first - 1 in numbers:
+        first -= 1
+    start = next(start for number, start, _ in doomed if number == first)
+    if start == 0:
+        return ""
+    eol = 2 if text.startswith("\r\n", start - 2) else 1
+    return out[:-eol] if out else out
 
 
 def refresh_index_line(

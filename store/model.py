@@ -247,6 +247,9 @@ class RootState:
     # ``index_key``); keystrokes in a body or a link leave it alone, so the
     # root-wide index checks can reuse their last result (``memo``).
     index_revision: int = 0
+    # Bumped whenever a document is registered or unregistered: anything read
+    # of any document may have changed (what ``memo`` entries keyed on it assume).
+    revision: int = 0
     memo: dict[str, Any] = field(default_factory=dict)
     _index_keys: dict[Path, tuple] = field(default_factory=dict)
     # The index as the entries render it, built when first asked for, then moved
@@ -336,6 +339,7 @@ class RootState:
     # -- registry maintenance -----------------------------------------------
 
     def register(self, doc: Document) -> None:
+        self.revision += 1
         path = doc.path
         self.documents[path] = doc
         self.by_filename[filename := path.name] = doc
@@ -383,6 +387,7 @@ class RootState:
             self.settled_stamps.pop(filename, None)
 
     def unregister(self, path: Path) -> Document | None:
+        self.revision += 1
         doc = self.documents.pop(path, None)
         if doc is None:
             return doc

@@ -25,19 +25,23 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
 
 from .diagnostics import Fix, RenameFile, TextEdit, minimal_edit
 from .edits import insert_first_key, replace_list_item, set_scalar
 from .entry import MemoryEntry
 from .index import (
+    IndexLink,
     IndexPolicy,
     is_generated_index,
     omission_budget,
+    opens_like_a_rendering,
     parse_index_lines,
     render_index,
     render_policy_view,
 )
+from .index_view import IndexView
 from .model import Document, RootState, Workspace
 from .names import check_name, is_reserved_name, slugify
 from .reader import is_entry_filename, shadow_by_name
@@ -61,21 +65,46 @@ def suggest_free_name(state: RootState, base: str, *, renaming: Document | None 
     while slug and is_reserved_name(slug):
         slug = slug[len("memory"):].lstrip("-")
     slug = slug or FALLBACK_NAME
-    taken: set[str] = set()
-    for doc in state.documents.values():
-        if doc is renaming:
-            continue
-        taken.add(doc.path.stem.lower())
-        if doc.name is not None:
-            taken.update((doc.name.lower(), slugify(doc.name).lower()))
+    uses = _taken_names(state)
+    own = _taken_by(renaming) if renaming is not None and state.documents.get(renaming.path) is renaming else set()
+
+    def taken(key: str) -> bool:
+        return uses.get(key, 0) > (key in own)
+
     candidate, n = slug, 1
-    while candidate.lower() in taken or (
+    while taken(candidate.lower()) or (
         (state.path / f"{candidate}.md").exists()
         and (renaming is None or state.path / f"{candidate}.md" != state.path / renaming.path.name)
     ):
         n += 1
         candidate = f"{slug}-{n}"
     return candidate
+
+
+def _taken_by(doc: Document) -> set[str]:
+    """What ``doc`` takes from the free names: its file's stem, its name and its name's slug (lower case)."""
+    keys = {doc.path.stem.lower()}
+    if doc.name is not None:
+        keys.update((doc.name.lower(), slugify(doc.name).lower()))
+    return keys
+
+
+def _taken_names(state: RootState) -> dict[str, int]:
+    """How many documents of the root take each key (:func:`_taken_by`).
+
+    Kept per root while no document changes (``RootState.revision``): every
+    name problem's fix looks for a free name, and walking the root for each
+    made N problems cost N times the root.
+    """
+    cached = state.memo.get("taken-names")
+    if cached is not None and cached[0] == state.revision:
+        return cached[1]
+    uses: dict[str, int] = {}
+    for doc in state.documents.values():
+        for key in _taken_by(doc):
+            uses[key] = uses.get(key, 0) + 1
+    state.memo["taken-names"] = (state.revision, uses)
+    return uses
 
 
 def plan_rename(workspace: Workspace, doc: Document, new_name: str) -> Fix:
@@ -232,11 +261,25 @@ def _guessed_linkers(state: RootState, name: str) -> set[Path]:
     relinking one is refused (``_editable``) until its YAML is fixed.
     """
     mention = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
-    return {
-        path for path, d in state.documents.items()
+    return {path for path, yaml_text in _unknown_links(state) if mention.search(yaml_text)}
+
+
+def _unknown_links(state: RootState) -> list[tuple[Path, str]]:
+    """The frontmatter text of each entry whose links are unknown (its YAML does not load).
+
+    Kept per root while no document changes (``RootState.revision``): the
+    fixes of every name problem of a root plan a rename, and walking every
+    document for each of them made N problems cost N times the root.
+    """
+    cached = state.memo.get("unknown-links")
+    if cached is not None and cached[0] == state.revision:
+        return cached[1]
+    found = [
+        (path, d.parsed.frontmatter.yaml_text) for path, d in state.documents.items()
         if d.facts is None and d.parsed is not None and d.parsed.frontmatter is not None
-        and mention.search(d.parsed.frontmatter.yaml_text)
-    }
+    ]
+    state.memo["unknown-links"] = (state.revision, found)
+    return found
 
 
 def _editable(doc: Document):
@@ -278,28 +321,27 @@ def _index_edits(
     stay in memls's order; a curated index gets only its pointer line's
     target edited, and its link text when that was the old name or title,
     so every other byte (prose, other lines, the line's own hook) stays.
+    What every rename of the root shares is computed once (:class:`_IndexBasis`).
     """
-    index_doc = state.documents.get(state.index_path)
+    basis = _index_basis(state)
+    index_doc = basis.index_doc
     if index_doc is None or index_doc.read_error is not None or index_doc.too_large:
         return []
     text = index_doc.text
-    policy = _policy(state)
+    policy = basis.policy
     rendered = None
-    after = _entries_after(state, doc, renamed)
     if policy is not None:
         policy = policy.replace_selected(old_filename, renamed.filename)
         try:
-            rendered = render_policy_view(after, policy)
+            rendered = render_policy_view(basis.selected_after(doc, renamed, policy), policy)
         except ValueError:  # a broken policy view: keep to the pointer line
             rendered = None
-    elif is_generated_index(text, _entries_before(state), after):
-        rendered = render_index(shadow_by_name(after), budget=omission_budget(text))
+    elif opens_like_a_rendering(text):
+        rendered = basis.rendering_if_generated(doc, renamed)
     if rendered is not None:
         return [minimal_edit(state.index_path, text, rendered)] if rendered != text else []
     edits = []
-    for link in parse_index_lines(text):
-        if link.target != old_filename:
-            continue
+    for link in basis.links_to(old_filename):
         if renamed.filename != old_filename:
             edits.append(TextEdit(state.index_path, Span(link.line, link.target_span[0], link.line, link.target_span[1]), renamed.filename))
         if link.title in (entry.index_title, entry.name) and renamed.index_title != link.title:
@@ -307,14 +349,107 @@ def _index_edits(
     return edits
 
 
-def _entries_before(state: RootState) -> list[MemoryEntry]:
-    """The root's entries as the index sees them, in file order."""
-    return state.entries_for_index()
+class _IndexBasis:
+    """What the index edits of every rename of one root share, computed once.
+
+    Each name problem of a root offers renames (``name-filename-mismatch``,
+    ``duplicate-name``, ...), and ``memls check --format json``, ``--fix``
+    and an editor's code actions ask for the fixes of every problem at once.
+    Listing the root's entries, parsing the policy and the index lines, and
+    rendering the index before and after each rename made N problems cost N
+    times the root. Here the root's entries, its rendering (an
+    :class:`IndexView`, on which each rename moves only its own line) and
+    whether ``MEMORY.md`` is that rendering are found once, and each rename
+    pays for its own line. Kept while nothing it reads changes (as the
+    index checks' ``_fix_basis``).
+    """
+
+    def __init__(self, state: RootState) -> None:
+        self.index_doc = state.documents.get(state.index_path)
+        self.policy = _policy(state)
+        # The root's entries as the index sees them, in file order.
+        self.before = state.entries_for_index()
+
+    @cached_property
+    def _text(self) -> str:
+        assert self.index_doc is not None
+        return self.index_doc.text
+
+    @cached_property
+    def _budget(self) -> int | None:
+        return omission_budget(self._text)
+
+    @cached_property
+    def _view(self) -> IndexView:
+        """The unbudgeted legacy rendering of ``before`` (``render_index(index_entries(...))``)."""
+        return IndexView.build((e.filename, e) for e in self.before)
+
+    @cached_property
+    def _generated_before(self) -> bool:
+        if self._budget is None:
+            return self._view.renders(self._text)
+        return is_generated_index(self._text, self.before)
+
+    @cached_property
+    def _by_filename(self) -> dict[str, MemoryEntry]:
+        return {e.filename: e for e in self.before}
+
+    @cached_property
+    def _links(self) -> dict[str, list[IndexLink]]:
+        by_target: dict[str, list[IndexLink]] = {}
+        for link in parse_index_lines(self._text):
+            by_target.setdefault(link.target, []).append(link)
+        return by_target
+
+    def links_to(self, filename: str) -> list[IndexLink]:
+        """The index's pointer lines to ``filename``, in line order."""
+        return self._links.get(filename, [])
+
+    def selected_after(self, doc: Document, renamed: MemoryEntry, policy: IndexPolicy) -> list[MemoryEntry]:
+        """The entries ``policy`` selects once ``doc`` holds ``renamed`` (all a policy view reads of them)."""
+        by_filename = self._by_filename
+        out = []
+        for filename in policy.selected:
+            if filename == renamed.filename:
+                out.append(renamed)
+                continue
+            entry = by_filename.get(filename)
+            if entry is not None and entry.path != doc.path:
+                out.append(entry)
+        return out
+
+    def rendering_if_generated(self, doc: Document, renamed: MemoryEntry) -> str | None:
+        """The legacy index after the rename when ``MEMORY.md`` is generated (memls's rendering before or after it), else None."""
+        if self._budget is not None:
+            # An index under an omission marker: rendered in full, as the engine does.
+            after = _entries_after(self.before, doc, renamed)
+            if not (self._generated_before or is_generated_index(self._text, after)):
+                return None
+            return render_index(shadow_by_name(after), budget=self._budget)
+        changes: dict[str, MemoryEntry | None] = {doc.path.name: None}
+        changes[renamed.filename] = renamed
+        if not (self._generated_before or self._view.renders_with(changes, self._text)):
+            return None
+        return self._view.rendering_with(changes)
 
 
-def _entries_after(state: RootState, doc: Document, renamed: MemoryEntry) -> list[MemoryEntry]:
+def _index_basis(state: RootState) -> _IndexBasis:
+    """The root's :class:`_IndexBasis`, reused while nothing it reads has changed."""
+    index_doc = state.documents.get(state.index_path)
+    policy = state.documents.get(state.policy_path)
+    key = (state.index_revision, index_doc.text if index_doc is not None else None,
+           policy.text if policy is not None else None)
+    cached = state.memo.get("rename-index-basis")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    basis = _IndexBasis(state)
+    state.memo["rename-index-basis"] = (key, basis)
+    return basis
+
+
+def _entries_after(before: list[MemoryEntry], doc: Document, renamed: MemoryEntry) -> list[MemoryEntry]:
     """The root's entries once ``doc`` holds ``renamed``, in file order."""
-    entries = [e for e in state.entries_for_index() if e.path != doc.path]
+    entries = [e for e in before if e.path != doc.path]
     entries.append(renamed)
     return sorted(entries, key=lambda e: str(e.path))
 

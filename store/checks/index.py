@@ -64,6 +64,7 @@ from ..index import (
     POLICY_MIN_BUDGET,
     IndexLink,
     IndexPolicy,
+    IndexRendering,
     add_index_line,
     claude_code_visible_limit,
     generated_apart_from,
@@ -828,7 +829,7 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
     if this is not None:
         alone = len(findings) == 1
         out.append(Fix(_line_fix_title([this]),
-                       (_line_repair(doc, [this], expected.text),), safe=alone))
+                       (_line_repair(doc, [this], expected.text, basis.may_be_apart),), safe=alone))
         if not alone:
             out.append(basis.repair_all)
     if regenerate is not None:
@@ -857,6 +858,36 @@ class _FixBasis:
     def findings(self) -> list[_LineFinding]:
         return [f for f in _line_findings(self.doc, self.expected, self._budget)
                 if self._settings.severity_of(f.code) != "off"]
+
+    @cached_property
+    def _stray_targets(self) -> frozenset[str | None]:
+        """Where each line of the index or of the rendering that the other lacks points (None: nowhere).
+
+        Only lines that stay whatever lines are removed count: not blank, no
+        ``## `` heading (those go with a section their removal empties).
+        """
+        rendering = self.expected.text
+        assert rendering is not None
+        ours, theirs = without_lines(self.doc.text, set()), rendering.split("\n")
+        targets: set[str | None] = set()
+        for lines, other in ((ours, set(theirs)), (theirs, set(ours))):
+            for line in lines:
+                if line and not line.startswith("## ") and line not in other:
+                    link = pointer_line(0, line)
+                    targets.add(link.target if link is not None else None)
+        return frozenset(targets)
+
+    def may_be_apart(self, filenames: Collection[str]) -> bool:
+        """False when the index surely differs from the rendering beyond the lines of ``filenames``.
+
+        A line one of them has and the other lacks stays whatever lines of
+        ``filenames`` are removed, unless it points at one of them; so
+        :func:`generated_apart_from` is asked only when every such line does.
+        Found once per index: with N line problems, each one's own repair
+        compared the whole index with the whole rendering again.
+        """
+        strays = self._stray_targets
+        return len(strays) <= len(filenames) and all(t is not None and t in filenames for t in strays)
 
     @cached_property
     def repair_all(self) -> Fix:
@@ -899,7 +930,10 @@ def _line_fix_title(findings: list[_LineFinding]) -> str:
     return f"{text[0].upper()}{text[1:]} in {INDEX_FILENAME}"
 
 
-def _line_repair(doc: Document, findings: list[_LineFinding], rendering: str | None) -> TextEdit:
+def _line_repair(
+    doc: Document, findings: list[_LineFinding], rendering: str | None,
+    may_be_apart: Callable[[Collection[str]], bool] | None = None,
+) -> TextEdit:
     """The index with the findings' lines added or removed, as one minimal edit.
 
     When the index is memls's rendering apart from those entries' lines, it
@@ -910,7 +944,8 @@ def _line_repair(doc: Document, findings: list[_LineFinding], rendering: str | N
     """
     text = doc.text
     filenames = [f.target for f in findings]
-    if rendering is not None and generated_apart_from(text, rendering, filenames):
+    if rendering is not None and (may_be_apart is None or may_be_apart(filenames)) \
+            and generated_apart_from(text, rendering, filenames):
         return minimal_edit(doc.path, text, rendering)
     new = text
     for filename in dict.fromkeys(f.target for f in findings if f.code != "index-missing-entry"):
@@ -929,10 +964,11 @@ def _budgeted_regenerate(state: RootState, doc: Document) -> list[Fix]:
         return []  # a curated view is never truncated; the policy must change
     low, high = POLICY_MIN_BUDGET, CLAUDE_CODE_MAX_BYTES
     best: tuple[int, str] | None = None
+    rendering = IndexRendering(base.entries)  # the lines formatted once for every budget tried
     while low <= high:
         budget = (low + high) // 2
         try:
-            text = render_index(base.entries, budget=budget)
+            text = rendering.render(budget)
         except ValueError:
             low = budget + 1
             continue

@@ -17,6 +17,8 @@ of one entry, the entries they name, and the entries naming the same target.
 from __future__ import annotations
 
 import difflib
+import heapq
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeGuard
 
@@ -461,13 +463,57 @@ def _remove_link_fix(doc: Document, problem: Problem, *, status_after: str = "hi
     return Fix(f"Remove '{target}' from supersedes", item_removal)
 
 
+def _close_names(state: RootState, target: str, own: str, n: int = 3, cutoff: float = 0.6) -> list[str]:
+    """``difflib.get_close_matches(target, <the root's names but own>, n, cutoff)``, the same answer.
+
+    The fixes of every dangling link ask it of the whole root. Its cheap
+    upper bound (``quick_ratio``: the letters two names share, as multisets)
+    is computed here from each name's letters counted once per root
+    (:func:`_name_letters`), and only the names that pass it are compared
+    in full, so one call walks the root in a few steps per name.
+    """
+    want = Counter(target)
+    letters_wanted, counts_wanted, none = tuple(want), tuple(want.values()), (0,) * len(want)
+    lb = len(target)
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(target)
+    found = []
+    for candidate, letters in _name_letters(state):
+        if candidate == own:
+            continue
+        length = len(candidate) + lb
+        if _ratio(min(len(candidate), lb), length) < cutoff:  # real_quick_ratio
+            continue
+        # sum(min(count, letters.get(letter, 0)) for each wanted letter), without a Python frame per letter.
+        shared = sum(map(min, counts_wanted, map(letters.get, letters_wanted, none)))
+        if _ratio(shared, length) < cutoff:  # quick_ratio
+            continue
+        matcher.set_seq1(candidate)
+        if matcher.ratio() >= cutoff:
+            found.append((matcher.ratio(), candidate))
+    return [candidate for _, candidate in heapq.nlargest(n, found)]
+
+
+def _ratio(matches: int, length: int) -> float:
+    return 2.0 * matches / length if length else 1.0  # difflib's _calculate_ratio
+
+
+def _name_letters(state: RootState) -> list[tuple[str, Counter[str]]]:
+    """Each name of the root with its letters counted, kept while no document changes."""
+    cached = state.memo.get("name-letters")
+    if cached is not None and cached[0] == state.revision:
+        return cached[1]
+    letters = [(name, Counter(name)) for name in state.by_name]
+    state.memo["name-letters"] = (state.revision, letters)
+    return letters
+
+
 def _retarget_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iterator[Fix]:
     key = problem.data.get("link")
     target = problem.data["target"]
     state = doc.root
     name = _entry(doc).name
-    candidates = [n for n in state.by_name if n != name]
-    for choice in difflib.get_close_matches(target, candidates, n=3, cutoff=0.6):
+    for choice in _close_names(state, target, name):
         other = state.visible(choice)
         if other is None or not _editable(other):
             continue

@@ -538,3 +538,22 @@ def test_a_refreshed_line_is_spliced_in_exactly_where_the_plain_line_by_line_edi
         unlisted = MemoryEntry(name="zz", description="", type="general", path=Path("/r/zz.md"))
         assert refresh_index_line(text, None, after) == _refreshed_line_by_line(text, unlisted, after)
         assert add_index_line(text, after) == _refreshed_line_by_line(text, unlisted, after)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    parts=st.lists(st.tuples(
+        st.sampled_from(["- [A](a.md) \u2014 d", "- [B](b.md) \u2014 d", "- [A2](a.md)", "# Persistent Memory",
+                         "", "prose (a.md)", "## Project"]),
+        st.sampled_from(["\n", "\r\n", "\r", ""]),
+    ), max_size=8),
+    filename=st.sampled_from(["a.md", "b.md"]),
+)
+def test_removing_an_index_line_cuts_only_its_lines_as_the_line_by_line_rebuild_did(parts, filename):
+    # The rebuild split every line of the index for each removal; the cut touches only the doomed ones.
+    from memls.store.index import _lines_and_breaks, _without_lines_numbered, pointers_to
+
+    text = "".join(line + (eol or "\n" if i < len(parts) - 1 else eol) for i, (line, eol) in enumerate(parts))
+    doomed = {link.line for link in pointers_to(text, {filename})}
+    expected = _without_lines_numbered(*_lines_and_breaks(text), doomed) if doomed else text
+    assert remove_index_line(text, filename) == expected

@@ -290,3 +290,92 @@ def test_plan_rename_keeps_the_anchor_and_tag_of_a_link_so_its_aliases_still_loa
     assert entries["old1"]["superseded_by"] == "newer" and entries["old1"]["extra"]["see_also"] == "newer"
     assert entries["old2"]["superseded_by"] == "newer"
     assert MemoryStore([MemoryRoot("explicit", root)]).audit() == []
+
+
+# -- what the plans of one root share ---------------------------------------------------------
+
+
+def mismatched_root(root: Path, *, entries: int = 60, every: int = 5) -> Path:
+    """``entries`` entries, every ``every``-th in a file not named after it; MEMORY.md generated."""
+    root.mkdir(parents=True)
+    for i in range(entries):
+        stem = f"x{i:03d}" if i % every == 0 else f"e{i:03d}"
+        (root / f"{stem}.md").write_text(entry(f"e{i:03d}", f"fact {i}"))
+    MemoryStore([MemoryRoot("explicit", root)]).write_index()
+    return root
+
+
+def mismatch_fixes(ws: Workspace) -> list:
+    from memls.store.checks import CheckContext, check_workspace, fixes_for
+
+    ctx = CheckContext(ws)
+    problems = [p for found in check_workspace(ctx).values() for p in found if p.code == "name-filename-mismatch"]
+    assert problems
+    return [fixes_for(ctx, p) for p in problems]
+
+
+def test_fixes_of_every_name_mismatch_render_the_root_index_lines_once(tmp_path, monkeypatch):
+    # Each mismatch offers two renames, each re-rendering MEMORY.md; rendering
+    # it anew for each made a root with N problems cost N times the index.
+    from memls.store.entry import MemoryEntry
+
+    ws = load(mismatched_root(tmp_path / "m", entries=60))
+    formatted = 0
+    index_line = MemoryEntry.index_line
+
+    def counting(self):
+        nonlocal formatted
+        formatted += 1
+        return index_line(self)
+
+    monkeypatch.setattr(MemoryEntry, "index_line", counting)
+    fixes = mismatch_fixes(ws)
+    assert all(any(op.path.name == "MEMORY.md" for f in fs for op in f.operations) for fs in fixes)
+    assert formatted <= 60 + 12 * len(fixes)  # the root once, then a few lines per problem
+
+
+def test_fixes_of_every_name_mismatch_list_the_root_entries_once(tmp_path, monkeypatch):
+    from memls.store.model import RootState
+
+    root = mismatched_root(tmp_path / "m", entries=60)
+    (root / "MEMORY.md").write_text("# Persistent Memory\n\nhand notes\n" + (root / "MEMORY.md").read_text())
+    ws = load(root)
+    listed = 0
+    entries_for_index = RootState.entries_for_index
+
+    def counting(self):
+        nonlocal listed
+        listed += 1
+        return entries_for_index(self)
+
+    monkeypatch.setattr(RootState, "entries_for_index", counting)
+    mismatch_fixes(ws)
+    assert listed <= 1
+
+
+def test_a_rename_planned_after_an_entry_changed_sees_the_change(tmp_path):
+    root = mismatched_root(tmp_path / "m", entries=10)
+    ws = load(root)
+    generated = plan_move_file(ws, doc_of(ws, root, "x000.md"))
+    ws.update(root / "e001.md", entry("e001", "a new description"))  # MEMORY.md is no longer the rendering
+    curated = plan_move_file(ws, doc_of(ws, root, "x000.md"))
+    assert generated.operations != curated.operations
+    index_edits = [op for op in curated.operations if isinstance(op, TextEdit) and op.path.name == "MEMORY.md"]
+    assert [e.new_text for e in index_edits] == ["e000.md"]  # only the line's target, as in a curated index
+
+
+def test_free_name_sees_an_entry_the_model_gained_since_it_was_last_asked(tmp_path):
+    root = chain_root(tmp_path / "m")
+    ws = load(root)
+    assert suggest_free_name(ws.roots[0], "fresh") == "fresh"
+    ws.update(root / "fresh.md", entry("fresh"), file_absent=True)
+    assert suggest_free_name(ws.roots[0], "fresh") == "fresh-2"
+
+
+def test_rename_sees_a_linker_whose_yaml_broke_since_the_last_plan(tmp_path):
+    root = chain_root(tmp_path / "m")
+    ws = load(root)
+    plan_rename(ws, doc_of(ws, root, "mid.md"), "middle")
+    ws.update(root / "new.md", entry("new", extra="supersedes: [mid]\nx\n"))
+    with pytest.raises(ValueError, match="cannot edit new.md"):
+        plan_rename(ws, doc_of(ws, root, "mid.md"), "middle")

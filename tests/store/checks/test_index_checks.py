@@ -584,3 +584,34 @@ def test_the_shared_repair_of_all_lines_follows_an_entry_that_changed_since(chec
     assert len(problems) == 29
     title = fixes_for(checked.ctx, problems[0])[1].title
     assert title.startswith("Add the line for 'new' and remove the lines for 'x1.md'") and "'x0.md'" not in title
+
+
+def test_regenerating_within_claude_codes_limit_formats_each_line_once(tmp_path, monkeypatch):
+    # The fix searches for the largest budget Claude Code loads whole; each
+    # budget tried rendered the root anew, formatting every line again.
+    from memls.store.checks import CheckContext, check_workspace, fixes_for
+    from memls.store.entry import MemoryEntry
+    from memls.store.model import Workspace
+    from memls.store.roots import MemoryRoot as Root
+    from memls.store.store import MemoryStore as Store
+
+    root = tmp_path / "m"
+    root.mkdir()
+    for i in range(260):
+        (root / f"e{i:03d}.md").write_text(f'---\nname: e{i:03d}\ndescription: "fact {i}"\n---\n\nBody.\n')
+    Store([Root("explicit", root)]).write_index()
+    ctx = CheckContext(Workspace.load([Root("explicit", root)]))
+    [problem] = [p for found in check_workspace(ctx).values() for p in found
+                 if p.code == "index-beyond-claude-code-limit"]
+    formatted = 0
+    index_line = MemoryEntry.index_line
+
+    def counting(self):
+        nonlocal formatted
+        formatted += 1
+        return index_line(self)
+
+    monkeypatch.setattr(MemoryEntry, "index_line", counting)
+    [fix] = fixes_for(ctx, problem)
+    assert "within" in fix.title
+    assert formatted <= 2 * 260

@@ -720,3 +720,23 @@ def test_retargeting_an_anchored_link_keeps_its_anchor_so_its_alias_follows(root
     written = (root_dir / "a.md").read_text()
     assert "superseded_by: &s new\nnote: *s\n" in written
     assert {e.name: e.extra.get("note") for e in read_root(root_dir, "explicit").entries}["a"] == "new"
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    names=st.lists(st.text("abcde-01", min_size=1, max_size=9), max_size=25, unique=True),
+    target=st.text("abcde-01", max_size=9),
+    own_index=st.integers(min_value=0, max_value=30),
+)
+def test_retarget_candidates_are_difflibs_close_matches(tmp_path_factory, names, target, own_index):
+    # The closest names are found from letter counts kept per root; the answer is difflib's.
+    import difflib
+
+    from memls.store.model import Workspace
+
+    root = tmp_path_factory.mktemp("m")
+    for i, name in enumerate(names):
+        (root / f"f{i:02d}.md").write_text(f'---\nname: "{name}"\ndescription: d\n---\n')
+    state = Workspace.load([MemoryRoot("explicit", root)]).roots[0]
+    own = names[own_index] if own_index < len(names) else "zzz"
+    expected = difflib.get_close_matches(target, [n for n in state.by_name if n != own], n=3, cutoff=0.6)
+    assert supersession._close_names(state, target, own) == expected
