@@ -646,9 +646,11 @@ async def run_fields(args: argparse.Namespace) -> dict[str, Any]:
         # editor reopening the document as saved (a restored session), then with
         # unsaved changes (hot exit), whose problems involving other memories must
         # be checked before the scan ends.
+        # The probe is saved with a problem of its own, so its first diagnostics are published.
+        saved = flipped(typed(base, "body", 0, chain), 1)
+        probe.write_text(saved, encoding="utf-8")
+        unsaved = typed(saved, "body", 1, chain)
         await asyncio.sleep(2.1)
-        saved = probe.read_text(encoding="utf-8")
-        unsaved = flipped(typed(base, "body", 0, chain), 1)
         for prefix, text in (("", saved), ("warm_fields_", saved), ("warm_unsaved_", unsaved)):
             client, spawned = await start(folder, home, log)
             client.notify("initialized", {})
