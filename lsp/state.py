@@ -728,18 +728,25 @@ class ServerState:
         return list(self.index_line_versions.get(root.path, {}).get(filename, ()))
 
     def keep_line_versions(self, root: RootState, filename: str, saved: MemoryEntry | None,
-                           versions: Iterable[MemoryEntry | None], texts: Iterable[str | None]) -> None:
+                           versions: Iterable[MemoryEntry | None], texts: Iterable[str | None],
+                           in_flight: MemoryEntry | None = None) -> None:
         """After a save of ``filename``: remember the versions whose line may still stand (:meth:`line_versions`).
 
         ``saved`` is the save's own version (its line was just written or
         sent); of the ``versions`` before it, those a line in one of
         ``texts`` (the file, the buffer) still describes
         (:func:`memls.store.index.line_may_describe`), a few at most.
+        ``in_flight`` is kept without looking: the version whose line an
+        earlier save sent into the buffer, in no text yet while its edit is
+        on its way (two saves in a burst), and back in the buffer when the
+        user undoes the later edit.
         """
         from memls.store.index import line_may_describe  # loaded with the first save
 
         present = [t for t in texts if t]
         kept: list[MemoryEntry] = [saved] if saved is not None else []
+        if in_flight is not None and not any(same_line(in_flight, k) for k in kept):
+            kept.append(in_flight)
         for version in versions:
             if (version is not None and len(kept) < LINE_VERSIONS_KEPT
                     and not any(same_line(version, k) for k in kept)

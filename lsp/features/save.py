@@ -197,7 +197,10 @@ def update_index_on_save(
     def remember(disk: str | None) -> None:
         # The save's line is in the file or on its way to the buffer; the lines before it may stand in either.
         kept = saved if saved is not None and saved.is_living else None
-        state.keep_line_versions(root, doc.path.name, kept, followed, (disk, *state.editor_texts(index_path)))
+        # memls sent this entry a line the file lacks: the last one sent is the version before this save.
+        sent = doc.path.name in state.index_lines_in_buffer.get(index_path, ())
+        state.keep_line_versions(root, doc.path.name, kept, followed, (disk, *state.editor_texts(index_path)),
+                                 in_flight=previous if sent and previous is not None and previous.is_living else None)
 
     def write_closed() -> set[Path]:
         # The buffer was closed before the edit's turn came: the file is the index's home again.
