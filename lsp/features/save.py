@@ -130,7 +130,8 @@ def update_index_on_save(
     # entry as the index last followed it joins them once the model caught up.
     others: list[MemoryEntry | None] = list(versions[1:])
     # And every version memls wrote or sent a line for that may still stand (:meth:`ServerState.line_versions`).
-    for version in state.line_versions(root, doc.path.name):
+    line_versions = state.line_versions(root, doc.path.name)
+    for version in line_versions:
         if not any(same_line(version, v) for v in (previous, *others)):
             others.append(version)
     saved = doc.index_entry
@@ -197,10 +198,10 @@ def update_index_on_save(
     def remember(disk: str | None) -> None:
         # The save's line is in the file or on its way to the buffer; the lines before it may stand in either.
         kept = saved if saved is not None and saved.is_living else None
-        # memls sent this entry a line the file lacks: the last one sent is the version before this save.
-        sent = doc.path.name in state.index_lines_in_buffer.get(index_path, ())
+        # memls sent this entry a line the file lacks: the last one sent is the last save's own version.
+        sent = line_versions and doc.path.name in state.index_lines_in_buffer.get(index_path, ())
         state.keep_line_versions(root, doc.path.name, kept, followed, (disk, *state.editor_texts(index_path)),
-                                 in_flight=previous if sent and previous is not None and previous.is_living else None)
+                                 in_flight=line_versions[0] if sent else None)
 
     def write_closed() -> set[Path]:
         # The buffer was closed before the edit's turn came: the file is the index's home again.

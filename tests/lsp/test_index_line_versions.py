@@ -10,6 +10,8 @@ take it for a line the user wrote and leave it as it is, saying nothing.
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from lsprotocol import types
 
@@ -69,6 +71,36 @@ async def test_an_entry_s_line_sent_to_a_buffer_that_is_then_discarded_follows_t
     if kind == "curated":
         assert "Hand-written notes: ask Sam before touching the deploy entries.\n" in on_disk
     assert warnings(session) == []
+
+
+async def test_undoing_the_later_of_two_saves_in_a_burst_leaves_a_line_the_next_save_follows(start, tmp_path):
+    """The first save's line is in no text while its edit is on its way, yet undo brings it back."""
+    session = await start_with_index(start, tmp_path, "curated")
+    before = index_on_disk(session)
+    buffer = EditorBuffer(session, before)
+    answered: list[int] = []
+
+    async def first_edit_late(params):  # the second save is handled while the first edit is on its way
+        answered.append(1)
+        if len(answered) == 1:
+            await asyncio.sleep(0.3)
+        return buffer.apply(params)
+
+    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, first_edit_late)
+    buffer._changed(before + TYPED)
+    session.open("a.md")
+    for version, description in ((2, "v1"), (3, "v2")):  # back to back
+        text = entry("a", description)
+        session.change("a.md", text, version)
+        save(session, "a.md", text)
+    await barrier(session, "zz-probe-burst.md")
+    await until(lambda: "\u2014 v2\n" in buffer.text, f"the buffer never got the line: {buffer.text}")
+    buffer._changed(buffer.text.replace("\u2014 v2\n", "\u2014 v1\n"))  # u: the later edit undone
+    save(session, "MEMORY.md", buffer.text)
+    await barrier(session, "zz-probe-undone.md")
+    await save_entry(session, "a", "v3", 4, "zz-probe-after.md")
+    on_disk = await entry_line_on_disk(session, "- [a](a.md) \u2014 v3\n")
+    assert TYPED in on_disk and "\u2014 v1" not in on_disk
 
 
 async def test_a_buffer_reloaded_from_a_file_another_tool_rewrote_unannounced_gets_the_line_on_disk(start):
