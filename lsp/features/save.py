@@ -39,6 +39,7 @@ from lsprotocol import types
 
 from memls.store.checks import check_paths
 from memls.store.entry import MemoryEntry
+from memls.store.errors import ChangedMeanwhile
 from memls.store.index import IndexPolicy
 from memls.store.reader import disk_text, read_root
 from memls.store.text import one_line
@@ -295,7 +296,7 @@ def bring_lines_left_in_buffer(state: ServerState, index_path: Path, closed: boo
             continue
         try:
             update_index_on_save(state, path, [text], affected)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, ChangedMeanwhile) as exc:
             log.warning("%s: %s's line not brought: %s", index_path, name, one_line(str(exc)))
     return affected
 
@@ -479,7 +480,7 @@ def save_entry(state: ServerState, path: Path, text: str | None, automatic: bool
             return affected | {path}, None, None
     try:
         update = update_index_on_save(state, path, previous, affected)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, ChangedMeanwhile) as exc:  # the last: an editor kept writing MEMORY.md
         return affected, None, one_line(str(exc))
     if update is not None and update.edits_buffer_now:
         affected |= {update.index_path}
