@@ -171,7 +171,8 @@ def test_fast_path_result_equals_full_loader_whenever_it_accepts(text: str, firs
 # --- a grammar the fast path must always accept ------------------------------
 
 CLEAN_TEXT = st.text(
-    st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="\ufeff\x85"),
+    # U+FFFE and U+FFFF are outside YAML's printable set: PyYAML (and so gptme) refuses them.
+    st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="\ufeff\x85\ufffe\uffff"),
     max_size=20,
 )
 
