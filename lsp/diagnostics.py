@@ -251,7 +251,8 @@ class DiagnosticsPublisher:
         self._deliver(computed)
 
     async def publish_checked(self, results: Mapping[Path, list[Problem]], skip: set[Path],
-                              plain: Mapping[Path, int] | None = None) -> None:
+                              plain: Mapping[Path, int] | None = None,
+                              buffers: Mapping[Path, tuple[str, int | None]] | None = None) -> None:
         """Push mode: deliver what a check of every document found (the first scan's, or a replay of it).
 
         ``results`` names every path with problems (memls.store.warm_start);
@@ -271,8 +272,18 @@ class DiagnosticsPublisher:
         ``plain``: the paths whose problems' positions are the same in every
         unit, with their text's length (memls.store.check_cache.plain_length,
         a replay's): their problems are placed without reading the file.
+
+        ``buffers``: open documents (text, version) whose texts, not their
+        files', the results were checked with (memls.store.warm_start,
+        ``WarmStart.with_texts``): placed in those texts and published with
+        their versions, without problems too (a lone check of the buffer
+        may have shown some), and never replaced by a lone check after.
         """
         state = self.server.state
+        buffered = buffers or {}
+        self._whole |= buffered.keys()
+        if buffered:
+            results = {**results, **{path: results.get(path, []) for path in buffered}}
 
         def compute() -> list[tuple[Path, int | None, list[types.Diagnostic] | list[dict]]]:
             encoding, support, uri_of = state.client.position_encoding, state.client.related_information, state.uris.uri
@@ -282,7 +293,8 @@ class DiagnosticsPublisher:
             def text_of(path: Path) -> str:
                 text = read.get(path)
                 if text is None:
-                    text = read[path] = state.text(path)
+                    opened = buffered.get(path)
+                    text = read[path] = state.text(path) if opened is None else opened[0]
                 return text
 
             def positions_of(path: Path) -> Positions:
@@ -306,16 +318,18 @@ class DiagnosticsPublisher:
                         speaking = speaks[directory] = state.speaks_for(path)
                     if not speaking:
                         continue
-                length = known.get(path)
+                opened = buffered.get(path)
+                version = state.version(path) if opened is None else opened[1]
+                length = None if opened is not None else known.get(path)
                 positions: Positions | PlainPositions = positions_of(path) if length is None else PlainPositions(length)
                 if positions.length >= KEPT_POSITIONS_MIN_CHARS:
                     if isinstance(positions, Positions):  # split already: kept as to_lsp would keep it
                         self._kept_positions[path] = (text_of(path), encoding, positions)
-                    out.append((path, state.version(path), self.to_lsp(problems, path, text_of)))
+                    out.append((path, version, self.to_lsp(problems, path, text_of)))
                     continue
                 related = {r.location.path: positions_of(r.location.path)
                            for p in problems for r in p.related} if support else {}
-                out.append((path, state.version(path), [
+                out.append((path, version, [
                     diagnostic_json(p, positions, related, related_support=support, uri_of=uri_of) for p in problems]))
             return out
 

@@ -289,8 +289,11 @@ async def _initial_scan(ls: MemlsServer) -> None:
     is loaded afterwards, still holding every request that needs it, and
     checked in full only if a file changed meanwhile. An open document whose
     text is not its file's (an editor restoring unsaved tabs) makes the
-    replay wrong for it and the files connected to it: the end then waits
-    for the model, which checks those first. Otherwise the model,
+    replay wrong for it and the files connected to it: those are re-checked
+    with the buffers' texts from the stored results (``WarmStart.with_texts``),
+    and only when that cannot tell (an unsaved index, a managed root's index
+    to judge again) does the end wait for the model, which checks those
+    first. Otherwise the model,
     loaded from files listed before any was read, is checked at the end of
     the scan (and the results kept for the next start).
     """
@@ -327,12 +330,24 @@ async def _initial_scan(ls: MemlsServer) -> None:
             if not ls.diagnostics.pull:
                 open_paths = ls.diagnostics.open_paths()
                 try:
+                    buffers: dict[Path, tuple[str, int | None]] = {}
                     if open_paths:  # (an editor restoring unsaved tabs): the buffers unlike their files
                         reopened, same = await ls.engine.run_now(_against_disk, state, _open_documents(ls))
                         # A document open with its file's text gets the replay, as a closed one does.
                         ls.diagnostics.checked_whole(same)
                         open_paths -= same
-                    await ls.diagnostics.publish_checked(warm.results, open_paths, warm.plain)
+                    if reopened:
+                        # What the buffers touch, re-checked from the stored results when that can tell.
+                        texts = {path: text for path, text, _ in reopened}
+                        asked = time.perf_counter()
+                        rechecked = await ls.engine.run_now(warm.with_texts, state.settings, texts)
+                        if rechecked is not None:
+                            ls.timings["reopened_rechecked_seconds"] = time.perf_counter() - asked
+                            warm = rechecked
+                            buffers = {path: (text, version) for path, text, version in reopened}
+                            open_paths -= buffers.keys()
+                            reopened = []
+                    await ls.diagnostics.publish_checked(warm.results, open_paths, warm.plain, buffers)
                 except Exception:  # noqa: BLE001 - everything is checked once the model is whole
                     log.exception("publishing the replayed check failed")
                     warm = None

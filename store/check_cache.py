@@ -76,7 +76,7 @@ from __future__ import annotations
 
 import marshal
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -234,6 +234,51 @@ def replayed_check(
     listings = [_list_root(root, files, seen.observed_ns) for root, (_, _, files) in zip(roots, seen.fingerprint)]
     return _replayed_summary(location, _identity(roots, settings), (FORMAT, today.isoformat()),
                              _state_digest(listings))
+
+
+def checked_with_texts(
+    roots: Sequence[MemoryRoot], settings: Settings, observation: Observation, texts: Mapping[Path, str],
+    *, today: date | None = None,
+) -> CheckRun | None:
+    """What :func:`check_roots` would answer if the entry files ``texts`` names held those texts.
+
+    For a reader whose editor holds unsaved texts of some files (a language
+    server restarted under restored buffers): the stored results stand for
+    every document outside the texts' component, and the component is
+    re-checked with the texts, in a model of it alone, as a change of those
+    files would be. Nothing is kept: the results are of texts no file holds.
+
+    None when that cannot be answered from the stored results: caching off,
+    no records for these roots and settings, a text of a file that is not a
+    listed entry (an index, a new file), a check that would need the whole
+    model (a managed or budgeted index to judge again), a component too large.
+    """
+    today = today or date.today()
+    seen = observation.of(roots)
+    if seen is None or not cache_enabled() or len({resolved_path(root.path) for root in roots}) != len(roots):
+        return None
+    location = _location(roots, settings)
+    if location is None:
+        return None
+    listings = [_list_root(root, files, seen.observed_ns) for root, (_, _, files) in zip(roots, seen.fingerprint)]
+    where = {listing.root.path: i for i, listing in enumerate(listings)}
+    by_document: dict[tuple[int, str], str] = {}
+    for path, text in texts.items():
+        i = where.get(path.parent)
+        if i is None or document_kind(path.name) not in ("entry", "reserved") or path.name not in listings[i].identities:
+            return None
+        by_document[(i, path.name)] = text
+    cached = load_private(location.with_suffix(".records"), _identity(roots, settings))
+    if not (isinstance(cached, tuple) and len(cached) == 2 and cached[0] == (FORMAT, today.isoformat())
+            and len(cached[1]) == len(roots)):
+        return None
+    outcome = _incremental(roots, settings, today, listings, cached[1], by_document)
+    if outcome is None:
+        return None
+    run = outcome[0]
+    for path in texts:  # placed in the texts, not in the files
+        run.plain.pop(path, None)
+    return run
 
 
 def check_loaded(
@@ -513,8 +558,13 @@ def _facts(doc: Document) -> Facts:
 def _incremental(
     roots: Sequence[MemoryRoot], settings: Settings, today: date,
     listings: list[_Listing], stored: list[_RootResults],
+    texts: Mapping[tuple[int, str], str] | None = None,
 ) -> tuple[CheckRun, list[_RootResults], bool] | None:
     """The run from the stored results and the changed files' component; None: check in full.
+
+    ``texts``: documents (root index, file name) to take as holding these
+    texts rather than their files' (:func:`checked_with_texts`); they count
+    as changed, and a check that would need the whole model answers None.
 
     The flag says whether the new per-file records are worth writing. Not
     while the index results stand and either every file that changed is
@@ -524,12 +574,14 @@ def _incremental(
     else, and writing them costs more than the re-check it would save
     (10k entries: 30-70 ms against ~1 ms a document).
     """
+    texts = texts or {}
     changed: list[set[str]] = []
-    for listing, before in zip(listings, stored):
+    for i, (listing, before) in enumerate(zip(listings, stored)):
         now, records = listing.identities, before.records
         moved = {name for name, ident in now.items()
                  if ident is None or (rec := records.get(name)) is None or rec[0] != ident}
         moved.update(name for name in records if name not in now)
+        moved.update(name for j, name in texts if j == i)
         changed.append(moved)
     index_files_moved = [listing.index_identity != before.index_identity
                          for listing, before in zip(listings, stored)]
@@ -549,7 +601,11 @@ def _incremental(
     def load(i: int, name: str) -> None:
         state = part.roots[i]
         path = state.path / name
-        part.load_document(path, cached=False)
+        text = texts.get((i, name))
+        if text is None:
+            part.load_document(path, cached=False)
+        else:
+            part.update(path, text)
         doc = state.documents.get(path)
         loaded[(i, name)] = _facts(doc) if doc is not None else _NO_FACTS
 
@@ -625,6 +681,8 @@ def _incremental(
         with paused_gc():
             suffices = _index_view_suffices(part, i, listings[i], stored[i], members)
         if not suffices:
+            if texts:
+                return None  # a model of every file with other texts is the caller's to build
             # The index files are judged against every entry's document: the whole model.
             workspace = Workspace.load(roots)
             break

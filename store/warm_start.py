@@ -39,7 +39,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .check_cache import check_loaded, replayed_check
+from .check_cache import check_loaded, checked_with_texts, replayed_check
 from .names import count_entry_filenames
 from .replay import Observation, observe, roots_fingerprint
 from .roots import MemoryRoot
@@ -76,6 +76,20 @@ class WarmStart:
         """How many entry files the roots hold (what the start reports before the model is loaded)."""
         return sum(count_entry_filenames(file[0] for file in files if file[1] >= 0)
                    for _, _, files in self.listing.observation.fingerprint if not isinstance(files, int))
+
+    def with_texts(self, settings: Settings, texts: Mapping[Path, str], *, today: date | None = None,
+                   ) -> WarmStart | None:
+        """The replay as it would be if the entry files ``texts`` names held those texts; None: not answerable.
+
+        An editor restoring unsaved buffers makes the replay wrong for them
+        and for the files connected to them: those are re-checked with the
+        buffers' texts from the stored results
+        (:func:`memls.store.check_cache.checked_with_texts`), so a start can
+        still show a whole check's problems before the model is loaded. None
+        when only the model can tell (the caller loads it and checks those first).
+        """
+        run = checked_with_texts(self.listing.roots, settings, self.listing.observation, texts, today=today)
+        return WarmStart(self.listing, run.results, run.plain) if run is not None else None
 
     def still_current(self) -> bool:
         """Whether every file of the roots is still the one the results were replayed for.

@@ -302,6 +302,30 @@ async def test_a_replayed_start_with_reopened_unsaved_buffers_ends_holding_what_
     assert at_end == cold
 
 
+async def test_a_replayed_start_with_reopened_unsaved_entries_rechecks_them_from_the_stored_results(tmp_path):
+    """Unsaved buffers of existing entries: what they touch is re-checked without the model, and holds.
+
+    The buffer of c lists b back (b's replayed problem is stale); the buffer
+    of a links to d instead of a missing memory (a's replayed problem is
+    stale) and has a new one of its own, a successor no entry has.
+    """
+    folder = tmp_path / "repo"
+    root = write_workspace(folder)
+    await settle()
+    cache = tmp_path / "cache"
+    await run_server(cache, folder)
+    buffers = {root / "c.md": entry("c", "third", extra="supersedes:\n  - b\n"),
+               root / "a.md": entry("a", "first", extra="superseded_by: nobody\nsupersedes:\n  - d\n")}
+    at_end, warm, info = await start_with_buffers(cache, folder, buffers)
+    assert replayed(info) and "reopened_rechecked_seconds" in info["timings"]
+    _, cold, cold_info = await start_with_buffers(tmp_path / "other-cache", folder, buffers)
+    assert not replayed(cold_info)
+    a, b = path_to_uri(root / "a.md"), path_to_uri(root / "b.md")
+    assert b not in cold and "dangling-superseded-by" in {d.code for d in cold[a]}
+    assert warm == cold
+    assert at_end == cold
+
+
 async def test_a_replayed_start_with_documents_reopened_as_their_files_ends_holding_their_replayed_problems(tmp_path):
     """A buffer equal to its file: the replay is right for it, shown before the end like a closed file's.
 

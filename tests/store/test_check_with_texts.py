@@ -1,0 +1,159 @@
+"""The stored results re-checked as if some files held other texts give what a check of those files gives.
+
+A language server restarted under an editor's restored unsaved buffers asks
+``checked_with_texts`` instead of loading the whole model: a differential
+property over random layered roots (with generated, curated and broken
+indexes, policies, stale per-file records) and random texts for a few of
+their entries, against a full check, without any cache, of the roots with
+those texts written to the files.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from datetime import date
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from memls.store.check_cache import check_roots, checked_with_texts
+from memls.store.replay import observe
+from memls.store.roots import MemoryRoot
+from memls.store.settings import Settings
+from memls.store.warm_start import start_listing, warm_start
+
+from .test_check_cache_differential import (
+    FILES,
+    HOUR_NS,
+    Clock,
+    apply,
+    broken_text,
+    entry_text,
+    exactly,
+    full,
+)
+from .test_check_cache_differential import operation as file_operation
+
+TODAY = date(2026, 11, 30)
+LINKED = "---\nname: alpha\ndescription: d\nsupersedes: [beta]\n---\nbody\n"
+SUCCEEDED = "---\nname: beta\ndescription: d\nstatus: superseded\nsuperseded_by: alpha\n---\n"
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Clock:
+    clock = Clock()
+    for module in ("check_cache", "reader", "model", "replay"):
+        monkeypatch.setattr(f"memls.store.{module}.now_ns", clock)
+    monkeypatch.setenv("MEMLS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("MEMLS_NO_CACHE", raising=False)
+    return clock
+
+
+def one_root(tmp_path: Path) -> list[MemoryRoot]:
+    root = MemoryRoot("project", tmp_path / "memory")
+    root.path.mkdir()
+    (root.path / "alpha.md").write_text(LINKED)
+    (root.path / "beta.md").write_text(SUCCEEDED)
+    (root.path / "gamma.md").write_text("---\nname: gamma\ndescription: d\n---\n")
+    apply(("index", 0, "generate"), [root])
+    return [root]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(initial=st.lists(st.tuples(st.integers(0, 1), st.sampled_from(FILES), entry_text), min_size=1, max_size=6),
+       operations=st.lists(file_operation, max_size=6), data=st.data())
+def test_results_with_texts_equal_a_full_check_of_files_holding_them(
+    initial: list, operations: list, data: st.DataObject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = Clock()
+    for module in ("check_cache", "reader", "model", "replay"):
+        monkeypatch.setattr(f"memls.store.{module}.now_ns", clock)
+    base = Path(tempfile.mkdtemp(prefix="memls-texts-"))
+    try:
+        monkeypatch.setenv("MEMLS_CACHE_DIR", str(base / "cache"))
+        monkeypatch.delenv("MEMLS_NO_CACHE", raising=False)
+        roots = [MemoryRoot("project", base / "project"), MemoryRoot("user", base / "user")]
+        for root in roots:
+            root.path.mkdir()
+        for i, filename, text in initial:
+            (roots[i].path / filename).write_text(text)
+        check_roots(roots, Settings(), today=TODAY)
+        for op in operations:  # the records left behind are the first run's, or a later one's
+            apply(op, roots)
+            clock.offset = 0 if op[0] == "racy-check" else HOUR_NS
+            check_roots(roots, Settings(), today=TODAY)
+        clock.offset = HOUR_NS
+        present = sorted(path for root in roots for path in root.path.iterdir() if path.name != "MEMORY.md"
+                         and not path.name.startswith("."))
+        if not present:
+            return
+        chosen = data.draw(st.lists(st.sampled_from(present), min_size=1, max_size=2, unique=True))
+        by_path = {path: data.draw(entry_text | broken_text) for path in chosen}
+        run = checked_with_texts(roots, Settings(), observe(roots), by_path, today=TODAY)
+        event("answered" if run is not None else "left to the model")
+        if run is None:
+            return
+        for path, text in by_path.items():
+            path.write_text(text)
+        assert exactly(run) == exactly(full(roots))
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_body_edit_is_answered_from_the_records_without_the_model(tmp_path: Path, cache: Clock) -> None:
+    roots = one_root(tmp_path)
+    check_roots(roots, Settings(), today=TODAY)
+    text = LINKED + "more body\n"
+    run = checked_with_texts(roots, Settings(), observe(roots), {roots[0].path / "alpha.md": text}, today=TODAY)
+    assert run is not None and run.how == "incremental" and run.workspace is None
+    # alpha, and beta which alpha links to: nothing else was read again.
+    assert run.rechecked == 2
+    (roots[0].path / "alpha.md").write_text(text)
+    assert exactly(run) == exactly(full(roots))
+
+
+def test_a_text_linking_to_a_missing_memory_shows_the_dangling_link(tmp_path: Path, cache: Clock) -> None:
+    roots = one_root(tmp_path)
+    check_roots(roots, Settings(), today=TODAY)
+    before = check_roots(roots, Settings(), today=TODAY).results
+    assert before.get(roots[0].path / "alpha.md") is None
+    text = LINKED.replace("[beta]", "[ghost]")
+    run = checked_with_texts(roots, Settings(), observe(roots), {roots[0].path / "alpha.md": text}, today=TODAY)
+    assert run is not None
+    assert any("ghost" in p.message for p in run.results[roots[0].path / "alpha.md"])
+    # Nothing was kept: the files still replay what they hold.
+    assert check_roots(roots, Settings(), today=TODAY).results == before
+
+
+@pytest.mark.parametrize("which", ["MEMORY.md", "new.md"])
+def test_texts_of_an_index_or_of_no_file_are_left_to_the_model(tmp_path: Path, cache: Clock, which: str) -> None:
+    roots = one_root(tmp_path)
+    check_roots(roots, Settings(), today=TODAY)
+    texts = {roots[0].path / which: "---\nname: new\ndescription: d\n---\n"}
+    assert checked_with_texts(roots, Settings(), observe(roots), texts, today=TODAY) is None
+
+
+def test_a_managed_index_to_judge_again_is_left_to_the_model(tmp_path: Path, cache: Clock) -> None:
+    roots = one_root(tmp_path)
+    apply(("policy", 0, '{"version": 1, "budget": 4000, "selected": ["alpha.md"]}'), roots)
+    check_roots(roots, Settings(), today=TODAY)
+    renamed = LINKED.replace("name: alpha", "name: alpha2")
+    assert checked_with_texts(roots, Settings(), observe(roots), {roots[0].path / "alpha.md": renamed},
+                              today=TODAY) is None
+
+
+def test_a_warm_start_with_texts_replaces_the_replay_of_what_they_touch(tmp_path: Path, cache: Clock) -> None:
+    roots = one_root(tmp_path)
+    check_roots(roots, Settings(), today=TODAY)
+    listing = start_listing({"folder": roots})
+    assert listing is not None
+    warm = warm_start(listing, Settings(), today=TODAY)
+    assert warm is not None
+    broken = "---\nname: beta\ndescription: [unclosed\n---\n"
+    beta = roots[0].path / "beta.md"
+    changed = warm.with_texts(Settings(), {beta: broken}, today=TODAY)
+    assert changed is not None and beta in changed.results and beta not in changed.plain
+    assert beta not in warm.results
