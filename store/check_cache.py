@@ -240,13 +240,16 @@ def checked_with_texts(
     roots: Sequence[MemoryRoot], settings: Settings, observation: Observation, texts: Mapping[Path, str],
     *, today: date | None = None,
 ) -> CheckRun | None:
-    """What :func:`check_roots` would answer if the entry files ``texts`` names held those texts.
+    """What a check of the model answers once editor buffers holding ``texts`` are opened over those entry files.
 
     For a reader whose editor holds unsaved texts of some files (a language
     server restarted under restored buffers): the stored results stand for
     every document outside the texts' component, and the component is
     re-checked with the texts, in a model of it alone, as a change of those
-    files would be. Nothing is kept: the results are of texts no file holds.
+    files would be. Each text replaces its file's document as a buffer does
+    (:meth:`memls.store.model.Workspace.update`): one whose frontmatter does
+    not load leaves the other entries checked against the file's. Nothing
+    is kept: the results are of texts no file holds.
 
     None when that cannot be answered from the stored results: caching off,
     no records for these roots and settings, a text of a file that is not a
@@ -602,9 +605,8 @@ def _incremental(
         state = part.roots[i]
         path = state.path / name
         text = texts.get((i, name))
-        if text is None:
-            part.load_document(path, cached=False)
-        else:
+        part.load_document(path, cached=False)
+        if text is not None:  # a buffer over the file, as the model takes it (see checked_with_texts)
             part.update(path, text)
         doc = state.documents.get(path)
         loaded[(i, name)] = _facts(doc) if doc is not None else _NO_FACTS

@@ -307,7 +307,8 @@ async def test_a_replayed_start_with_reopened_unsaved_entries_rechecks_them_from
 
     The buffer of c lists b back (b's replayed problem is stale); the buffer
     of a links to d instead of a missing memory (a's replayed problem is
-    stale) and has a new one of its own, a successor no entry has.
+    stale) and has a new one of its own, a successor no entry has; the
+    buffer of d is half typed (its YAML does not load).
     """
     folder = tmp_path / "repo"
     root = write_workspace(folder)
@@ -315,7 +316,8 @@ async def test_a_replayed_start_with_reopened_unsaved_entries_rechecks_them_from
     cache = tmp_path / "cache"
     await run_server(cache, folder)
     buffers = {root / "c.md": entry("c", "third", extra="supersedes:\n  - b\n"),
-               root / "a.md": entry("a", "first", extra="superseded_by: nobody\nsupersedes:\n  - d\n")}
+               root / "a.md": entry("a", "first", extra="superseded_by: nobody\nsupersedes:\n  - d\n"),
+               root / "d.md": "---\nname: d\ndescription: [half typed\n---\n"}
     at_end, warm, info = await start_with_buffers(cache, folder, buffers)
     assert replayed(info) and "reopened_rechecked_seconds" in info["timings"]
     _, cold, cold_info = await start_with_buffers(tmp_path / "other-cache", folder, buffers)

@@ -1,11 +1,14 @@
-"""The stored results re-checked as if some files held other texts give what a check of those files gives.
+"""The stored results re-checked with editor buffers over some files give what the model with those buffers gives.
 
 A language server restarted under an editor's restored unsaved buffers asks
 ``checked_with_texts`` instead of loading the whole model: a differential
 property over random layered roots (with generated, curated and broken
 indexes, policies, stale per-file records) and random texts for a few of
-their entries, against a full check, without any cache, of the roots with
-those texts written to the files.
+their entries, against a full check of the whole model loaded from the
+files with those texts opened over them (``Workspace.update``, as the
+server opens a buffer). A text whose YAML does not load leaves the other
+entries told what its file told them there, and nowhere else: so the oracle
+is that model, not the files rewritten.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from memls.store.check_cache import check_roots, checked_with_texts
+from memls.store.checks import CheckContext, check_workspace
+from memls.store.model import Workspace
 from memls.store.replay import observe
 from memls.store.roots import MemoryRoot
 from memls.store.settings import Settings
@@ -62,6 +67,22 @@ def one_root(tmp_path: Path) -> list[MemoryRoot]:
     return [root]
 
 
+def with_buffers(roots: list[MemoryRoot], texts: dict[Path, str]) -> tuple:
+    """What a check of the whole model, with ``texts`` opened over their files, gives (as :func:`found` shows a run)."""
+    workspace = Workspace.load(roots)
+    for path, text in texts.items():
+        workspace.update(path, text)
+    results = check_workspace(CheckContext(workspace, Settings(), TODAY))
+    found = {path: problems for path, problems in results.items() if problems}
+    documents = len({doc.path for doc in workspace.documents()} | found.keys())
+    return documents, {path: [(p, p.data) for p in problems] for path, problems in found.items()}
+
+
+def found(run) -> tuple:
+    """A run as :func:`with_buffers` shows a check: which files come first is the model's registration order there."""
+    return run.documents, {path: [(p, p.data) for p in problems] for path, problems in run.results.items()}
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(initial=st.lists(st.tuples(st.integers(0, 1), st.sampled_from(FILES), entry_text), min_size=1, max_size=6),
        operations=st.lists(file_operation, max_size=6), data=st.data())
@@ -96,9 +117,7 @@ def test_results_with_texts_equal_a_full_check_of_files_holding_them(
         event("answered" if run is not None else "left to the model")
         if run is None:
             return
-        for path, text in by_path.items():
-            path.write_text(text)
-        assert exactly(run) == exactly(full(roots))
+        assert found(run) == with_buffers(roots, by_path)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -111,6 +130,7 @@ def test_a_body_edit_is_answered_from_the_records_without_the_model(tmp_path: Pa
     assert run is not None and run.how == "incremental" and run.workspace is None
     # alpha, and beta which alpha links to: nothing else was read again.
     assert run.rechecked == 2
+    assert found(run) == with_buffers(roots, {roots[0].path / "alpha.md": text})
     (roots[0].path / "alpha.md").write_text(text)
     assert exactly(run) == exactly(full(roots))
 
@@ -126,6 +146,21 @@ def test_a_text_linking_to_a_missing_memory_shows_the_dangling_link(tmp_path: Pa
     assert any("ghost" in p.message for p in run.results[roots[0].path / "alpha.md"])
     # Nothing was kept: the files still replay what they hold.
     assert check_roots(roots, Settings(), today=TODAY).results == before
+
+
+def test_a_buffer_whose_yaml_does_not_load_holds_its_files_place_for_the_other_entries(tmp_path: Path,
+                                                                                       cache: Clock) -> None:
+    """Two files named alpha, one half typed in a buffer: the other is still told what the whole file tells it."""
+    root = MemoryRoot("project", tmp_path / "memory")
+    root.path.mkdir()
+    alpha, beta = root.path / "alpha.md", root.path / "beta.md"
+    alpha.write_text("---\nname: alpha\ndescription: d\nstatus: living\n---\n")
+    beta.write_text("---\nname: alpha\ndescription: d\nstatus: bogus\nsuperseded_by: alpha\n---\nbody\n")
+    check_roots([root], Settings(), today=TODAY)
+    half_typed = "---\nname: alpha\ndescription: [unclosed\n---\n"
+    run = checked_with_texts([root], Settings(), observe([root]), {alpha: half_typed}, today=TODAY)
+    assert run is not None and run.results.get(alpha)
+    assert found(run) == with_buffers([root], {alpha: half_typed})
 
 
 @pytest.mark.parametrize("which", ["MEMORY.md", "new.md"])
