@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 
-from .frontmatter import Frontmatter, split_frontmatter
+from .frontmatter import Frontmatter, each_node_once, import_yaml, split_frontmatter
 
 REMOVED = object()
 """A value in ``changed`` saying the key is gone after the edit."""
@@ -67,24 +67,16 @@ def duplicate_keys(yaml_text: str) -> set[str]:
     """Scalar keys written twice in one mapping of ``yaml_text`` (empty when it does not compose)."""
     import yaml  # here, not at the top: a server start that edits nothing does not load YAML
 
+    import_yaml()  # (for the walk's node types)
     try:
         node = yaml.compose(yaml_text, Loader=yaml.SafeLoader)  # the loader of every frontmatter (YAML_LOADER)
     except (yaml.YAMLError, RecursionError):
         return set()
     out: set[str] = set()
-    seen: set[int] = set()
-    todo = [node] if node is not None else []
-    while todo:
-        current = todo.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
+    for current in each_node_once(node) if node is not None else ():
         if isinstance(current, yaml.MappingNode):
             keys = [k.value for k, _ in current.value if isinstance(k, yaml.ScalarNode)]
             out |= {k for k, n in Counter(keys).items() if n > 1}
-            todo.extend(child for pair in current.value for child in pair)
-        elif isinstance(current, yaml.SequenceNode):
-            todo.extend(current.value)
     return out
 
 

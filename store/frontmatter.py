@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -256,15 +257,7 @@ class _AliasCount:
 
     def added(self, node: yaml.Node) -> int:
         expanded = self.size(node)
-        written = 0
-        todo = [node]
-        while todo:
-            current = todo.pop()
-            if id(current) in self.seen:
-                continue
-            self.seen.add(id(current))
-            written += 1
-            todo.extend(_children(current))
+        written = sum(1 for _ in each_node_once(node, self.seen))
         return _UNBOUNDED if expanded >= _UNBOUNDED else expanded - written
 
     def size(self, node: yaml.Node) -> int:
@@ -296,6 +289,25 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     if isinstance(node, yaml.MappingNode):
         return [child for pair in node.value for child in pair]
     return []
+
+
+def each_node_once(root: yaml.Node, seen: set[int] | None = None) -> Iterator[yaml.Node]:
+    """Every node of a composed YAML tree once, in document order (after :func:`import_yaml`).
+
+    Aliases make the tree a graph, with cycles when one names an enclosing
+    value: a walk that followed every alias could expand a billion laughs
+    or never end, so a node reached again is skipped. ``seen``: the ids of
+    nodes to skip, shared by walks that must count each node once overall.
+    """
+    seen = set() if seen is None else seen
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        todo.extend(reversed(_children(node)))
 
 
 def _over_budget(node: yaml.Node, locator: _Locator) -> tuple[OversizedValue, ...] | None:
@@ -508,20 +520,13 @@ def _unconstructible_scalar_offset(root: yaml.Node) -> int:
     """
     probe = yaml.SafeLoader("")
     try:
-        seen: set[int] = set()
-        todo = [root]
-        while todo:
-            node = todo.pop()
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
+        for node in each_node_once(root):
             if isinstance(node, yaml.ScalarNode):
                 try:
                     probe.construct_object(node, deep=True)
                 except Exception:  # noqa: BLE001 - the failure is what is being located
                     return int(node.start_mark.index)
                 probe.constructed_objects.clear()
-            todo.extend(reversed(_children(node)))
         return 0
     finally:
         probe.dispose()
