@@ -202,10 +202,7 @@ def check_roots(
         replayed = _replayed_summary(location, identity, key, state)
         if replayed is not None:
             return replayed
-        cached = load_private(location.with_suffix(".records"), identity)
-        if (isinstance(cached, tuple) and len(cached) == 2 and cached[0] == key
-                and len(cached[1]) == len(roots)):
-            stored = cached[1]
+        stored = _stored_records(location, identity, key, len(roots))
     outcome = _incremental(roots, settings, today, listings, stored) if stored is not None else None
     if outcome is None:
         outcome = _full(roots, settings, today, listings if location is not None else None)
@@ -225,15 +222,32 @@ def replayed_check(
     day, another engine, caching off. Reads no per-file record and no parse.
     """
     today = today or date.today()
+    found = _observed_listings(roots, settings, observation)
+    if found is None:
+        return None
+    location, listings = found
+    return _replayed_summary(location, _identity(roots, settings), (FORMAT, today.isoformat()),
+                             _state_digest(listings))
+
+
+def _observed_listings(roots: Sequence[MemoryRoot], settings: Settings, observation: Observation,
+                       ) -> tuple[Path, list[_Listing]] | None:
+    """Where the results of ``roots`` are kept, and the roots as ``observation`` listed them; None: nothing kept."""
     seen = observation.of(roots)
     if seen is None or not cache_enabled() or len({resolved_path(root.path) for root in roots}) != len(roots):
         return None
     location = _location(roots, settings)
     if location is None:
         return None
-    listings = [_list_root(root, files, seen.observed_ns) for root, (_, _, files) in zip(roots, seen.fingerprint)]
-    return _replayed_summary(location, _identity(roots, settings), (FORMAT, today.isoformat()),
-                             _state_digest(listings))
+    return location, [_list_root(root, files, seen.observed_ns) for root, (_, _, files) in zip(roots, seen.fingerprint)]
+
+
+def _stored_records(location: Path, identity: str, key: tuple, count: int) -> list[_RootResults] | None:
+    """The per-file records a run over ``count`` roots under ``key`` left; None when there are none."""
+    cached = load_private(location.with_suffix(".records"), identity)
+    if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == key and len(cached[1]) == count:
+        return cached[1]
+    return None
 
 
 def checked_with_texts(
@@ -257,13 +271,10 @@ def checked_with_texts(
     model (a managed or budgeted index to judge again), a component too large.
     """
     today = today or date.today()
-    seen = observation.of(roots)
-    if seen is None or not cache_enabled() or len({resolved_path(root.path) for root in roots}) != len(roots):
+    found = _observed_listings(roots, settings, observation)
+    if found is None:
         return None
-    location = _location(roots, settings)
-    if location is None:
-        return None
-    listings = [_list_root(root, files, seen.observed_ns) for root, (_, _, files) in zip(roots, seen.fingerprint)]
+    location, listings = found
     where = {listing.root.path: i for i, listing in enumerate(listings)}
     by_document: dict[tuple[int, str], str] = {}
     for path, text in texts.items():
@@ -271,11 +282,10 @@ def checked_with_texts(
         if i is None or document_kind(path.name) not in ("entry", "reserved") or path.name not in listings[i].identities:
             return None
         by_document[(i, path.name)] = text
-    cached = load_private(location.with_suffix(".records"), _identity(roots, settings))
-    if not (isinstance(cached, tuple) and len(cached) == 2 and cached[0] == (FORMAT, today.isoformat())
-            and len(cached[1]) == len(roots)):
+    stored = _stored_records(location, _identity(roots, settings), (FORMAT, today.isoformat()), len(roots))
+    if stored is None:
         return None
-    outcome = _incremental(roots, settings, today, listings, cached[1], by_document)
+    outcome = _incremental(roots, settings, today, listings, stored, by_document)
     if outcome is None:
         return None
     run = outcome[0]

@@ -19,6 +19,8 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 
@@ -76,6 +78,24 @@ operation = st.one_of(
                                                                     '"selected": ["alpha.md"]}', "{", None])),
     st.tuples(st.just("racy-check")),
 )
+
+
+@contextmanager
+def scratch_with_cache(monkeypatch: pytest.MonkeyPatch, prefix: str) -> Iterator[tuple[Clock, Path]]:
+    """A scratch directory whose ``cache`` the runs in it share, and the clock the caches read (:class:`Clock`).
+
+    One per Hypothesis example (pytest's ``tmp_path`` is one per test), removed after it.
+    """
+    clock = Clock()
+    for module in ("check_cache", "reader", "model", "replay"):
+        monkeypatch.setattr(f"memls.store.{module}.now_ns", clock)
+    base = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        monkeypatch.setenv("MEMLS_CACHE_DIR", str(base / "cache"))
+        monkeypatch.delenv("MEMLS_NO_CACHE", raising=False)
+        yield clock, base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 class Clock:
@@ -167,13 +187,7 @@ def test_incremental_check_equals_a_full_check_after_any_file_changes(
     small changes of a large root, so runs answer from records many changes old."""
     if records_kept == "left-stale":
         monkeypatch.setattr("memls.store.check_cache.REWRITE_FRACTION", 0)  # no change is large enough
-    clock = Clock()
-    for module in ("check_cache", "reader", "model", "replay"):
-        monkeypatch.setattr(f"memls.store.{module}.now_ns", clock)
-    base = Path(tempfile.mkdtemp(prefix="memls-differential-"))
-    try:
-        monkeypatch.setenv("MEMLS_CACHE_DIR", str(base / "cache"))
-        monkeypatch.delenv("MEMLS_NO_CACHE", raising=False)
+    with scratch_with_cache(monkeypatch, "memls-differential-") as (clock, base):
         roots = [MemoryRoot("project", base / "project"), MemoryRoot("user", base / "user")]
         for root in roots:
             root.path.mkdir()
@@ -186,8 +200,6 @@ def test_incremental_check_equals_a_full_check_after_any_file_changes(
             run = check_roots(roots, Settings(), today=TODAY)
             event(f"answered: {run.how}")
             assert exactly(run) == exactly(full(roots)), op
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_the_property_reaches_every_way_of_answering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -243,13 +255,7 @@ def test_incremental_check_equals_a_full_check_after_rewordings_around_an_index(
     statuses) under a generated, curated or short index: whether its problems stand or are judged
     again, they are a full check's."""
     monkeypatch.setattr("memls.store.check_cache.REWRITE_FRACTION", 0)  # records as many changes old as can be
-    clock = Clock()
-    for module in ("check_cache", "reader", "model", "replay"):
-        monkeypatch.setattr(f"memls.store.{module}.now_ns", clock)
-    base = Path(tempfile.mkdtemp(prefix="memls-differential-"))
-    try:
-        monkeypatch.setenv("MEMLS_CACHE_DIR", str(base / "cache"))
-        monkeypatch.delenv("MEMLS_NO_CACHE", raising=False)
+    with scratch_with_cache(monkeypatch, "memls-differential-") as (clock, base):
         roots = [MemoryRoot("project", base / "project")]
         roots[0].path.mkdir()
         for filename, text in zip(FILES, initial):
@@ -261,5 +267,3 @@ def test_incremental_check_equals_a_full_check_after_rewordings_around_an_index(
             run = check_roots(roots, Settings(), today=TODAY)
             event(f"answered: {run.how}, {run.rechecked} re-checked")
             assert exactly(run) == exactly(full(roots)), op
-    finally:
-        shutil.rmtree(base, ignore_errors=True)

@@ -13,8 +13,6 @@ is that model, not the files rewritten.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from datetime import date
 from pathlib import Path
 
@@ -39,6 +37,7 @@ from .test_check_cache_differential import (
     entry_text,
     exactly,
     full,
+    scratch_with_cache,
 )
 from .test_check_cache_differential import operation as file_operation
 
@@ -86,16 +85,10 @@ def found(run) -> tuple:
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(initial=st.lists(st.tuples(st.integers(0, 1), st.sampled_from(FILES), entry_text), min_size=1, max_size=6),
        operations=st.lists(file_operation, max_size=6), data=st.data())
-def test_results_with_texts_equal_a_full_check_of_files_holding_them(
+def test_results_with_texts_equal_a_check_of_the_model_with_those_buffers_opened(
     initial: list, operations: list, data: st.DataObject, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    clock = Clock()
-    for module in ("check_cache", "reader", "model", "replay"):
-        monkeypatch.setattr(f"memls.store.{module}.now_ns", clock)
-    base = Path(tempfile.mkdtemp(prefix="memls-texts-"))
-    try:
-        monkeypatch.setenv("MEMLS_CACHE_DIR", str(base / "cache"))
-        monkeypatch.delenv("MEMLS_NO_CACHE", raising=False)
+    with scratch_with_cache(monkeypatch, "memls-texts-") as (clock, base):
         roots = [MemoryRoot("project", base / "project"), MemoryRoot("user", base / "user")]
         for root in roots:
             root.path.mkdir()
@@ -118,8 +111,6 @@ def test_results_with_texts_equal_a_full_check_of_files_holding_them(
         if run is None:
             return
         assert found(run) == with_buffers(roots, by_path)
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_a_body_edit_is_answered_from_the_records_without_the_model(tmp_path: Path, cache: Clock) -> None:
