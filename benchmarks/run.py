@@ -117,11 +117,16 @@ def targets(store: dict[str, Any], server: dict[str, Any]) -> list[dict[str, Any
         s.get("warm_first_diagnostics_s"), 1.0, n=srv_size)
     add("warm restart: memls's own share (beyond an empty pygls server) <= 0.15 s",
         s.get("warm_own_share_s"), 0.15, n=srv_size)
-    # The same restart with the document reopened unsaved (hot exit): held to the same figures.
-    add("warm restart, document reopened unsaved: spawn -> its first diagnostics <= 1 s",
-        s.get("warm_unsaved_first_diagnostics_s"), 1.0, n=srv_size)
-    add("warm restart, document reopened unsaved: memls's own share <= 0.15 s",
-        s.get("warm_unsaved_own_share_s"), 0.15, n=srv_size)
+    # The same restart with the document reopened unsaved (hot exit): held to the same figures,
+    # the worst of an edit in the body, in the description and a status retired.
+    field = s.get("warm_unsaved_field")
+    worst = f" (worst: {field})" if field else ""
+    add(f"warm restart, document reopened unsaved{worst}: spawn -> its first diagnostics <= 1 s",
+        s.get("warm_unsaved_first_diagnostics_s"), 1.0, n=srv_size,
+        key="warm restart, document reopened unsaved: spawn -> its first diagnostics <= 1 s")
+    add(f"warm restart, document reopened unsaved{worst}: memls's own share <= 0.15 s",
+        s.get("warm_unsaved_own_share_s"), 0.15, n=srv_size,
+        key="warm restart, document reopened unsaved: memls's own share <= 0.15 s")
     # Issue 14, CLI half: whole processes on a root with its generated MEMORY.md.
     for key in CLI_READS:
         fig = figs.get(key, {})
