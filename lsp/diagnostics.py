@@ -212,14 +212,14 @@ class DiagnosticsPublisher:
         return positions
 
     async def _check_and_count(self, paths: set[Path]) -> list[tuple[Path, int | None, list[types.Diagnostic]]]:
-        """Check ``paths`` and bring the status counts up to date (sent if they changed)."""
+        """Check ``paths`` and bring the status counts up to date (the caller sends them)."""
         computed = await self.server.engine.run(self._compute, paths)
         for path, _version, diags in computed:
             self._count(path, diags)
-        self.server.status.send()
         return computed
 
     async def _check_and_deliver(self, paths: set[Path]) -> None:
+        """Check ``paths``, deliver what changed, then send the status: its counts never run ahead of the problems."""
         computed = await self._check_and_count(paths)
         if self.pull:
             changed = False
@@ -230,8 +230,9 @@ class DiagnosticsPublisher:
                     changed = True
             if changed:
                 self.server.workspace_diagnostic_refresh(None)
-            return
-        self._deliver(computed)
+        else:
+            self._deliver(computed)
+        self.server.status.send()
 
     def checked_whole(self, paths: set[Path]) -> None:
         """While the first scan runs: ``paths`` get a full check's problems (a replay's), never a lone check's."""
@@ -384,6 +385,7 @@ class DiagnosticsPublisher:
     async def count_only(self, paths: set[Path]) -> None:
         """Check ``paths`` for the status counts alone, delivering nothing (pull mode)."""
         await self._check_and_count(paths)
+        self.server.status.send()
 
     async def publish_alone(self, path: Path, text: str, version: int | None) -> None:
         """While the first scan runs: publish the problems ``text`` has whatever the other documents say.

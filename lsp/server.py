@@ -390,9 +390,6 @@ async def _initial_scan(ls: MemlsServer) -> None:
                 await ls.diagnostics.publish_now(affected | {path for path, _, _ in documents})
             except Exception:  # noqa: BLE001 - their own check follows the release
                 log.exception("checking the reopened documents failed")
-        if progress and not ls.stopping:  # the model is whole; its check below still holds the requests
-            ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
-                message=f"{await ls.engine.run_now(state.workspace.entry_count)} memories"))
         if not ls.stopping:
             if warm is not None:
                 if not await ls.engine.run_now(warm.still_current):
@@ -406,6 +403,10 @@ async def _initial_scan(ls: MemlsServer) -> None:
                 if checked is not None and not ls.diagnostics.pull:
                     open_paths = ls.diagnostics.open_paths()
                     await ls.diagnostics.publish_checked(checked, open_paths)
+        if progress and not ls.stopping and (warm is not None or checked is not None or ls.diagnostics.pull):
+            # The model is whole and its problems are out: the end never comes before what it found.
+            await _end_progress(ls, token)
+            progress = False
         ls.engine.release()
     ls.timings["initial_scan_seconds"] = time.perf_counter() - started
     if watcher is not None:
@@ -426,6 +427,15 @@ async def _initial_scan(ls: MemlsServer) -> None:
         ls.after_change(open_paths | ls.diagnostics.open_paths())
     else:
         ls.after_change(paths)
+        if progress:  # checked only now (several folders, folder settings): the end follows their problems
+            await ls.diagnostics.idle()
+            await _end_progress(ls, token)
+
+
+async def _end_progress(ls: MemlsServer, token: str) -> None:
+    """End the first scan's progress, saying how many memories the model holds."""
+    entries = await ls.engine.run_now(ls.state.workspace.entry_count)
+    ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=f"{entries} memories"))
 
 
 def _open_documents(ls: MemlsServer) -> list[tuple[Path, str, int | None]]:

@@ -49,9 +49,14 @@ async def status_client(request, lsp_client: LanguageClient):
     act_as_editor(lsp_client)
     lsp_client.statuses = []  # type: ignore[attr-defined]
 
+    lsp_client.errors_held = []  # type: ignore[attr-defined]
+
     @lsp_client.feature(STATUS)
     def status(params) -> None:
         lsp_client.statuses.append(params if isinstance(params, dict) else params._asdict())  # type: ignore[attr-defined]
+        # The errors the client holds as each status arrives.
+        lsp_client.errors_held.append(sum(  # type: ignore[attr-defined]
+            d.severity == types.DiagnosticSeverity.Error for diags in lsp_client.diagnostics.values() for d in diags))
 
     yield
     await lsp_client.shutdown_session()
@@ -95,6 +100,21 @@ async def test_status_after_the_scan_counts_memories_errors_and_warnings(status_
     done = await status_where(status_client, "3 memories, scan done", memories=3, scanning=False)
     assert done["errors"] >= 2 and done["warnings"] >= 1
     assert done["roots"] == 1 and (done["scanned"], done["total"]) == (0, 0)
+
+
+async def test_the_counts_never_run_ahead_of_the_problems_published(status_client, tmp_path):
+    """Two folders (checked after the scan, not replayed): each status counts only errors the client already holds."""
+    if "+pull" in status_client.memls_profile:  # type: ignore[attr-defined]
+        pytest.skip("a client that pulls diagnostics holds them when it asks; the counts are of everything")
+    for name in ("w1", "w2"):
+        write_root(tmp_path / name, two_problems())
+    await start(status_client, [tmp_path / "w1", tmp_path / "w2"])
+    await wait_until_scanned(status_client)
+    done = await status_where(status_client, "6 memories, scan done", memories=6, scanning=False)
+    assert done["errors"] >= 4
+    await status_where(status_client, "every error counted", errors=done["errors"])
+    for status, held in zip(status_client.statuses, status_client.errors_held):  # type: ignore[attr-defined]
+        assert status["errors"] <= held, (status, held)
 
 
 async def test_a_client_that_shows_the_status_gets_no_separate_scan_progress(status_client, tmp_path):

@@ -241,8 +241,9 @@ async def test_an_edit_right_after_a_replayed_start_waits_for_the_model_and_gets
         await client.shutdown_session()
 
 
-async def start_with_buffers(cache: Path, folder: Path, buffers: dict[Path, str]) -> tuple[dict, dict, dict]:
-    """A start whose editor reopens ``buffers`` (unsaved tabs) right after ``initialized``.
+async def start_with_buffers(cache: Path, folder: Path | list[Path], buffers: dict[Path, str],
+                             ) -> tuple[dict, dict, dict]:
+    """A start (of one workspace folder, or several) whose editor reopens ``buffers`` (unsaved tabs) right after ``initialized``.
 
     The diagnostics the client holds when the scan's ``$/progress`` end
     arrives, those it holds once the server is whole and quiet, and the
@@ -260,11 +261,12 @@ async def start_with_buffers(cache: Path, folder: Path, buffers: dict[Path, str]
             ended.append(True)
 
     client.protocol.fm.features[types.PROGRESS] = snapshot_at_end
+    folders = folder if isinstance(folder, list) else [folder]
     try:
         await client.initialize_session(types.InitializeParams(
             capabilities=client_capabilities("neovim"),
-            workspace_folders=[types.WorkspaceFolder(uri=path_to_uri(folder), name=folder.name)],
-            root_uri=path_to_uri(folder), process_id=os.getpid()))
+            workspace_folders=[types.WorkspaceFolder(uri=path_to_uri(f), name=f.name) for f in folders],
+            root_uri=path_to_uri(folders[0]), process_id=os.getpid()))
         for path, text in buffers.items():
             client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
                 uri=path_to_uri(path), language_id="markdown", version=1, text=text)))
@@ -347,6 +349,23 @@ async def test_a_replayed_start_with_documents_reopened_as_their_files_ends_hold
     assert path_to_uri(root / "b.md") in cold and path_to_uri(root / "MEMORY.md") in cold
     assert warm == cold
     assert at_end == cold
+
+
+@pytest.mark.parametrize("folders", [1, 2])
+async def test_a_start_that_checks_in_full_ends_its_scan_once_the_problems_are_out(tmp_path, folders):
+    """Nothing to replay (no cache; several folders never replay): the end still follows what the check found.
+
+    A client that reads the workspace's problems when the scan ends (a
+    script, a status line) must not find them missing for the moment the
+    check takes to publish.
+    """
+    roots = [tmp_path / f"repo{i}" for i in range(folders)]
+    for folder in roots:
+        write_workspace(folder)
+    at_end, whole, info = await start_with_buffers(tmp_path / "cache", roots, {})
+    assert not replayed(info)
+    assert len(whole) >= 3 * folders
+    assert at_end == whole
 
 
 def test_the_server_starts_without_loading_the_yaml_library():
