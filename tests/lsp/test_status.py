@@ -104,11 +104,11 @@ async def test_status_after_the_scan_counts_memories_errors_and_warnings(status_
 
 async def test_the_counts_never_run_ahead_of_the_problems_published(status_client, tmp_path):
     """Two folders (checked after the scan, not replayed): each status counts only errors the client already holds."""
-    if "+pull" in status_client.memls_profile:  # type: ignore[attr-defined]
-        pytest.skip("a client that pulls diagnostics holds them when it asks; the counts are of everything")
     for name in ("w1", "w2"):
         write_root(tmp_path / name, two_problems())
     await start(status_client, [tmp_path / "w1", tmp_path / "w2"])
+    if "+pull" in status_client.memls_profile:  # type: ignore[attr-defined]
+        pytest.skip("a client that pulls diagnostics holds them when it asks; the counts are of everything")
     await wait_until_scanned(status_client)
     done = await status_where(status_client, "6 memories, scan done", memories=6, scanning=False)
     assert done["errors"] >= 4
