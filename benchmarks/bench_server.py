@@ -397,15 +397,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         out["first_diagnostics_before_scan_end"] = first[0] < end
         out["initial_scan_s"] = end - initialized
         out["cold_start_s"] = end - spawned
-        # The full check after the scan is silent until it publishes, and the
-        # opened document's check may publish its neighbours (MEMORY.md) before
-        # it: wait until the documents only the full check reports were
-        # published, then for the flood to end.
+        # The scan's end follows the full check's problems (published before it);
+        # wait until the documents only the full check reports were published
+        # (a start that ended otherwise still gets them), then for the flood to end.
         unseen = {uri_of(root / name) for name in manifest.get("defects", {}).get("invalid-yaml", [])}
-        unseen -= {r[1] for r in client.diagnostics if r[0] > end}
+        unseen -= {r[1] for r in client.diagnostics if isinstance(r, tuple)}
 
         def flood_reached(record: Any) -> bool:
-            if isinstance(record, tuple) and record[0] > end:
+            if isinstance(record, tuple):
                 unseen.discard(record[1])
             return not unseen
 
