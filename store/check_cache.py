@@ -285,7 +285,9 @@ def checked_with_texts(
     stored = _stored_records(location, _identity(roots, settings), (FORMAT, today.isoformat()), len(roots))
     if stored is None:
         return None
-    outcome = _incremental(roots, settings, today, listings, stored, by_document)
+    # Tens of thousands of records were just read: collector passes over them would cost more than the check.
+    with paused_gc():
+        outcome = _incremental(roots, settings, today, listings, stored, by_document)
     if outcome is None:
         return None
     run = outcome[0]
