@@ -103,15 +103,26 @@ async def test_undoing_the_later_of_two_saves_in_a_burst_leaves_a_line_the_next_
     assert TYPED in on_disk and "\u2014 v1" not in on_disk
 
 
-async def test_a_buffer_reloaded_from_a_file_another_tool_rewrote_unannounced_gets_the_line_on_disk(start):
-    """``:e!`` after an agent's ``memls save`` that no watcher event told of: the reload is still a reload."""
+async def curated_index_open(start) -> tuple[Session, EditorBuffer]:
+    """Entries a (at v0) and b, a curated ``MEMORY.md`` open in an editor that applies the server's edits."""
     session = await start({"a.md": entry("a", "v0"), "b.md": entry("b", "second")}, index=CURATED)
     buffer = EditorBuffer(session, CURATED)
     answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: buffer.apply(params))
+    return session, buffer
+
+
+async def line_sent_into_typed_buffer(session: Session, buffer: EditorBuffer) -> None:
+    """The user types into ``MEMORY.md``, then saves a at v1: its line goes into the buffer, not the file."""
     buffer._changed(CURATED + TYPED)
     session.open("a.md")
     await save_entry(session, "a", "v1", 2, "zz-probe-1.md")
     await until(lambda: "\u2014 v1\n" in buffer.text, f"the buffer never got the line: {buffer.text}")
+
+
+async def test_a_buffer_reloaded_from_a_file_another_tool_rewrote_unannounced_gets_the_line_on_disk(start):
+    """``:e!`` after an agent's ``memls save`` that no watcher event told of: the reload is still a reload."""
+    session, buffer = await curated_index_open(start)
+    await line_sent_into_typed_buffer(session, buffer)
     agents = CURATED.replace("second", "second, by the agent")
     (session.root / "MEMORY.md").write_text(agents, encoding="utf-8")
     buffer._changed(agents)  # :e!
@@ -122,9 +133,7 @@ async def test_a_buffer_reloaded_from_a_file_another_tool_rewrote_unannounced_ge
 
 async def test_a_buffer_not_reloaded_since_memls_wrote_and_then_saved_over_gets_the_line_back(start):
     """Neovim before ``:checktime``: the user types on the old text and writes it over memls's line."""
-    session = await start({"a.md": entry("a", "v0"), "b.md": entry("b", "second")}, index=CURATED)
-    buffer = EditorBuffer(session, CURATED)
-    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: buffer.apply(params))
+    session, buffer = await curated_index_open(start)
     session.open("a.md")
     await save_entry(session, "a", "v1", 2, "zz-probe-1.md")
     assert "- [a](a.md) \u2014 v1\n" in index_on_disk(session) and buffer.text == CURATED
@@ -135,13 +144,8 @@ async def test_a_buffer_not_reloaded_since_memls_wrote_and_then_saved_over_gets_
 
 
 async def test_an_entry_s_line_the_user_removed_and_saved_is_not_put_back(start):
-    session = await start({"a.md": entry("a", "v0"), "b.md": entry("b", "second")}, index=CURATED)
-    buffer = EditorBuffer(session, CURATED)
-    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: buffer.apply(params))
-    buffer._changed(CURATED + TYPED)
-    session.open("a.md")
-    await save_entry(session, "a", "v1", 2, "zz-probe-1.md")
-    await until(lambda: "\u2014 v1\n" in buffer.text, f"the buffer never got the line: {buffer.text}")
+    session, buffer = await curated_index_open(start)
+    await line_sent_into_typed_buffer(session, buffer)
     mine = buffer.text.replace("- [a](a.md) \u2014 v1\n", "")
     buffer._changed(mine)
     save(session, "MEMORY.md", mine)
@@ -152,13 +156,8 @@ async def test_an_entry_s_line_the_user_removed_and_saved_is_not_put_back(start)
 @pytest.mark.parametrize("event", [True, False])
 async def test_another_tool_s_write_under_a_buffer_memls_edited_is_written_and_told(start, event):
     """The README: the file is written, the buffer left alone and the user told."""
-    session = await start({"a.md": entry("a", "v0"), "b.md": entry("b", "second")}, index=CURATED)
-    buffer = EditorBuffer(session, CURATED)
-    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: buffer.apply(params))
-    buffer._changed(CURATED + TYPED)
-    session.open("a.md")
-    await save_entry(session, "a", "v1", 2, "zz-probe-1.md")
-    await until(lambda: "\u2014 v1\n" in buffer.text, f"the buffer never got the line: {buffer.text}")
+    session, buffer = await curated_index_open(start)
+    await line_sent_into_typed_buffer(session, buffer)
     agent_line = "- [ag](ag.md) \u2014 agent note\n"
     (session.root / "ag.md").write_text(entry("ag", "agent note"), encoding="utf-8")
     (session.root / "MEMORY.md").write_text(CURATED + agent_line, encoding="utf-8")  # `memls save ag ...`
@@ -175,9 +174,7 @@ async def test_another_tool_s_write_under_a_buffer_memls_edited_is_written_and_t
 
 async def test_a_buffer_saved_over_the_file_memls_wrote_beside_it_gets_the_entry_s_line_back(start):
     """Told that the file changed under the buffer, the user saves the buffer anyway: its old line is memls's."""
-    session = await start({"a.md": entry("a", "v0"), "b.md": entry("b", "second")}, index=CURATED)
-    buffer = EditorBuffer(session, CURATED)
-    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: buffer.apply(params))
+    session, buffer = await curated_index_open(start)
     buffer._changed(CURATED + TYPED)
     session.open("a.md")
     await barrier(session, "zz-probe-0.md")
@@ -219,9 +216,7 @@ async def test_an_index_reopened_with_the_text_memls_just_replaced_counts_as_not
 
 @pytest.mark.parametrize("users", ["- [a](a.md) \u2014 v0 (read before deploys)", "- [a](a.md) \u2014 my own words"])
 async def test_a_line_the_user_changed_in_the_unsaved_buffer_stays_theirs_and_they_are_told(start, users):
-    session = await start({"a.md": entry("a", "v0"), "b.md": entry("b", "second")}, index=CURATED)
-    buffer = EditorBuffer(session, CURATED)
-    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: buffer.apply(params))
+    session, buffer = await curated_index_open(start)
     mine = CURATED.replace("- [a](a.md) \u2014 v0", users)
     buffer._changed(mine)
     session.open("a.md")
