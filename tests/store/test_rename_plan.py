@@ -314,43 +314,27 @@ def mismatch_fixes(ws: Workspace) -> list:
     return [fixes_for(ctx, p) for p in problems]
 
 
-def test_fixes_of_every_name_mismatch_render_the_root_index_lines_once(tmp_path, monkeypatch):
+def test_fixes_of_every_name_mismatch_render_the_root_index_lines_once(tmp_path, count_calls):
     # Each mismatch offers two renames, each re-rendering MEMORY.md; rendering
     # it anew for each made a root with N problems cost N times the index.
     from memls.store.entry import MemoryEntry
 
     ws = load(mismatched_root(tmp_path / "m", entries=60))
-    formatted = 0
-    index_line = MemoryEntry.index_line
-
-    def counting(self):
-        nonlocal formatted
-        formatted += 1
-        return index_line(self)
-
-    monkeypatch.setattr(MemoryEntry, "index_line", counting)
+    formatted = count_calls(MemoryEntry, "index_line")
     fixes = mismatch_fixes(ws)
     assert all(any(op.path.name == "MEMORY.md" for f in fs for op in f.operations) for fs in fixes)
-    assert formatted <= 60 + 12 * len(fixes)  # the root once, then a few lines per problem
+    assert formatted.calls <= 60 + 12 * len(fixes)  # the root once, then a few lines per problem
 
 
-def test_fixes_of_every_name_mismatch_list_the_root_entries_once(tmp_path, monkeypatch):
+def test_fixes_of_every_name_mismatch_list_the_root_entries_once(tmp_path, count_calls):
     from memls.store.model import RootState
 
     root = mismatched_root(tmp_path / "m", entries=60)
     (root / "MEMORY.md").write_text("# Persistent Memory\n\nhand notes\n" + (root / "MEMORY.md").read_text())
     ws = load(root)
-    listed = 0
-    entries_for_index = RootState.entries_for_index
-
-    def counting(self):
-        nonlocal listed
-        listed += 1
-        return entries_for_index(self)
-
-    monkeypatch.setattr(RootState, "entries_for_index", counting)
+    listed = count_calls(RootState, "entries_for_index")
     mismatch_fixes(ws)
-    assert listed <= 1
+    assert listed.calls <= 1
 
 
 def test_a_rename_planned_after_an_entry_changed_sees_the_change(tmp_path):

@@ -586,7 +586,7 @@ def test_the_shared_repair_of_all_lines_follows_an_entry_that_changed_since(chec
     assert title.startswith("Add the line for 'new' and remove the lines for 'x1.md'") and "'x0.md'" not in title
 
 
-def test_regenerating_within_claude_codes_limit_formats_each_line_once(tmp_path, monkeypatch):
+def test_regenerating_within_claude_codes_limit_formats_each_line_once(tmp_path, count_calls):
     # The fix searches for the largest budget Claude Code loads whole; each
     # budget tried rendered the root anew, formatting every line again.
     from memls.store.checks import CheckContext, check_workspace, fixes_for
@@ -603,15 +603,7 @@ def test_regenerating_within_claude_codes_limit_formats_each_line_once(tmp_path,
     ctx = CheckContext(Workspace.load([Root("explicit", root)]))
     [problem] = [p for found in check_workspace(ctx).values() for p in found
                  if p.code == "index-beyond-claude-code-limit"]
-    formatted = 0
-    index_line = MemoryEntry.index_line
-
-    def counting(self):
-        nonlocal formatted
-        formatted += 1
-        return index_line(self)
-
-    monkeypatch.setattr(MemoryEntry, "index_line", counting)
+    formatted = count_calls(MemoryEntry, "index_line")
     [fix] = fixes_for(ctx, problem)
     assert "within" in fix.title
-    assert formatted <= 2 * 260
+    assert formatted.calls <= 2 * 260
