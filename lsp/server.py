@@ -383,13 +383,7 @@ async def _initial_scan(ls: MemlsServer) -> None:
     finally:
         await ls.engine.run_now(_end_scan, state, ls.engine.wait_until_quiet)
         if warm is not None and reopened and not ls.stopping:
-            # The buffers join the model and what they touch is checked before the end (memls.lsp.diagnostics).
-            try:
-                documents = _open_documents(ls)
-                affected = await ls.engine.run_now(state.adopt_open_documents, documents)
-                await ls.diagnostics.publish_now(affected | {path for path, _, _ in documents})
-            except Exception:  # noqa: BLE001 - their own check follows the release
-                log.exception("checking the reopened documents failed")
+            await _publish_open_buffers(ls)
         if not ls.stopping:
             if warm is not None:
                 if not await ls.engine.run_now(warm.still_current):
@@ -403,10 +397,15 @@ async def _initial_scan(ls: MemlsServer) -> None:
                 if checked is not None and not ls.diagnostics.pull:
                     open_paths = ls.diagnostics.open_paths()
                     await ls.diagnostics.publish_checked(checked, open_paths)
-        if progress and not ls.stopping and (warm is not None or checked is not None or ls.diagnostics.pull):
-            # The model is whole and its problems are out: the end never comes before what it found.
-            await _end_progress(ls, token)
-            progress = False
+                    if open_paths:  # checked as files: the buffers say what the end must show
+                        await _publish_open_buffers(ls)
+        if warm is not None or checked is not None or ls.diagnostics.pull:
+            if progress and not ls.stopping:
+                # The model is whole and its problems are out: the end never comes before what it found.
+                await _end_progress(ls, token)
+                progress = False
+        else:  # checked after the release (below): the status says scanning until that check is out
+            ls.status.first_check_pending = True
         ls.engine.release()
     ls.timings["initial_scan_seconds"] = time.perf_counter() - started
     if watcher is not None:
@@ -426,10 +425,28 @@ async def _initial_scan(ls: MemlsServer) -> None:
         ls.status.send()
         ls.after_change(open_paths | ls.diagnostics.open_paths())
     else:
+        # Checked only now (several folders, folder settings): the end follows their problems.
         ls.after_change(paths)
-        if progress:  # checked only now (several folders, folder settings): the end follows their problems
-            await ls.diagnostics.idle()
+        await ls.diagnostics.idle()
+        ls.status.first_check_pending = False
+        ls.status.send()
+        if progress:
             await _end_progress(ls, token)
+
+
+async def _publish_open_buffers(ls: MemlsServer) -> None:
+    """While the first scan's end holds the engine: the editor's buffers join the model, and they and what they touch are published.
+
+    The problems shown at the end are then the buffers' where a buffer
+    differs from its file (an editor restoring unsaved tabs), not the files'
+    (memls.lsp.diagnostics.publish_now).
+    """
+    try:
+        documents = _open_documents(ls)
+        affected = await ls.engine.run_now(ls.state.adopt_open_documents, documents)
+        await ls.diagnostics.publish_now(affected | {path for path, _, _ in documents})
+    except Exception:  # noqa: BLE001 - their own check follows the release
+        log.exception("checking the open documents failed")
 
 
 async def _end_progress(ls: MemlsServer, token: str) -> None:

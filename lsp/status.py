@@ -63,6 +63,9 @@ class StatusReporter:
         self._memories = 0
         self._roots = 0
         self._sent: Status | None = None
+        # The first scan's model is loaded but checked only after it (several folders, folder
+        # settings): the status still says scanning until that check is delivered.
+        self.first_check_pending = False
 
     @property
     def enabled(self) -> bool:
@@ -76,14 +79,15 @@ class StatusReporter:
     def current(self) -> Status:
         state = self.server.state
         counts = self.server.diagnostics.problem_counts.values()
+        scanning = state.scanning or self.first_check_pending
         return Status(
             memories=self._memories,
             errors=sum(e for e, _ in counts),
             warnings=sum(w for _, w in counts),
             roots=self._roots,
-            scanning=state.scanning,
-            scanned=state.scanned_files if state.scanning else 0,
-            total=state.scan_total if state.scanning else 0,
+            scanning=scanning,
+            scanned=state.scanned_files if scanning else 0,
+            total=state.scan_total if scanning else 0,
         )
 
     def send(self) -> None:
