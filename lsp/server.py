@@ -435,14 +435,16 @@ async def _initial_scan(ls: MemlsServer) -> None:
 
 
 async def _publish_open_buffers(ls: MemlsServer) -> None:
-    """While the first scan's end holds the engine: the editor's buffers join the model, and they and what they touch are published.
+    """While the first scan's end holds the engine: the editor's buffers unlike their files join the model, and they and what they touch are published.
 
     The problems shown at the end are then the buffers' where a buffer
     differs from its file (an editor restoring unsaved tabs), not the files'
     (memls.lsp.diagnostics.publish_now).
     """
     try:
-        documents = _open_documents(ls)
+        # Only those unlike their files: a buffer equal to its file has the check's problems already,
+        # and its ``didOpen``, still waiting, carries the text the editor opened (a save may follow it).
+        documents, _ = await ls.engine.run_now(_against_disk, ls.state, _open_documents(ls))
         affected = await ls.engine.run_now(ls.state.adopt_open_documents, documents)
         await ls.diagnostics.publish_now(affected | {path for path, _, _ in documents})
     except Exception:  # noqa: BLE001 - their own check follows the release
