@@ -397,8 +397,6 @@ async def _initial_scan(ls: MemlsServer) -> None:
                 if checked is not None and not ls.diagnostics.pull:
                     open_paths = ls.diagnostics.open_paths()
                     await ls.diagnostics.publish_checked(checked, open_paths)
-                    if open_paths:  # checked as files: the buffers say what the end must show
-                        await _publish_open_buffers(ls)
         if warm is not None or checked is not None or ls.diagnostics.pull:
             if progress and not ls.stopping:
                 # The model is whole and its problems are out: the end never comes before what it found.
@@ -435,16 +433,18 @@ async def _initial_scan(ls: MemlsServer) -> None:
 
 
 async def _publish_open_buffers(ls: MemlsServer) -> None:
-    """While the first scan's end holds the engine: the editor's buffers unlike their files join the model, and they and what they touch are published.
+    """While a replayed start's end holds the engine: the editor's buffers join the model, and they and what they touch are published.
 
     The problems shown at the end are then the buffers' where a buffer
     differs from its file (an editor restoring unsaved tabs), not the files'
-    (memls.lsp.diagnostics.publish_now).
+    (memls.lsp.diagnostics.publish_now). Not at the end of a start checked
+    in full: taking the buffers in there, while their ``didOpen`` and the
+    changes and saves after it still wait, broke a save sent right after the
+    open (its index line was not updated); those buffers are taken in by
+    their own ``didOpen`` right after the end.
     """
     try:
-        # Only those unlike their files: a buffer equal to its file has the check's problems already,
-        # and its ``didOpen``, still waiting, carries the text the editor opened (a save may follow it).
-        documents, _ = await ls.engine.run_now(_against_disk, ls.state, _open_documents(ls))
+        documents = _open_documents(ls)
         affected = await ls.engine.run_now(ls.state.adopt_open_documents, documents)
         await ls.diagnostics.publish_now(affected | {path for path, _, _ in documents})
     except Exception:  # noqa: BLE001 - their own check follows the release

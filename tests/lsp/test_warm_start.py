@@ -368,24 +368,6 @@ async def test_a_start_that_checks_in_full_ends_its_scan_once_the_problems_are_o
     assert at_end == whole
 
 
-@pytest.mark.parametrize("folders", [1, 2])
-async def test_a_start_that_checks_in_full_ends_holding_the_problems_of_reopened_unsaved_buffers(tmp_path, folders):
-    """The full check reads the files; a buffer reopened unlike its file says otherwise before the end.
-
-    On disk b is superseded by c, which does not list it back; the buffer of
-    c lists it: b's problem must not be what the end shows.
-    """
-    roots = [tmp_path / f"repo{i}" for i in range(folders)]
-    for folder in roots:
-        write_workspace(folder)
-    c = roots[0] / "memory" / "c.md"
-    at_end, whole, info = await start_with_buffers(
-        tmp_path / "cache", roots, {c: entry("c", "third", extra="supersedes:\n  - b\n")})
-    assert not replayed(info)
-    assert path_to_uri(roots[0] / "memory" / "b.md") not in whole
-    assert at_end == whole
-
-
 def test_the_server_starts_without_loading_the_yaml_library():
     """A start that replays the last check parses nothing; PyYAML loads with the first frontmatter read.
 
