@@ -103,6 +103,7 @@ from .settings import Settings
 
 if TYPE_CHECKING:
     from .diagnostics import Problem
+    from .index import IndexLink
     from .model import Document, RootState, Workspace
     from .replay import RootFiles
 
@@ -678,10 +679,21 @@ def _incremental(
                 changed[i].add(name)
                 index_moved[i] = index_moved[i] or digest != record[2]
                 rendering_moved[i] = rendering_moved[i] or fields != record[3]
+    ctx = CheckContext(part, settings, today)
+    # Roots whose index had no line finding and whose new ones are found from
+    # the changed files' lines alone: those problems beside the stored ones.
+    pointed: dict[int, list[Problem]] = {}
     for i, entries_moved in enumerate(index_moved):
-        if (entries_moved and not index_files_moved[i] and stored[i].without_rendering
-                and _still_without_line_findings(part, i, listings[i], stored[i], changed[i], loaded)):
+        if entries_moved and not index_files_moved[i] and stored[i].without_rendering:
+            found = _line_findings_since(part, i, listings[i], stored[i], changed[i], loaded)
+            if found is None:
+                continue
             index_moved[i] = False  # judged from its own text, as before the change
+            if found:
+                from .checks.index import pointer_problems
+
+                state = part.roots[i]
+                pointed[i] = pointer_problems(ctx, state.documents[state.index_path], found)
     for i, rendered in enumerate(rendering_moved):
         if rendered and not stored[i].without_rendering:
             index_moved[i] = True  # the index problems read the rendering: judged again
@@ -706,7 +718,7 @@ def _incremental(
             paths.append(state.index_path)
             if state.policy_path in state.documents:
                 paths.append(state.policy_path)
-    results = check_paths(CheckContext(workspace, settings, today), paths)
+    results = check_paths(ctx if workspace is part else CheckContext(workspace, settings, today), paths)
     fresh = {path: problems for path, problems in results.items() if problems}
     rechecked = len(results)
     # The new stored results: the component's records and problems replaced.
@@ -738,6 +750,11 @@ def _incremental(
                 if path in fresh:
                     problems[name] = redone[name] = fresh[path]
             without_rendering = _without_rendering(listing, state)
+        elif i in pointed:
+            plain.pop(INDEX_FILENAME, None)
+            found = sorted([*problems.get(INDEX_FILENAME, ()), *pointed[i]], key=lambda p: p.sort_key())
+            problems[INDEX_FILENAME] = redone[INDEX_FILENAME] = found
+            without_rendering = False  # it has line findings now
         plain.update(_plain_of(state, redone))
         updated.append(_RootResults(records, problems, listing.index_identity, without_rendering, plain))
     settled = any(
@@ -745,7 +762,7 @@ def _incremental(
         for i, names in enumerate(changed) for name in names
     )
     worth = len(members) * REWRITE_FRACTION >= sum(len(before.records) for before in stored)
-    return _assemble(listings, updated, rechecked, "incremental"), updated, any(index_moved) or (settled and worth)
+    return _assemble(listings, updated, rechecked, "incremental"), updated, any(index_moved) or bool(pointed) or (settled and worth)
 
 
 def _index_view_suffices(
@@ -797,11 +814,11 @@ def _index_view_suffices(
     return True
 
 
-def _still_without_line_findings(
+def _line_findings_since(
     part: Workspace, i: int, listing: _Listing, before: _RootResults, changed: set[str],
     loaded: dict[tuple[int, str], Facts],
-) -> bool:
-    """Whether root ``i``'s index, which had no line finding (``before.without_rendering``), still has none.
+) -> list[tuple[IndexLink, bool]] | None:
+    """The line findings of root ``i``'s index, which had none (``before.without_rendering``); None: judge it.
 
     Only the changed files' lines, and the lines of the files sharing their
     names (before or after: which file of a name is shown may have moved),
@@ -809,24 +826,26 @@ def _still_without_line_findings(
     entries' stored index fields (the changed files' as read now), with a
     search for their pointers in ``MEMORY.md``, not a parse of every line
     and a view of every entry. With none found, the index problems, judged
-    from its own text, stand. False (judge the index) without ``MEMORY.md``
-    (``index-missing`` reads whether any entry lives) or with a policy.
+    from its own text, stand; the ones found join them. None (judge the
+    index) without ``MEMORY.md`` (``index-missing`` reads whether any entry
+    lives), with a policy or a budget, or when a finding needs more than
+    these lines (:func:`memls.store.checks.index.pointer_findings_about`).
     """
-    from .checks.index import finds_lines_about
+    from .checks.index import pointer_findings_about
     from .entry import DEFAULT_STATUS, MemoryEntry
     from .index import gets_index_line, omission_budget
 
     if listing.index_identity[0] is None or listing.index_identity[1] is not None:
-        return False
+        return None
     state = part.roots[i]
     part.load_document(state.index_path, cached=False)
     index = state.documents.get(state.index_path)
     if index is None:
-        return False
+        return None
     if index.too_large or index.read_error is not None:
-        return True  # its checks read no entry
+        return []  # its checks read no entry
     if omission_budget(index.text) is not None:
-        return False
+        return None
     records = before.records
 
     def fields(name: str) -> IndexFields | None:
@@ -869,7 +888,11 @@ def _still_without_line_findings(
         name_, title, _, type_, status = known
         return gets_index_line(MemoryEntry(name=name_, title=title, type=type_, status=status, path=state.path / name))
 
-    return not finds_lines_about(index.text, targets, living, shown)
+    found = pointer_findings_about(index.text, targets, living, shown)
+    if found is not None and any(not broken and state.path / link.target not in state.documents
+                                 for link, broken in found):
+        return None  # the entry its problem names is not in the model (it is: the component holds it)
+    return found
 
 
 def _holders(stored: list[_RootResults]) -> dict[str, list[tuple[int, str]]]:

@@ -472,27 +472,57 @@ def judged_without_rendering(state: RootState) -> bool:
     return isinstance(memo, _LineMemo) and memo.text == doc.text and not memo.findings
 
 
-def finds_lines_about(
+def pointer_findings_about(
     text: str, targets: Collection[str], living: Callable[[str], bool | None], shown: Callable[[str], bool]
-) -> bool:
-    """Whether the line checks of the legacy, unbudgeted index ``text`` find anything about ``targets``.
+) -> list[tuple[IndexLink, bool]] | None:
+    """The line findings of the legacy, unbudgeted index ``text`` about ``targets``, as facts given apart from a model.
 
-    :meth:`_LineMemo.judge` over facts given apart from a model:
-    ``living(t)`` is None when file ``t`` has no index entry, else whether
-    its entry is living; ``shown(t)`` whether it gets a line of the
-    rendering (living, and the first file of its name). A caller that knows
-    an index had no line finding, and which files' facts changed since, asks
-    about those files (and the files sharing their names, old and new) to
-    know whether it still has none (:mod:`memls.store.check_cache`).
+    :meth:`_LineMemo.judge` over ``living(t)`` (None when file ``t`` has no
+    index entry, else whether its entry is living) and ``shown(t)`` (whether
+    it gets a line of the rendering: living, and the first file of its
+    name). A caller that knows an index had no line finding, and which
+    files' facts changed since, asks about those files (and the files
+    sharing their names, old and new) to learn what it finds now
+    (:mod:`memls.store.check_cache`). Each finding is a pointer line and
+    whether its target is no entry at all (broken) rather than one not
+    living, in line order. None when it cannot say from these facts: a
+    living entry without a line (where its line belongs reads the
+    rendering), or a broken pointer whose message reads another file
+    (:func:`_broken_link_message`).
     """
-    linked = {link.target for link in pointers_to(text, targets) if not _EXTERNAL_TARGET.match(link.target)}
-    for target in targets:
-        if target in linked:
-            if living(target) is not True:  # broken, or lists a retired entry
-                return True
-        elif shown(target):  # a living entry without a line
-            return True
-    return False
+    found: list[tuple[IndexLink, bool]] = []
+    linked: set[str] = set()
+    for link in pointers_to(text, targets):
+        target = link.target
+        if _EXTERNAL_TARGET.match(target):
+            continue
+        linked.add(target)
+        is_living = living(target)
+        if is_living is None and _markdown_destination(target) != target:
+            return None
+        if is_living is not True:
+            found.append((link, is_living is None))
+    if any(target not in linked and shown(target) for target in targets):
+        return None
+    return found
+
+
+def pointer_problems(ctx: CheckContext, doc: Document, found: list[tuple[IndexLink, bool]]) -> list[Problem]:
+    """The problems :func:`_check_index` reports for ``found`` (:func:`pointer_findings_about`) in ``doc``.
+
+    The entries not living that they point at are read from the model, which
+    must hold their documents.
+    """
+    state = doc.root
+    findings = []
+    for link, broken in found:
+        if broken:
+            findings.append(_LineFinding("index-broken-link", link.target, link=link))
+            continue
+        entry_doc = state.documents[state.path / link.target]
+        findings.append(_LineFinding("index-lists-non-living", link.target, link=link,
+                                     entry=entry_doc.index_entry, entry_doc=entry_doc))
+    return [problem for problem in _check_lines(ctx, doc, findings, None, {"budget": None}) if problem is not None]
 
 
 def _legacy_findings(doc: Document) -> list[_LineFinding]:

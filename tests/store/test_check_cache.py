@@ -257,6 +257,40 @@ def test_a_renamed_entry_leaves_the_index_problems_standing_while_its_line_still
     assert run.results == fresh(root)
 
 
+@pytest.mark.parametrize("change", ["retired", "deleted", "yaml broken"])
+def test_a_listed_entry_that_stops_living_gets_its_line_problem_without_the_index_judged_again(
+    tmp_path: Path, change: str
+) -> None:
+    """An index without line findings gains the changed entry's, found from that entry's line alone."""
+    root = MemoryRoot("project", tmp_path / "memory")
+    root.path.mkdir()
+    for n in range(210):  # past Claude Code's 200 lines: the index has a problem of its own, which stays
+        write(root.path, f"e{n:03d}.md", f"---\nname: e{n:03d}\ndescription: d\n---\n")
+    generated_index(root)
+    check_roots([root], Settings(), today=TODAY)
+    path = root.path / "e007.md"
+    if change == "deleted":
+        path.unlink()
+    else:
+        text = "---\nname: e007\ndescription: d\nstatus: historical\n---\n"
+        write(root.path, "e007.md", text if change == "retired" else "---\nname: [e007\n---\n")
+        os.utime(path, (OLD + 5, OLD + 5))
+    run = check_roots([root], Settings(), today=TODAY)
+    assert run.how == "incremental" and run.rechecked == 1  # the entry alone, not MEMORY.md
+    codes = sorted(problem.code for problem in run.results[root.path / "MEMORY.md"])
+    # A file whose YAML does not load keeps its place under the name it had (no finding).
+    line_codes = {"retired": ["index-lists-non-living"], "deleted": ["index-broken-link"], "yaml broken": []}[change]
+    assert codes == sorted([*line_codes, "index-beyond-claude-code-limit"])
+    assert run.results == fresh(root)
+    # With a line finding now, the next change of an entry's line judges the index again.
+    write(root.path, "e008.md", "---\nname: e008\ndescription: d\nstatus: historical\n---\n")
+    os.utime(root.path / "e008.md", (OLD + 6, OLD + 6))
+    again = check_roots([root], Settings(), today=TODAY)
+    assert again.results == fresh(root)
+    if line_codes:
+        assert again.rechecked == 2  # e008 and MEMORY.md
+
+
 @pytest.mark.parametrize("change", ["the shown file is renamed", "a retired file takes the name and lives"])
 def test_a_file_a_name_change_shows_is_judged_for_its_missing_line(tmp_path: Path, change: str) -> None:
     """Which file of a name the index shows moves with another file's change: that file is judged too."""

@@ -126,6 +126,20 @@ def test_a_body_edit_is_answered_from_the_records_without_the_model(tmp_path: Pa
     assert exactly(run) == exactly(full(roots))
 
 
+def test_a_text_retiring_a_listed_entry_is_answered_with_its_line_problem_without_the_model(
+    tmp_path: Path, cache: Clock
+) -> None:
+    roots = one_root(tmp_path)
+    check_roots(roots, Settings(), today=TODAY)
+    text = "---\nname: gamma\ndescription: d\nstatus: historical\n---\n"
+    run = checked_with_texts(roots, Settings(), observe(roots), {roots[0].path / "gamma.md": text}, today=TODAY)
+    assert run is not None and run.how == "incremental" and run.workspace is None
+    assert run.rechecked == 1  # gamma alone: MEMORY.md's line about it is found, not the index judged
+    (problem,) = run.results[roots[0].path / "MEMORY.md"]
+    assert problem.code == "index-lists-non-living"
+    assert found(run) == with_buffers(roots, {roots[0].path / "gamma.md": text})
+
+
 def test_a_text_linking_to_a_missing_memory_shows_the_dangling_link(tmp_path: Path, cache: Clock) -> None:
     roots = one_root(tmp_path)
     check_roots(roots, Settings(), today=TODAY)
