@@ -317,10 +317,13 @@ async def _initial_scan(ls: MemlsServer) -> None:
     # them and the files connected to them, so the scan ends only once the model has checked those.
     reopened: list[tuple[Path, str, int | None]] = []
     try:
-        if watcher is not None:  # before listing: a write during the scan is then seen
-            await ls.engine.run_now(watcher.prime)
         try:
             start = await ls.engine.run_now(_start_listing, state)
+        except Exception:  # noqa: BLE001 - a start that cannot replay loads and checks in full
+            log.exception("listing the roots failed")
+        if watcher is not None:  # before anything is read: a write during the scan is then seen
+            await ls.engine.run_now(watcher.prime, start.observation if start is not None else None)
+        try:
             if start is not None:
                 warm = await ls.engine.run_now(warm_start, start, state.settings)
         except Exception:  # noqa: BLE001 - a start that cannot replay loads and checks in full

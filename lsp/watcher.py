@@ -34,6 +34,7 @@ import os
 import threading
 import time
 from pathlib import Path
+from stat import S_ISREG
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -42,6 +43,8 @@ from memls.store.model import document_kind
 from memls.store.settings import CONFIG_FILES
 
 if TYPE_CHECKING:
+    from memls.store.replay import Observation
+
     from .server import MemlsServer
     from .state import ServerState
 
@@ -103,7 +106,8 @@ def snapshot(directory: Path) -> dict[Path, Signature]:
                     st = item.stat()
                 except OSError:
                     continue
-                out[Path(item.path)] = (st.st_size, st.st_mtime_ns)
+                if S_ISREG(st.st_mode):  # a directory named like a memory is none
+                    out[Path(item.path)] = (st.st_size, st.st_mtime_ns)
     except OSError:
         pass
     return out
@@ -175,10 +179,16 @@ class PollingWatcher:
         self._settings: dict[Path, Signature | None] = {}
         self._thread = threading.Thread(target=self._run, name="memls-watcher", daemon=True)
 
-    def prime(self) -> None:
-        """Remember how the roots look now; changes from here on are reported."""
+    def prime(self, listing: Observation | None = None) -> None:
+        """Remember how the roots look now; changes from here on are reported.
+
+        ``listing``: the start's listing of the roots, just taken: their files
+        as it saw them, not ``stat``-ed again (a change after it is reported).
+        """
         for directory in polled_directories(self.server.state):
-            self._seen[directory] = snapshot(directory)
+            listed = listing.regular_files(directory) if listing is not None else None
+            self._seen[directory] = (snapshot(directory) if listed is None
+                                     else {directory / name: (size, mtime) for name, size, mtime in listed})
         self._settings = {path: file_signature(path) for path in polled_settings_files(self.server.state)}
 
     def start(self) -> None:

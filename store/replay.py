@@ -95,6 +95,22 @@ class Observation(NamedTuple):
             part.append((*key, listed[key]))
         return Observation(self.observed_ns, tuple(part))
 
+    def regular_files(self, directory: Path) -> list[tuple[str, int, int]] | None:
+        """(name, size, mtime) of each regular document file of root ``directory`` as listed; None: not listed.
+
+        A poller that starts watching a root when a start has just listed it
+        takes its first look from here rather than ``stat``-ing every file a
+        second time (10k files: 25-30 ms); names that are no regular file or
+        could not be ``stat``-ed are left out, as its own look leaves them.
+        """
+        resolved = resolved_path(directory)
+        for listed, _scope, files in self.fingerprint:
+            if listed == resolved:
+                if isinstance(files, int):
+                    return None
+                return [(name, size, mtime) for name, size, mtime, *_ in files if size >= 0]
+        return None
+
 
 def observe(roots: Sequence[Root]) -> Observation:
     """List and ``stat`` every document of ``roots`` now."""

@@ -196,6 +196,31 @@ async def test_other_settings_are_not_replayed(tmp_path):
     assert "dangling-supersedes" not in {code for _, _, code, _ in quiet.get(path_to_uri(root / "a.md"), [])}
 
 
+async def test_a_file_another_process_writes_after_a_replayed_start_is_seen_by_the_servers_own_poller(tmp_path):
+    """The Neovim profile watches nothing for the server: its poller's first look is the start's listing."""
+    folder = tmp_path / "repo"
+    root = write_workspace(folder)
+    await settle()
+    before, _ = await run_server(tmp_path / "cache", folder)
+
+    async def written_after_the_start(client) -> None:
+        subprocess.run([sys.executable, "-c", "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text(sys.argv[2])",
+                        str(root / "c.md"), entry("c", "third", extra="supersedes:\n  - ghost3\n")], check=True)
+        uri = path_to_uri(root / "c.md")
+        deadline = asyncio.get_running_loop().time() + 20
+        while not any("ghost3" in d.message for d in client.diagnostics.get(uri, [])):
+            assert asyncio.get_running_loop().time() < deadline, "the write was never seen"
+            await asyncio.sleep(0.05)
+
+    after, info = await run_server(tmp_path / "cache", folder, then=written_after_the_start)
+    assert replayed(info)
+    # Only what changed: every other file holds what the first server published.
+    changed = path_to_uri(root / "c.md")
+    assert any("ghost3" in message for *_, message in after.pop(changed))
+    before.pop(changed, None)
+    assert after == before
+
+
 async def test_an_edit_right_after_a_replayed_start_waits_for_the_model_and_gets_the_whole_models_answer(tmp_path):
     folder = tmp_path / "repo"
     root = write_workspace(folder)
