@@ -176,6 +176,17 @@ class _RootResults:
     # By file name: the text's length of a file whose problems are plain (:func:`plain_length`).
     plain: dict[str, int] = field(default_factory=dict)
 
+    # The problems name a thousand paths at 10k entries: kept as their text, and each made
+    # once as it is read (:func:`_unpickled`), not parsed again for every problem.
+    def __getstate__(self) -> tuple:
+        return self.records, _pickled(self.problems), self.index_identity, self.without_rendering, self.plain
+
+    def __setstate__(self, state: tuple) -> None:
+        self.records, problems, self.index_identity, self.without_rendering, self.plain = state
+        self.problems = _unpickled(problems)
+        if not isinstance(self.problems, dict):
+            raise ValueError("broken per-file records")  # a miss (load_private), never an error
+
 
 def check_roots(
     roots: Sequence[MemoryRoot], settings: Settings, *, today: date | None = None,
@@ -329,7 +340,7 @@ def _replayed_summary(location: Path, identity: str, key: tuple, state: bytes | 
         return None
     summary = load_private(location, identity)
     if isinstance(summary, tuple) and len(summary) == 6 and summary[:3] == (*key, state):
-        documents, found = summary[3], _unpickled_results(summary[4])
+        documents, found = summary[3], _unpickled(summary[4])
         if isinstance(found, list):
             try:
                 plain = {found[i][0]: length for i, length in summary[5]}
@@ -349,11 +360,11 @@ def _keep(location: Path, identity: str, key: tuple, state: bytes | None, run: C
         # The plain paths by their place in the results: (index, text length) pairs.
         order = {path: i for i, path in enumerate(run.results)}
         plain = [(order[path], length) for path, length in run.plain.items() if path in order]
-        store_private(location, identity, (*key, state, run.documents, _pickled_results(run.results), plain))
+        store_private(location, identity, (*key, state, run.documents, _pickled(list(run.results.items())), plain))
 
 
-def _pickled_results(results: dict[Path, list[Problem]]) -> bytes:
-    """A run's results as ``[(path, problems)]`` pickled, every path as its text (see :func:`_unpickled_results`)."""
+def _pickled(obj: Any) -> bytes:
+    """``obj`` (a run's results, a root's problems) pickled, every path as its text (see :func:`_unpickled`)."""
     import io
     import pickle
 
@@ -362,12 +373,12 @@ def _pickled_results(results: dict[Path, list[Problem]]) -> bytes:
             return str(obj) if isinstance(obj, Path) else None
 
     out = io.BytesIO()
-    PathsAsText(out, protocol=pickle.HIGHEST_PROTOCOL).dump(list(results.items()))
+    PathsAsText(out, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
     return out.getvalue()
 
 
-def _unpickled_results(data: Any) -> Any:
-    """What :func:`_pickled_results` pickled; None if broken.
+def _unpickled(data: Any) -> Any:
+    """What :func:`_pickled` pickled; None if broken.
 
     A replay's results name 840 paths at 10k entries, each twice (the key
     and its problems' own). Pickled as they are, each is parsed again as
@@ -912,6 +923,7 @@ def _assemble(listings: list[_Listing], stored: list[_RootResults], rechecked: i
     documents = 0
     for listing, results in zip(listings, stored):
         directory = listing.root.path
+        child = child_path_maker(directory)
         names = list(results.records)
         index_name, policy_name = INDEX_FILENAME, POLICY_FILENAME
         present = [n for n, ident in ((index_name, listing.index_identity[0]),
@@ -927,7 +939,7 @@ def _assemble(listings: list[_Listing], stored: list[_RootResults], rechecked: i
         for name in names:
             found_here = problems.get(name)
             if found_here:
-                path = directory / name
+                path = child(name)
                 found[path] = found_here
                 if name in plain_names:
                     plain[path] = plain_names[name]
