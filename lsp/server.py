@@ -316,6 +316,7 @@ async def _initial_scan(ls: MemlsServer) -> None:
     # Open documents whose text is not their file's: the replay is not what the client must hold for
     # them and the files connected to them, so the scan ends only once the model has checked those.
     reopened: list[tuple[Path, str, int | None]] = []
+    buffers_waiting = False
     try:
         try:
             start = await ls.engine.run_now(_start_listing, state)
@@ -400,7 +401,14 @@ async def _initial_scan(ls: MemlsServer) -> None:
                 if checked is not None and not ls.diagnostics.pull:
                     open_paths = ls.diagnostics.open_paths()
                     await ls.diagnostics.publish_checked(checked, open_paths)
-        if warm is not None or checked is not None or ls.diagnostics.pull:
+                    # Buffers unlike their files (an editor restoring unsaved tabs): their didOpen and
+                    # the changes after it wait for the release; the end waits for them (below).
+                    try:
+                        unlike, _ = await ls.engine.run_now(_against_disk, state, _open_documents(ls))
+                        buffers_waiting = bool(unlike)
+                    except Exception:  # noqa: BLE001 - their own didOpen still checks them
+                        log.exception("comparing the open documents with their files failed")
+        if (warm is not None or checked is not None or ls.diagnostics.pull) and not buffers_waiting:
             if progress and not ls.stopping:
                 # The model is whole and its problems are out: the end never comes before what it found.
                 await _end_progress(ls, token)
@@ -425,6 +433,17 @@ async def _initial_scan(ls: MemlsServer) -> None:
         ls.model_changes.schedule(paths)
         ls.status.send()
         ls.after_change(open_paths | ls.diagnostics.open_paths())
+        if buffers_waiting:
+            # Not taken in before the release: a buffer adopted while its didOpen, changes
+            # and saves still waited broke a save sent right after the open (its index
+            # line was not updated). The engine takes waiting jobs in the order they asked,
+            # so once a job asked now has run, those handlers have; then their checks are out.
+            await ls.engine.run(_nothing)
+            await ls.diagnostics.idle()
+            ls.status.first_check_pending = False
+            ls.status.send()
+            if progress:
+                await _end_progress(ls, token)
     else:
         # Checked only now (several folders, folder settings): the end follows their problems.
         ls.after_change(paths)
@@ -458,6 +477,10 @@ async def _end_progress(ls: MemlsServer, token: str) -> None:
     """End the first scan's progress, saying how many memories the model holds."""
     entries = await ls.engine.run_now(ls.state.workspace.entry_count)
     ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=f"{entries} memories"))
+
+
+def _nothing() -> None:
+    """An engine job that does nothing: awaited, every job that asked before it has run."""
 
 
 def _open_documents(ls: MemlsServer) -> list[tuple[Path, str, int | None]]:

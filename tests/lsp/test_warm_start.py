@@ -393,6 +393,26 @@ async def test_a_start_that_checks_in_full_ends_its_scan_once_the_problems_are_o
     assert at_end == whole
 
 
+@pytest.mark.parametrize("folders", [1, 2])
+async def test_a_start_that_checks_in_full_ends_holding_the_problems_of_reopened_unsaved_buffers(tmp_path, folders):
+    """Restored unsaved tabs at a start with nothing to replay: the end waits for their own check.
+
+    The buffer of c lists b back (b's problem on disk is gone), and an
+    unsaved new file names a successor no entry has.
+    """
+    roots = [tmp_path / f"repo{i}" for i in range(folders)]
+    for folder in roots:
+        write_workspace(folder)
+    root = roots[0] / "memory"
+    buffers = {root / "c.md": entry("c", "third", extra="supersedes:\n  - b\n"),
+               root / "new.md": entry("new", "unsaved", extra="superseded_by: nobody\n")}
+    at_end, whole, info = await start_with_buffers(tmp_path / "cache", roots, buffers)
+    assert not replayed(info)
+    b, new = path_to_uri(root / "b.md"), path_to_uri(root / "new.md")
+    assert b not in whole and "dangling-superseded-by" in {d.code for d in whole[new]}
+    assert at_end == whole
+
+
 def test_the_server_starts_without_loading_the_yaml_library():
     """A start that replays the last check parses nothing; PyYAML loads with the first frontmatter read.
 
