@@ -386,8 +386,8 @@ async def _initial_scan(ls: MemlsServer) -> None:
                     percentage=int(100 * state.scanned_files / max(total, 1))))
     finally:
         await ls.engine.run_now(_end_scan, state, ls.engine.wait_until_quiet)
-        if warm is not None and reopened and not ls.stopping:
-            await _publish_open_buffers(ls)
+        # What the stored facts could not tell (an unsaved MEMORY.md, a new file): the model's check of those buffers.
+        buffers_waiting = warm is not None and bool(reopened)
         if not ls.stopping:
             if warm is not None:
                 if not await ls.engine.run_now(warm.still_current):
@@ -452,25 +452,6 @@ async def _initial_scan(ls: MemlsServer) -> None:
         ls.status.send()
         if progress:
             await _end_progress(ls, token)
-
-
-async def _publish_open_buffers(ls: MemlsServer) -> None:
-    """While a replayed start's end holds the engine: the editor's buffers join the model, and they and what they touch are published.
-
-    The problems shown at the end are then the buffers' where a buffer
-    differs from its file (an editor restoring unsaved tabs), not the files'
-    (memls.lsp.diagnostics.publish_now). Not at the end of a start checked
-    in full: taking the buffers in there, while their ``didOpen`` and the
-    changes and saves after it still wait, broke a save sent right after the
-    open (its index line was not updated); those buffers are taken in by
-    their own ``didOpen`` right after the end.
-    """
-    try:
-        documents = _open_documents(ls)
-        affected = await ls.engine.run_now(ls.state.adopt_open_documents, documents)
-        await ls.diagnostics.publish_now(affected | {path for path, _, _ in documents})
-    except Exception:  # noqa: BLE001 - their own check follows the release
-        log.exception("checking the open documents failed")
 
 
 async def _end_progress(ls: MemlsServer, token: str) -> None:
