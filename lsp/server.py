@@ -400,14 +400,17 @@ async def _initial_scan(ls: MemlsServer) -> None:
                     log.exception("checking the loaded model failed")
                 if checked is not None and not ls.diagnostics.pull:
                     open_paths = ls.diagnostics.open_paths()
-                    await ls.diagnostics.publish_checked(checked, open_paths)
-                    # Buffers unlike their files (an editor restoring unsaved tabs): their didOpen and
-                    # the changes after it wait for the release; the end waits for them (below).
                     try:
-                        unlike, _ = await ls.engine.run_now(_against_disk, state, _open_documents(ls))
+                        unlike, same = await ls.engine.run_now(_against_disk, state, _open_documents(ls))
+                        # A document open with its file's text gets the check's problems, as a closed one does.
+                        ls.diagnostics.checked_whole(same)
+                        open_paths -= same
+                        # Buffers unlike their files (an editor restoring unsaved tabs): their didOpen and
+                        # the changes after it wait for the release; the end waits for them (below).
                         buffers_waiting = bool(unlike)
                     except Exception:  # noqa: BLE001 - their own didOpen still checks them
                         log.exception("comparing the open documents with their files failed")
+                    await ls.diagnostics.publish_checked(checked, open_paths)
         if (warm is not None or checked is not None or ls.diagnostics.pull) and not buffers_waiting:
             if progress and not ls.stopping:
                 # The model is whole and its problems are out: the end never comes before what it found.

@@ -395,21 +395,36 @@ async def test_a_start_that_checks_in_full_ends_its_scan_once_the_problems_are_o
 
 @pytest.mark.parametrize("folders", [1, 2])
 async def test_a_start_that_checks_in_full_ends_holding_the_problems_of_reopened_unsaved_buffers(tmp_path, folders):
-    """Restored unsaved tabs at a start with nothing to replay: the end waits for their own check.
+    """Restored tabs at a start with nothing to replay: the end holds their problems too.
 
-    The buffer of c lists b back (b's problem on disk is gone), and an
-    unsaved new file names a successor no entry has.
+    The buffer of c lists b back (b's problem on disk is gone), an unsaved
+    new file names a successor no entry has, and a's tab holds its file's
+    text (its link to a missing memory is the check's problem, not its own
+    check's after the end).
     """
     roots = [tmp_path / f"repo{i}" for i in range(folders)]
     for folder in roots:
         write_workspace(folder)
     root = roots[0] / "memory"
     buffers = {root / "c.md": entry("c", "third", extra="supersedes:\n  - b\n"),
-               root / "new.md": entry("new", "unsaved", extra="superseded_by: nobody\n")}
+               root / "new.md": entry("new", "unsaved", extra="superseded_by: nobody\n"),
+               root / "a.md": (root / "a.md").read_text(encoding="utf-8")}
     at_end, whole, info = await start_with_buffers(tmp_path / "cache", roots, buffers)
     assert not replayed(info)
-    b, new = path_to_uri(root / "b.md"), path_to_uri(root / "new.md")
+    a, b, new = (path_to_uri(root / name) for name in ("a.md", "b.md", "new.md"))
     assert b not in whole and "dangling-superseded-by" in {d.code for d in whole[new]}
+    assert "dangling-supersedes" in {d.code for d in whole[a]}
+    assert at_end == whole
+
+
+async def test_a_start_that_checks_in_full_ends_holding_the_problems_of_tabs_reopened_as_their_files(tmp_path):
+    """A tab holding its file's text gets the full check's problems at the end, not a lone check's after it."""
+    folder = tmp_path / "repo"
+    root = write_workspace(folder)
+    buffers = {root / name: (root / name).read_text(encoding="utf-8") for name in ("a.md", "b.md")}
+    at_end, whole, info = await start_with_buffers(tmp_path / "cache", folder, buffers)
+    assert not replayed(info)
+    assert "dangling-supersedes" in {d.code for d in at_end[path_to_uri(root / "a.md")]}
     assert at_end == whole
 
 
