@@ -763,8 +763,8 @@ def _incremental(
             without_rendering = _without_rendering(listing, state)
         elif i in pointed:
             plain.pop(INDEX_FILENAME, None)
-            found = sorted([*problems.get(INDEX_FILENAME, ()), *pointed[i]], key=lambda p: p.sort_key())
-            problems[INDEX_FILENAME] = redone[INDEX_FILENAME] = found
+            joined = sorted([*problems.get(INDEX_FILENAME, ()), *pointed[i]], key=lambda p: p.sort_key())
+            problems[INDEX_FILENAME] = redone[INDEX_FILENAME] = joined
             without_rendering = False  # it has line findings now
         plain.update(_plain_of(state, redone))
         updated.append(_RootResults(records, problems, listing.index_identity, without_rendering, plain))
