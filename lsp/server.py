@@ -284,8 +284,9 @@ async def _initial_scan(ls: MemlsServer) -> None:
     open documents are checked first (memls.lsp.diagnostics), then every
     document of the roots.
 
-    When no file changed since the last check (memls.store.warm_start), its
-    results are shown at once and the scan's progress ends there: the model
+    When the last check's results still hold, or hold once the files changed
+    since are re-checked from the stored facts (memls.store.warm_start), they
+    are shown at once and the scan's progress ends there: the model
     is loaded afterwards, still holding every request that needs it, and
     checked in full only if a file changed meanwhile. An open document whose
     text is not its file's (an editor restoring unsaved tabs) makes the
@@ -362,11 +363,11 @@ async def _initial_scan(ls: MemlsServer) -> None:
                     title="memls: indexing memories", message=f"0/{entries}", percentage=0, cancellable=False))
                 ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=f"{entries} memories"))
                 progress = False
-            ls.timings["replayed_start_seconds"] = time.perf_counter() - started
+            ls.timings[f"{warm.how}_start_seconds"] = time.perf_counter() - started
             # Nothing was parsed yet: the parser's library loads with the model, not on the first keystroke.
             await ls.engine.run_now(import_yaml)
         elif warm is not None:
-            ls.timings["replayed_start_seconds"] = time.perf_counter() - started
+            ls.timings[f"{warm.how}_start_seconds"] = time.perf_counter() - started
         listed = await ls.engine.run_now(_list_roots, state)
         total = state.scan_total = len(listed)
         if progress:

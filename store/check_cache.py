@@ -208,38 +208,63 @@ def check_roots(
     identity = _identity(roots, settings)
     key = (FORMAT, today.isoformat())
     state = _state_digest(listings)
-    stored = None
     if location is not None:
-        # The last run's answer alone first: replaying it reads no per-file record.
-        replayed = _replayed_summary(location, identity, key, state)
-        if replayed is not None:
-            return replayed
-        stored = _stored_records(location, identity, key, len(roots))
-    outcome = _incremental(roots, settings, today, listings, stored) if stored is not None else None
-    if outcome is None:
-        outcome = _full(roots, settings, today, listings if location is not None else None)
-    run, kept, worth_storing = outcome
+        run = _from_stored(roots, settings, today, listings, location, identity, key, state)
+        if run is not None:
+            return run
+    run, kept, worth_storing = _full(roots, settings, today, listings if location is not None else None)
     if location is not None:
         _keep(location, identity, key, state, run, kept, worth_storing)
     return run
 
 
-def replayed_check(
+def _from_stored(
+    roots: Sequence[MemoryRoot], settings: Settings, today: date, listings: list[_Listing],
+    location: Path, identity: str, key: tuple, state: bytes | None, *, may_load_all: bool = True,
+) -> CheckRun | None:
+    """The last run's answer replayed, or brought up to date where files changed (and kept); None: check in full."""
+    # The last run's answer alone first: replaying it reads no per-file record.
+    replayed = _replayed_summary(location, identity, key, state)
+    if replayed is not None:
+        return replayed
+    stored = _stored_records(location, identity, key, len(roots))
+    if stored is None:
+        return None
+    outcome = _incremental(roots, settings, today, listings, stored, may_load_all=may_load_all)
+    if outcome is None:
+        return None
+    run, kept, worth_storing = outcome
+    _keep(location, identity, key, state, run, kept, worth_storing)
+    return run
+
+
+def checked_from_stored(
     roots: Sequence[MemoryRoot], settings: Settings, observation: Observation, *, today: date | None = None,
 ) -> CheckRun | None:
-    """The last run's answer for ``roots`` when no file changed since it (as :func:`check_roots` replays it).
+    """What :func:`check_roots` answers when it needs not load the whole model; None when it would.
 
-    None when anything would make :func:`check_roots` compute: a file
-    changed, added, deleted or still racy, other settings or roots, another
-    day, another engine, caching off. Reads no per-file record and no parse.
+    The last run's answer when no file changed since it; otherwise, once
+    every file has settled, the stored results brought up to date by
+    re-checking the changed files' component (and kept, so the next run
+    replays). For a long-lived reader starting over files changed while it
+    did not run (a pull, another tool): it shows a whole check's problems
+    before loading its model. While a file is racy the answer is None: the
+    caller's model reads that file itself and checks it, so what it shows
+    is never a check of bytes the model did not read (its ``stat`` may not
+    move if the file changes again).
     """
     today = today or date.today()
     found = _observed_listings(roots, settings, observation)
     if found is None:
         return None
     location, listings = found
-    return _replayed_summary(location, _identity(roots, settings), (FORMAT, today.isoformat()),
-                             _state_digest(listings))
+    state = _state_digest(listings)
+    if state is None:
+        return None
+    # Tens of thousands of records may be read: collector passes over them would cost more than the check.
+    with paused_gc():
+        return _from_stored(roots, settings, today, listings, location, _identity(roots, settings),
+                            (FORMAT, today.isoformat()), state, may_load_all=False)
 
 
 def _observed_listings(roots: Sequence[MemoryRoot], settings: Settings, observation: Observation,
@@ -585,13 +610,14 @@ def _facts(doc: Document) -> Facts:
 def _incremental(
     roots: Sequence[MemoryRoot], settings: Settings, today: date,
     listings: list[_Listing], stored: list[_RootResults],
-    texts: Mapping[tuple[int, str], str] | None = None,
+    texts: Mapping[tuple[int, str], str] | None = None, *, may_load_all: bool = True,
 ) -> tuple[CheckRun, list[_RootResults], bool] | None:
     """The run from the stored results and the changed files' component; None: check in full.
 
     ``texts``: documents (root index, file name) to take as holding these
     texts rather than their files' (:func:`checked_with_texts`); they count
-    as changed, and a check that would need the whole model answers None.
+    as changed, and a check that would need the whole model answers None,
+    as it does without ``may_load_all`` (a caller that loads the model itself).
 
     The flag says whether the new per-file records are worth writing. Not
     while the index results stand and either every file that changed is
@@ -718,8 +744,8 @@ def _incremental(
         with paused_gc():
             suffices = _index_view_suffices(part, i, listings[i], stored[i], members)
         if not suffices:
-            if texts:
-                return None  # a model of every file with other texts is the caller's to build
+            if texts or not may_load_all:
+                return None  # a model of every file (with other texts) is the caller's to build
             # The index files are judged against every entry's document: the whole model.
             workspace = Workspace.load(roots)
             break

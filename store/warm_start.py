@@ -1,4 +1,4 @@
-"""A long-lived reader's start over roots in which no file changed: the last check's results, replayed.
+"""A long-lived reader's start from the last check's results: replayed, or brought up to date.
 
 A language server restarted over 10k unchanged entries used to load every
 parse from the parse cache (0.35-0.4 s of CPU) before it could say anything
@@ -7,18 +7,28 @@ because the first check after the start reads every document. What the
 editor shows after a start is the problems of every file, and while no file
 changed since the last check, those are the last check's
 (:mod:`memls.store.check_cache`, which ``memls check`` replays the same way).
-So a start first asks :func:`warm_start`: when it answers, the problems are
-shown at once and the model is completed afterwards; when it does not, the
-start loads the model and checks it in full (:func:`check_started`), which
-leaves the results for the next start.
+When a few files changed while no reader ran (a pull, another tool, an
+agent's saves), they are the last check's for every file the changes
+cannot reach, and the changed files' component is re-checked from the
+stored facts, as ``memls check`` does after a change. So a start first asks
+:func:`warm_start`: when it answers, the problems are shown at once and the
+model is completed afterwards; when it does not, the start loads the model
+and checks it in full (:func:`check_started`), which leaves the results for
+the next start.
 
 Why each rule exists:
 
 * **The same key as ``memls check``**: the roots as spelled and resolved,
   their layer order, the severities, the day, the engine, and the identity of
-  every file (racy ones never replay). A file changed, added or deleted while
-  no server ran, a ``MEMORY.md`` rewritten, other settings or another version
-  of memls: each is a miss, and the start takes the full path.
+  every file. Other settings, another day or another version of memls are a
+  miss, and the start takes the full path. A file changed, added or deleted
+  while no server ran, or a ``MEMORY.md`` rewritten, is re-checked with what
+  it reaches, unless that needs the whole model (a managed or budgeted index
+  to judge again, too large a component): then the full path.
+* **Settled files only.** While a file is racy (changed within the racy
+  window of :mod:`memls.store.cache`) the start takes the full path: a
+  second write inside the window may leave its ``stat`` as it was, and the
+  model must then hold the bytes that were checked.
 * **One stack only.** The check cache keys one stack of roots; a workspace of
   several folders (stacks that share roots, per-folder settings) is not what
   was stored, so it always takes the full path.
@@ -39,7 +49,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .check_cache import check_loaded, checked_with_texts, replayed_check
+from .check_cache import check_loaded, checked_from_stored, checked_with_texts
 from .names import count_entry_filenames
 from .replay import Observation, observe, roots_fingerprint
 from .roots import MemoryRoot
@@ -62,7 +72,7 @@ class StartListing:
 
 @dataclass(frozen=True)
 class WarmStart:
-    """The problems of every file of a start's roots, replayed from the last check."""
+    """The problems of every file of a start's roots, from the last check's results."""
 
     listing: StartListing
     # Every path with problems, in the order a full check gives them.
@@ -70,6 +80,9 @@ class WarmStart:
     # The paths of ``results`` whose problems are placed alike in every unit, with their text's length
     # (:func:`memls.store.check_cache.plain_length`): shown without reading the file.
     plain: dict[Path, int]
+    # How the files' results were had: "replayed" (no file changed since the last check) or
+    # "incremental" (the files changed since re-checked; buffers re-checked by with_texts change nothing here).
+    how: str = "replayed"
 
     @property
     def entries(self) -> int:
@@ -89,7 +102,7 @@ class WarmStart:
         when only the model can tell (the caller loads it and checks those first).
         """
         run = checked_with_texts(self.listing.roots, settings, self.listing.observation, texts, today=today)
-        return WarmStart(self.listing, run.results, run.plain) if run is not None else None
+        return WarmStart(self.listing, run.results, run.plain, self.how) if run is not None else None
 
     def still_current(self) -> bool:
         """Whether every file of the roots is still the one the results were replayed for.
@@ -111,9 +124,9 @@ def start_listing(stacks: Mapping[Hashable, Sequence[MemoryRoot]]) -> StartListi
 
 
 def warm_start(listing: StartListing, settings: Settings, *, today: date | None = None) -> WarmStart | None:
-    """The last check's results when no file of the roots changed since it; None: load and check in full."""
-    run = replayed_check(listing.roots, settings, listing.observation, today=today)
-    return WarmStart(listing, run.results, run.plain) if run is not None else None
+    """The last check's results, re-checked where files changed since it; None: load and check in full."""
+    run = checked_from_stored(listing.roots, settings, listing.observation, today=today)
+    return WarmStart(listing, run.results, run.plain, run.how) if run is not None else None
 
 
 def check_started(listing: StartListing, settings: Settings, workspace: Workspace,

@@ -87,6 +87,11 @@ def replayed(info: dict) -> bool:
     return "replayed_start_seconds" in info["timings"]
 
 
+def rechecked_from_stored(info: dict) -> bool:
+    """The start brought the last check's results up to date from the stored facts, without the model."""
+    return "incremental_start_seconds" in info["timings"]
+
+
 async def test_a_restart_over_unchanged_files_shows_at_once_the_problems_a_cold_start_shows(tmp_path):
     folder = tmp_path / "repo"
     write_workspace(folder)
@@ -134,7 +139,7 @@ async def test_a_replayed_start_publishes_every_field_a_cold_start_publishes(tmp
     assert [d.code for d in warm[path_to_uri(root / "later.md")]] == ["dangling-supersedes"]
 
 
-async def test_a_file_changed_while_no_server_ran_is_checked_not_replayed(tmp_path):
+async def test_a_file_changed_while_no_server_ran_is_rechecked_from_the_stored_results_not_replayed(tmp_path):
     folder = tmp_path / "repo"
     root = write_workspace(folder)
     await settle()
@@ -142,7 +147,7 @@ async def test_a_file_changed_while_no_server_ran_is_checked_not_replayed(tmp_pa
     (root / "d.md").write_text(entry("d", "fourth", extra="supersedes:\n  - phantom\n"), encoding="utf-8")
     await settle()
     warm, info = await run_server(tmp_path / "cache", folder)
-    assert not replayed(info)
+    assert not replayed(info) and rechecked_from_stored(info)
     assert "dangling-supersedes" in {code for _, _, code, _ in warm[path_to_uri(root / "d.md")]}
     cold, _ = await run_server(tmp_path / "other-cache", folder)
     assert warm == cold
@@ -160,10 +165,10 @@ async def test_a_file_changed_just_now_is_never_replayed_even_with_its_old_size_
     os.utime(root / "c.md", ns=(before.st_atime_ns, before.st_mtime_ns))
     await settle()
     _, info = await run_server(tmp_path / "cache", folder)
-    assert not replayed(info)
+    assert not replayed(info) and rechecked_from_stored(info)
 
 
-async def test_an_added_file_a_deleted_file_and_a_rewritten_index_are_not_replayed(tmp_path):
+async def test_an_added_file_a_deleted_file_and_a_rewritten_index_are_rechecked_not_replayed(tmp_path):
     folder = tmp_path / "repo"
     root = write_workspace(folder)
     await settle()
@@ -172,17 +177,17 @@ async def test_an_added_file_a_deleted_file_and_a_rewritten_index_are_not_replay
     (root / "e.md").write_text(entry("e", "fifth", extra="supersedes:\n  - nowhere\n"), encoding="utf-8")
     await settle()
     added, info = await run_server(cache, folder)
-    assert not replayed(info) and path_to_uri(root / "e.md") in added
+    assert not replayed(info) and rechecked_from_stored(info) and path_to_uri(root / "e.md") in added
     (root / "a.md").unlink()
     await settle()
     deleted, info = await run_server(cache, folder)
-    assert not replayed(info) and path_to_uri(root / "a.md") not in deleted
+    assert not replayed(info) and rechecked_from_stored(info) and path_to_uri(root / "a.md") not in deleted
     index = root / "MEMORY.md"
     index.write_text(index.read_text(encoding="utf-8").replace("- [gone](gone.md) \u2014 gone\n", ""),
                      encoding="utf-8")
     await settle()
     rewritten, info = await run_server(cache, folder)
-    assert not replayed(info)
+    assert not replayed(info) and rechecked_from_stored(info)
     assert rewritten == (await run_server(tmp_path / "other-cache", folder))[0]
 
 
@@ -351,6 +356,33 @@ async def test_a_replayed_start_with_reopened_unsaved_entries_rechecks_them_from
     assert not replayed(cold_info)
     a, b = path_to_uri(root / "a.md"), path_to_uri(root / "b.md")
     assert b not in cold and "dangling-superseded-by" in {d.code for d in cold[a]}
+    assert warm == cold
+    assert at_end == cold
+
+
+async def test_a_start_after_files_changed_with_reopened_unsaved_entries_ends_holding_what_a_cold_start_holds(tmp_path):
+    """Files changed while no server ran, and unsaved tabs over others: both re-checked from the stored facts.
+
+    On disk since the last check: d gained a dangling link, and c lists b
+    back (b's stored problem is stale). The buffer of a names a successor no
+    entry has.
+    """
+    folder = tmp_path / "repo"
+    root = write_workspace(folder)
+    await settle()
+    cache = tmp_path / "cache"
+    await run_server(cache, folder)
+    (root / "d.md").write_text(entry("d", "fourth", extra="supersedes:\n  - phantom\n"), encoding="utf-8")
+    (root / "c.md").write_text(entry("c", "third", extra="supersedes:\n  - b\n"), encoding="utf-8")
+    await settle()
+    buffers = {root / "a.md": entry("a", "first", extra="superseded_by: nobody\n")}
+    at_end, warm, info = await start_with_buffers(cache, folder, buffers)
+    assert rechecked_from_stored(info) and "reopened_rechecked_seconds" in info["timings"]
+    _, cold, cold_info = await start_with_buffers(tmp_path / "other-cache", folder, buffers)
+    assert not rechecked_from_stored(cold_info) and not replayed(cold_info)
+    a, b, d = (path_to_uri(root / f"{name}.md") for name in "abd")
+    assert b not in cold and "dangling-supersedes" in {x.code for x in cold[d]}
+    assert "dangling-superseded-by" in {x.code for x in cold[a]}
     assert warm == cold
     assert at_end == cold
 

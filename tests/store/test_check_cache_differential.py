@@ -28,10 +28,12 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
+from memls.store.cache import RACY_WINDOW_NS
 from memls.store.check_cache import check_roots
 from memls.store.model import Workspace
 from memls.store.roots import MemoryRoot
 from memls.store.settings import Settings
+from memls.store.warm_start import check_started, start_listing, warm_start
 
 TODAY = date(2026, 11, 30)
 NAMES = ["alpha", "beta", "gamma", "Alpha", "memory-x"]
@@ -200,6 +202,47 @@ def test_incremental_check_equals_a_full_check_after_any_file_changes(
             run = check_roots(roots, Settings(), today=TODAY)
             event(f"answered: {run.how}")
             assert exactly(run) == exactly(full(roots)), op
+
+
+def started(roots: list[MemoryRoot]) -> tuple[str, list]:
+    """A language server's start: from the stored results when they can answer, else the model checked in full."""
+    listing = start_listing({"folder": roots})
+    assert listing is not None
+    warm = warm_start(listing, Settings(), today=TODAY)
+    if warm is not None:
+        return warm.how, [(path, [(p, p.data) for p in problems]) for path, problems in warm.results.items()]
+    results = check_started(listing, Settings(), Workspace.load(roots), today=TODAY)
+    assert results is not None
+    return "full", [(path, [(p, p.data) for p in problems]) for path, problems in results.items()]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(initial=st.lists(st.tuples(st.integers(0, 1), st.sampled_from(FILES), entry_text), max_size=6),
+       operations=st.lists(operation, min_size=1, max_size=12))
+def test_a_start_from_the_stored_results_equals_a_full_check_after_any_file_changes(
+    initial: list, operations: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files change while no server runs; each start answers from the last one's results where it can
+    (replayed, or the changed files re-checked), never while a file is racy, and always as a full check."""
+    with scratch_with_cache(monkeypatch, "memls-differential-") as (clock, base):
+        roots = [MemoryRoot("project", base / "project"), MemoryRoot("user", base / "user")]
+        for root in roots:
+            root.path.mkdir()
+        for i, filename, text in initial:
+            (roots[i].path / filename).write_text(text)
+        assert started(roots) == ("full", exactly(full(roots))[1])
+        for op in operations:
+            apply(op, roots)
+            clock.offset = 0 if op[0] == "racy-check" else HOUR_NS
+            how, results = started(roots)
+            after = time.time_ns()
+            event(f"started: {how}")
+            assert results == exactly(full(roots))[1], op
+            # Written less than the racy window before the start looked, whatever this machine's speed.
+            racy = clock.offset == 0 and any(path.stat().st_mtime_ns >= after - RACY_WINDOW_NS
+                                             for root in roots if root.path.is_dir() for path in root.path.iterdir())
+            if racy:
+                assert how == "full", "a racy file was answered from stored results"
 
 
 def test_the_property_reaches_every_way_of_answering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -75,8 +75,47 @@ def test_a_file_changed_after_the_replay_makes_it_stale(root: MemoryRoot):
     assert warm is not None
     write(root.path, "c.md", "---\nname: c\ndescription: third\n---\n")
     assert not warm.still_current()
-    again = start_listing({"folder": [root]})
-    assert again is not None and warm_start(again, settings, today=TODAY) is None
+
+
+def test_a_start_after_files_changed_rechecks_them_from_the_stored_results_and_the_next_one_replays(
+        root: MemoryRoot):
+    settings = Settings()
+    first_start(root, settings)
+    write(root.path, "a.md", "---\nname: a\ndescription: first\n---\n")  # its dangling link removed
+    write(root.path, "c.md", "---\nname: c\ndescription: third\nsuperseded_by: a\n---\n")  # a one-sided link
+    (root.path / "b.md").unlink()
+    listing = start_listing({"folder": [root]})
+    assert listing is not None
+    warm = warm_start(listing, settings, today=TODAY)
+    assert warm is not None and warm.how == "incremental"
+    expected = check_workspace(CheckContext(Workspace.load([root]), settings, TODAY))
+    assert warm.results == {path: problems for path, problems in expected.items() if problems}
+    assert root.path / "c.md" in warm.results and root.path / "b.md" not in warm.results
+    again = warm_start(start_listing({"folder": [root]}), settings, today=TODAY)  # type: ignore[arg-type]
+    assert again is not None and again.how == "replayed" and again.results == warm.results
+
+
+def test_a_start_while_a_file_is_racy_checks_the_model_in_full(root: MemoryRoot):
+    """A file changed within the racy window may change again unseen: the model must read the bytes checked."""
+    settings = Settings()
+    first_start(root, settings)
+    (root.path / "c.md").write_text("---\nname: c\ndescription: third\n---\n")
+    soon = time.time_ns() + 3600 * 10**9  # "now" as the starts see it (looked_at_later)
+    os.utime(root.path / "c.md", ns=(soon, soon))
+    listing = start_listing({"folder": [root]})
+    assert listing is not None
+    assert warm_start(listing, settings, today=TODAY) is None
+
+
+def test_a_start_whose_managed_index_must_be_judged_again_checks_the_model_in_full(root: MemoryRoot):
+    """A policy's index is judged against every entry: only the model the start loads anyway can tell."""
+    settings = Settings()
+    write(root.path, ".memory-index.json", '{"version": 1, "selected": ["a.md"]}')
+    first_start(root, settings)
+    write(root.path, ".memory-index.json", '{"version": 1, "selected": ["a.md", "b.md"]}')
+    listing = start_listing({"folder": [root]})
+    assert listing is not None
+    assert warm_start(listing, settings, today=TODAY) is None
 
 
 def test_another_day_or_other_severities_are_not_replayed(root: MemoryRoot):
