@@ -56,7 +56,9 @@ Why each part of the key is there:
   names no reader can open, why: any other change re-checks it;
 * **racy files** (changed within the racy window of :mod:`memls.store.cache`)
   are stored without an identity, so the next run re-checks them however
-  their ``stat`` looks;
+  their ``stat`` looks; a racy ``MEMORY.md``, which is judged against every
+  entry, is stored by a digest of bytes that hold the text judged, and the
+  next run that finds those bytes keeps its results (:func:`_kept_index_identity`);
 * **the roots** (as spelled and resolved, :func:`memls.store.cache.root_identity`;
   scope, layer order): layering checks compare roots, and problems name
   paths as spelled, in their fields and in messages (an ``OSError``'s
@@ -96,7 +98,7 @@ from .cache import (
 )
 from .index import INDEX_FILENAME, POLICY_FILENAME
 from .names import document_kind
-from .reader import child_path_maker, unreadable_reason
+from .reader import child_path_maker, decode_document, max_document_bytes, read_capped, unreadable_reason
 from .replay import Observation, roots_fingerprint
 from .roots import MemoryRoot
 from .settings import Settings
@@ -518,7 +520,7 @@ def _full(
         problems = {path.name: found[path] for path in results if path in found and path.parent == state.path}
         plain = _plain_of(state, problems)
         run.plain.update((state.path / name, length) for name, length in plain.items())
-        stored.append(_RootResults(records, problems, listing.index_identity,
+        stored.append(_RootResults(records, problems, _kept_index_identity(listing, state),
                                    _without_rendering(listing, state), plain))
     return run, stored, True
 
@@ -567,6 +569,62 @@ def _without_rendering(listing: _Listing, state: RootState) -> bool:
     from .checks.index import judged_without_rendering
 
     return listing.index_identity[1] is None and judged_without_rendering(state)
+
+
+def _kept_index_identity(listing: _Listing, state: RootState) -> tuple[Identity, Identity, bool]:
+    """The index files' identity to keep: a racy ``MEMORY.md`` by a digest of bytes holding the text checked.
+
+    A ``MEMORY.md`` written just before a check (``memls save`` then a hook's
+    ``memls check``; a server started right after a save) proves nothing by
+    its ``stat``, so its results were judged again at the next run however
+    it looked: against every entry, 0.3 s at 10k. Read again after the
+    check, bytes that decode to exactly the text the check judged are kept
+    by their digest, and the next run that finds the same bytes
+    (:func:`_index_files_moved`) keeps the results: they are a function of
+    that text. Anything else (the file changed since, unreadable, a buffer)
+    keeps the racy identity, never equal.
+    """
+    index, policy, policy_is_link = listing.index_identity
+    if not (isinstance(index, tuple) and index[0] == "racy"):
+        return listing.index_identity
+    doc = state.documents.get(state.index_path)
+    if doc is None or doc.version is not None or doc.read_error is not None or doc.too_large:
+        return listing.index_identity
+    data = _index_bytes(state.index_path)
+    if data is None or _decoded(data) != doc.text:
+        return listing.index_identity
+    return ("read", blake2b(data, digest_size=20).digest()), policy, policy_is_link
+
+
+def _index_files_moved(listing: _Listing, before: _RootResults) -> bool:
+    """Whether the index files are not those ``before``'s results were judged from."""
+    if listing.index_identity == before.index_identity:
+        return False
+    index, rest = listing.index_identity[0], listing.index_identity[1:]
+    kept = before.index_identity[0]
+    if rest != before.index_identity[1:] or not (isinstance(kept, tuple) and kept[0] == "read"):
+        return True
+    if index is None or index[0] in ("racy", "unreadable"):  # settled files only: these bytes are the ones listed
+        return True
+    data = _index_bytes(listing.root.path / INDEX_FILENAME)
+    return data is None or blake2b(data, digest_size=20).digest() != kept[1]
+
+
+def _index_bytes(path: Path) -> bytes | None:
+    """A ``MEMORY.md``'s bytes when the model reads them whole; None otherwise."""
+    limit = max_document_bytes("index")
+    try:
+        data = read_capped(path, limit)
+    except OSError:
+        return None
+    return data if len(data) <= limit else None
+
+
+def _decoded(data: bytes) -> str | None:
+    try:
+        return decode_document(data)
+    except UnicodeDecodeError:
+        return None
 
 
 def _facts(doc: Document) -> Facts:
@@ -636,13 +694,14 @@ def _incremental(
         moved.update(name for name in records if name not in now)
         moved.update(name for j, name in texts if j == i)
         changed.append(moved)
-    index_files_moved = [listing.index_identity != before.index_identity
-                         for listing, before in zip(listings, stored)]
+    index_files_moved = [_index_files_moved(listing, before) for listing, before in zip(listings, stored)]
     index_moved = list(index_files_moved)
     # Roots where a changed entry's rendered line (its title, description, type) moved, and nothing else the index checks read.
     rendering_moved = [False] * len(listings)
     if not any(changed) and not any(index_moved):
-        return _assemble(listings, stored, 0, "replayed"), stored, False
+        # An index kept by its bytes and found unchanged: the answer is stored under the new identities.
+        read_again = any(listing.index_identity != before.index_identity for listing, before in zip(listings, stored))
+        return _assemble(listings, stored, 0, "incremental" if read_again else "replayed"), stored, False
 
     from .checks import CheckContext, check_paths
     from .model import Workspace
@@ -793,7 +852,7 @@ def _incremental(
             problems[INDEX_FILENAME] = redone[INDEX_FILENAME] = joined
             without_rendering = False  # it has line findings now
         plain.update(_plain_of(state, redone))
-        updated.append(_RootResults(records, problems, listing.index_identity, without_rendering, plain))
+        updated.append(_RootResults(records, problems, _kept_index_identity(listing, state), without_rendering, plain))
     settled = any(
         listings[i].identities.get(name) is not None or name not in listings[i].identities
         for i, names in enumerate(changed) for name in names

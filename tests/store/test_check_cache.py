@@ -111,6 +111,41 @@ def test_files_inside_the_racy_window_are_not_remembered(root: MemoryRoot, monke
     assert check_roots([root], Settings(), today=TODAY).how != "replayed"
 
 
+def racy_index_checked(root: MemoryRoot, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MEMORY.md written just now (``memls save``), then checked at once (a hook): its ``stat`` proves nothing."""
+    (root.path / "MEMORY.md").write_text(text)
+    with monkeypatch.context() as now:
+        now.setattr("memls.store.check_cache.now_ns", time.time_ns)
+        check_roots([root], Settings(), today=TODAY)
+
+
+def test_a_memory_md_checked_while_racy_is_not_judged_again_while_its_bytes_stand(
+    root: MemoryRoot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    check_roots([root], Settings(), today=TODAY)
+    racy_index_checked(root, "# Memory\n\n- [new](new.md) \u2014 d\n- [gone](gone.md) \u2014 x\n", monkeypatch)
+    run = check_roots([root], Settings(), today=TODAY)  # settled now: a new identity, the same bytes
+    # The three entries were racy too (their ctimes are just now), and are re-checked: the index is not.
+    assert (run.how, run.rechecked) == ("incremental", 3)
+    assert run.results == fresh(root) and root.path / "MEMORY.md" in run.results
+    assert check_roots([root], Settings(), today=TODAY).how == "replayed"
+
+
+def test_a_memory_md_checked_while_racy_is_judged_again_once_its_bytes_changed(
+    root: MemoryRoot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    check_roots([root], Settings(), today=TODAY)
+    racy_index_checked(root, "# Memory\n\n- [new](new.md) \u2014 d\n- [gone](gone.md) \u2014 x\n", monkeypatch)
+    index = root.path / "MEMORY.md"
+    before = index.stat()
+    index.write_text("# Memory\n\n- [new](new.md) \u2014 d\n- [none](none.md) \u2014 x\n")  # the same size
+    os.utime(index, ns=(before.st_atime_ns, before.st_mtime_ns))
+    run = check_roots([root], Settings(), today=TODAY)
+    assert run.rechecked == 4  # the three racy entries, and the index
+    assert run.results == fresh(root)
+    assert "none.md" in " ".join(p.message for p in run.results[index])
+
+
 def test_no_cache_variable_always_checks(root: MemoryRoot, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMLS_NO_CACHE", "1")
     check_roots([root], Settings(), today=TODAY)
