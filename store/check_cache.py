@@ -261,7 +261,7 @@ def checked_from_stored(
         return None
     location, listings = found
     state = _state_digest(listings)
-    if state is None:
+    if state is None or any(_racy(ident) for listing in listings for ident in listing.index_identity[:2]):
         return None
     # Tens of thousands of records may be read: collector passes over them would cost more than the check.
     with paused_gc():
@@ -585,7 +585,7 @@ def _kept_index_identity(listing: _Listing, state: RootState) -> tuple[Identity,
     keeps the racy identity, never equal.
     """
     index, policy, policy_is_link = listing.index_identity
-    if not (isinstance(index, tuple) and index[0] == "racy"):
+    if not _racy(index):
         return listing.index_identity
     doc = state.documents.get(state.index_path)
     if doc is None or doc.version is not None or doc.read_error is not None or doc.too_large:
@@ -596,6 +596,11 @@ def _kept_index_identity(listing: _Listing, state: RootState) -> tuple[Identity,
     return ("read", blake2b(data, digest_size=20).digest()), policy, policy_is_link
 
 
+def _racy(identity: Identity) -> bool:
+    """Whether an index file's listed identity is that of a file changed within the racy window."""
+    return isinstance(identity, tuple) and identity[0] == "racy"
+
+
 def _index_files_moved(listing: _Listing, before: _RootResults) -> bool:
     """Whether the index files are not those ``before``'s results were judged from."""
     if listing.index_identity == before.index_identity:
@@ -604,7 +609,7 @@ def _index_files_moved(listing: _Listing, before: _RootResults) -> bool:
     kept = before.index_identity[0]
     if rest != before.index_identity[1:] or not (isinstance(kept, tuple) and kept[0] == "read"):
         return True
-    if index is None or index[0] in ("racy", "unreadable"):  # settled files only: these bytes are the ones listed
+    if index is None or _racy(index):  # settled files only: these bytes are the ones listed
         return True
     data = _index_bytes(listing.root.path / INDEX_FILENAME)
     return data is None or blake2b(data, digest_size=20).digest() != kept[1]

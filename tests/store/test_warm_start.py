@@ -95,13 +95,14 @@ def test_a_start_after_files_changed_rechecks_them_from_the_stored_results_and_t
     assert again is not None and again.how == "replayed" and again.results == warm.results
 
 
-def test_a_start_while_a_file_is_racy_checks_the_model_in_full(root: MemoryRoot):
+@pytest.mark.parametrize("filename", ["c.md", "MEMORY.md"])
+def test_a_start_while_a_file_is_racy_checks_the_model_in_full(root: MemoryRoot, filename: str):
     """A file changed within the racy window may change again unseen: the model must read the bytes checked."""
     settings = Settings()
     first_start(root, settings)
-    (root.path / "c.md").write_text("---\nname: c\ndescription: third\n---\n")
+    (root.path / filename).write_text("---\nname: c\ndescription: third\n---\n")
     soon = time.time_ns() + 3600 * 10**9  # "now" as the starts see it (looked_at_later)
-    os.utime(root.path / "c.md", ns=(soon, soon))
+    os.utime(root.path / filename, ns=(soon, soon))
     listing = start_listing({"folder": [root]})
     assert listing is not None
     assert warm_start(listing, settings, today=TODAY) is None
