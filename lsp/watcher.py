@@ -57,7 +57,9 @@ MAX_POLL_SHARE = 0.1
 WATCH_GLOBS = ("**/*.md", "**/.memory-index.json", *(f"**/{name}" for name in CONFIG_FILES))
 ROOT_GLOBS = ("*.md", ".memory-index.json")
 REGISTRATION_ID = "memls-watched-files"
-Signature = tuple[int, int]
+# (size, mtime, ctime, inode): a rewrite that keeps the size and sets the mtime back still moves the
+# ctime, which no process can set; a replace by rename moves the inode.
+Signature = tuple[int, int, int, int]
 
 
 def client_watchers(state: ServerState) -> list[types.FileSystemWatcher]:
@@ -94,8 +96,12 @@ def poll_interval(files: int, elapsed: float) -> float:
     return max(POLL_SECONDS * max(1.0, files / BACKOFF_FILES), elapsed / MAX_POLL_SHARE)
 
 
+def signature(st: os.stat_result) -> Signature:
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
 def snapshot(directory: Path) -> dict[Path, Signature]:
-    """(size, mtime) of every memory document directly in ``directory``."""
+    """The :data:`Signature` of every memory document directly in ``directory``."""
     out: dict[Path, Signature] = {}
     try:
         with os.scandir(directory) as it:
@@ -107,19 +113,19 @@ def snapshot(directory: Path) -> dict[Path, Signature]:
                 except OSError:
                     continue
                 if S_ISREG(st.st_mode):  # a directory named like a memory is none
-                    out[Path(item.path)] = (st.st_size, st.st_mtime_ns)
+                    out[Path(item.path)] = signature(st)
     except OSError:
         pass
     return out
 
 
 def file_signature(path: Path) -> Signature | None:
-    """(size, mtime) of one file; None when it is absent."""
+    """The :data:`Signature` of one file; None when it is absent."""
     try:
         st = path.stat()
     except OSError:
         return None
-    return (st.st_size, st.st_mtime_ns)
+    return signature(st)
 
 
 class Watching:
@@ -188,7 +194,7 @@ class PollingWatcher:
         for directory in polled_directories(self.server.state):
             listed = listing.regular_files(directory) if listing is not None else None
             self._seen[directory] = (snapshot(directory) if listed is None
-                                     else {directory / name: (size, mtime) for name, size, mtime in listed})
+                                     else {directory / name: (size, mtime, ctime, ino) for name, size, mtime, ctime, ino in listed})
         self._settings = {path: file_signature(path) for path in polled_settings_files(self.server.state)}
 
     def start(self) -> None:

@@ -95,8 +95,8 @@ class Observation(NamedTuple):
             part.append((*key, listed[key]))
         return Observation(self.observed_ns, tuple(part))
 
-    def regular_files(self, directory: Path) -> list[tuple[str, int, int]] | None:
-        """(name, size, mtime) of each regular document file of root ``directory`` as listed; None: not listed.
+    def regular_files(self, directory: Path) -> list[tuple[str, int, int, int, int]] | None:
+        """(name, size, mtime, ctime, inode) of each regular document file of root ``directory`` as listed; None: not listed.
 
         A poller that starts watching a root when a start has just listed it
         takes its first look from here rather than ``stat``-ing every file a
@@ -108,7 +108,7 @@ class Observation(NamedTuple):
             if listed == resolved:
                 if isinstance(files, int):
                     return None
-                return [(name, size, mtime) for name, size, mtime, *_ in files if size >= 0]
+                return [(name, size, mtime, ctime, ino) for name, size, mtime, ctime, ino, _ in files if size >= 0]
         return None
 
 

@@ -129,3 +129,30 @@ async def test_a_claude_code_root_created_after_the_start_is_served(profile, tmp
             assert (path_to_uri(cc), "*.md") in relative_watchers(client)
     finally:
         await client.shutdown_session()
+
+
+async def test_a_rewrite_of_an_outside_root_file_keeping_its_size_and_mtime_is_seen(editor_client, tmp_path):
+    """The name of a successor changes in place, the file's size kept and its mtime set back: the link dangles.
+
+    Only the ctime tells (no process can set it back), so the server's poller
+    compares it, as the editor's watcher reports any write.
+    """
+    old = entry("old", extra="status: superseded\nsuperseded_by: newer\n")
+    back = "supersedes:\n  - old\n"
+    folder, outside = outside_workspace(tmp_path, {"old.md": old, "newer.md": entry("newer", extra=back)})
+    session, = await initialize_folders(editor_client, [folder], settings={"roots": [str(outside)]})
+    await wait_until_scanned(editor_client)
+    uri = path_to_uri(outside / "old.md")
+    editor_client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="markdown", version=1, text=old)))
+    problems = ProblemList(session)
+    await problems.wait(outside / "old.md", lambda d: not d)
+    newer = outside / "newer.md"
+    before = newer.stat()
+    newer.write_text(entry("newes", extra=back), encoding="utf-8")
+    os.utime(newer, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert newer.stat().st_size == before.st_size
+    if relative_watchers(editor_client):  # the editor watches that root for us and says so
+        editor_client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=path_to_uri(newer), type=types.FileChangeType.Changed)]))
+    await problems.wait(outside / "old.md", lambda d: "dangling-superseded-by" in {str(x.code) for x in d})

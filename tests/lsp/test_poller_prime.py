@@ -18,9 +18,9 @@ from memls.store.replay import observe
 from memls.store.roots import MemoryRoot
 
 
-def primed(directory: Path, root: MemoryRoot) -> dict[Path, tuple[int, int]] | None:
+def primed(directory: Path, root: MemoryRoot) -> dict[Path, tuple[int, ...]] | None:
     listed = observe([root]).regular_files(directory)
-    return None if listed is None else {directory / name: (size, mtime) for name, size, mtime in listed}
+    return None if listed is None else {directory / name: tuple(stamp) for name, *stamp in listed}
 
 
 def test_the_listing_of_a_root_is_the_pollers_own_look(tmp_path: Path) -> None:
