@@ -59,6 +59,17 @@ def outside_workspace(tmp_path: Path, files: dict[str, str]) -> tuple[Path, Path
     return folder, outside
 
 
+async def old_entry_open(editor_client, tmp_path: Path, others: dict[str, str]) -> tuple[Path, ProblemList]:
+    """An outside root holding ``old`` (superseded by ``newer``) and ``others``, ``old`` open in the editor."""
+    old = entry("old", extra="status: superseded\nsuperseded_by: newer\n")
+    folder, outside = outside_workspace(tmp_path, {"old.md": old, **others})
+    session, = await initialize_folders(editor_client, [folder], settings={"roots": [str(outside)]})
+    await wait_until_scanned(editor_client)
+    editor_client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=path_to_uri(outside / "old.md"), language_id="markdown", version=1, text=old)))
+    return outside, ProblemList(session)
+
+
 async def test_a_root_outside_the_folders_gets_a_relative_watcher_when_the_client_has_them(editor_client, tmp_path):
     folder, outside = outside_workspace(tmp_path, {"a.md": entry("a")})
     await initialize_folders(editor_client, [folder], settings={"roots": [str(outside)]})
@@ -72,14 +83,7 @@ async def test_a_root_outside_the_folders_gets_a_relative_watcher_when_the_clien
 
 @pytest.mark.skipif(not GPTME_UTIL.exists(), reason="the real gptme-util is not installed in this venv")
 async def test_gptme_saving_into_an_outside_root_clears_a_stale_dangling_link(editor_client, tmp_path):
-    old = entry("old", extra="status: superseded\nsuperseded_by: newer\n")
-    folder, outside = outside_workspace(tmp_path, {"old.md": old})
-    session, = await initialize_folders(editor_client, [folder], settings={"roots": [str(outside)]})
-    await wait_until_scanned(editor_client)
-    uri = path_to_uri(outside / "old.md")
-    editor_client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-        uri=uri, language_id="markdown", version=1, text=old)))
-    problems = ProblemList(session)
+    outside, problems = await old_entry_open(editor_client, tmp_path, {})
     await problems.wait(outside / "old.md", lambda d: "dangling-superseded-by" in {str(x.code) for x in d})
     subprocess.run([str(GPTME_UTIL), "memory", "save", "newer", "The newer entry", "--type", "project"],
                    input="body\n", text=True, check=True, capture_output=True,
@@ -137,15 +141,8 @@ async def test_a_rewrite_of_an_outside_root_file_keeping_its_size_and_mtime_is_s
     Only the ctime tells (no process can set it back), so the server's poller
     compares it, as the editor's watcher reports any write.
     """
-    old = entry("old", extra="status: superseded\nsuperseded_by: newer\n")
     back = "supersedes:\n  - old\n"
-    folder, outside = outside_workspace(tmp_path, {"old.md": old, "newer.md": entry("newer", extra=back)})
-    session, = await initialize_folders(editor_client, [folder], settings={"roots": [str(outside)]})
-    await wait_until_scanned(editor_client)
-    uri = path_to_uri(outside / "old.md")
-    editor_client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-        uri=uri, language_id="markdown", version=1, text=old)))
-    problems = ProblemList(session)
+    outside, problems = await old_entry_open(editor_client, tmp_path, {"newer.md": entry("newer", extra=back)})
     await problems.wait(outside / "old.md", lambda d: not d)
     newer = outside / "newer.md"
     before = newer.stat()

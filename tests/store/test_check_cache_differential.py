@@ -162,6 +162,16 @@ def apply(op: tuple, roots: list[MemoryRoot]) -> None:
             policy.write_text(op[2])
 
 
+def layered_roots(base: Path, initial: list) -> list[MemoryRoot]:
+    """A project and a user root under ``base``, holding the ``initial`` (root, file name, text) files."""
+    roots = [MemoryRoot("project", base / "project"), MemoryRoot("user", base / "user")]
+    for root in roots:
+        root.path.mkdir()
+    for i, filename, text in initial:
+        (roots[i].path / filename).write_text(text)
+    return roots
+
+
 def full(roots: list[MemoryRoot]):
     os.environ["MEMLS_NO_CACHE"] = "1"
     try:
@@ -194,11 +204,7 @@ def test_incremental_check_equals_a_full_check_after_any_file_changes(
     if records_kept == "left-stale":
         monkeypatch.setattr("memls.store.check_cache.REWRITE_FRACTION", 0)  # no change is large enough
     with scratch_with_cache(monkeypatch, "memls-differential-") as (clock, base):
-        roots = [MemoryRoot("project", base / "project"), MemoryRoot("user", base / "user")]
-        for root in roots:
-            root.path.mkdir()
-        for i, filename, text in initial:
-            (roots[i].path / filename).write_text(text)
+        roots = layered_roots(base, initial)
         assert exactly(check_roots(roots, Settings(), today=TODAY)) == exactly(full(roots))
         for op in operations:
             apply(op, roots)
@@ -214,10 +220,11 @@ def started(roots: list[MemoryRoot]) -> tuple[str, list]:
     assert listing is not None
     warm = warm_start(listing, Settings(), today=TODAY)
     if warm is not None:
-        return warm.how, [(path, [(p, p.data) for p in problems]) for path, problems in warm.results.items()]
-    results = check_started(listing, Settings(), Workspace.load(roots), today=TODAY)
+        how, results = warm.how, warm.results
+    else:
+        how, results = "full", check_started(listing, Settings(), Workspace.load(roots), today=TODAY)
     assert results is not None
-    return "full", [(path, [(p, p.data) for p in problems]) for path, problems in results.items()]
+    return how, [(path, [(p, p.data) for p in problems]) for path, problems in results.items()]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -229,11 +236,7 @@ def test_a_start_from_the_stored_results_equals_a_full_check_after_any_file_chan
     """Files change while no server runs; each start answers from the last one's results where it can
     (replayed, or the changed files re-checked), never while a file is racy, and always as a full check."""
     with scratch_with_cache(monkeypatch, "memls-differential-") as (clock, base):
-        roots = [MemoryRoot("project", base / "project"), MemoryRoot("user", base / "user")]
-        for root in roots:
-            root.path.mkdir()
-        for i, filename, text in initial:
-            (roots[i].path / filename).write_text(text)
+        roots = layered_roots(base, initial)
         assert started(roots) == ("full", exactly(full(roots))[1])
         for op in operations:
             apply(op, roots)
