@@ -83,6 +83,15 @@ async def run_server(cache: Path, folder: Path, *, settings: dict | None = None,
         await client.shutdown_session()
 
 
+async def checked_once(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The workspace, settled and checked by one server: the folder, its root, and the cache the next start reads."""
+    folder, cache = tmp_path / "repo", tmp_path / "cache"
+    root = write_workspace(folder)
+    await settle()
+    await run_server(cache, folder)
+    return folder, root, cache
+
+
 def replayed(info: dict) -> bool:
     return "replayed_start_seconds" in info["timings"]
 
@@ -140,10 +149,7 @@ async def test_a_replayed_start_publishes_every_field_a_cold_start_publishes(tmp
 
 
 async def test_a_file_changed_while_no_server_ran_is_rechecked_from_the_stored_results_not_replayed(tmp_path):
-    folder = tmp_path / "repo"
-    root = write_workspace(folder)
-    await settle()
-    await run_server(tmp_path / "cache", folder)
+    folder, root, cache = await checked_once(tmp_path)
     (root / "d.md").write_text(entry("d", "fourth", extra="supersedes:\n  - phantom\n"), encoding="utf-8")
     await settle()
     warm, info = await run_server(tmp_path / "cache", folder)
@@ -154,10 +160,7 @@ async def test_a_file_changed_while_no_server_ran_is_rechecked_from_the_stored_r
 
 
 async def test_a_file_changed_just_now_is_never_replayed_even_with_its_old_size_and_date_kept(tmp_path):
-    folder = tmp_path / "repo"
-    root = write_workspace(folder)
-    await settle()
-    await run_server(tmp_path / "cache", folder)
+    folder, root, cache = await checked_once(tmp_path)
     # Same size, same mtime: only the ctime (and the racy window) can tell.
     before = (root / "c.md").stat()
     text = (root / "c.md").read_text(encoding="utf-8").replace("third", "thirD")
@@ -169,11 +172,7 @@ async def test_a_file_changed_just_now_is_never_replayed_even_with_its_old_size_
 
 
 async def test_an_added_file_a_deleted_file_and_a_rewritten_index_are_rechecked_not_replayed(tmp_path):
-    folder = tmp_path / "repo"
-    root = write_workspace(folder)
-    await settle()
-    cache = tmp_path / "cache"
-    await run_server(cache, folder)
+    folder, root, cache = await checked_once(tmp_path)
     (root / "e.md").write_text(entry("e", "fifth", extra="supersedes:\n  - nowhere\n"), encoding="utf-8")
     await settle()
     added, info = await run_server(cache, folder)
@@ -192,10 +191,7 @@ async def test_an_added_file_a_deleted_file_and_a_rewritten_index_are_rechecked_
 
 
 async def test_other_settings_are_not_replayed(tmp_path):
-    folder = tmp_path / "repo"
-    root = write_workspace(folder)
-    await settle()
-    await run_server(tmp_path / "cache", folder)
+    folder, root, cache = await checked_once(tmp_path)
     quiet, info = await run_server(tmp_path / "cache", folder, settings={"severity": {"dangling-supersedes": "off"}})
     assert not replayed(info)
     assert "dangling-supersedes" not in {code for _, _, code, _ in quiet.get(path_to_uri(root / "a.md"), [])}
@@ -342,11 +338,7 @@ async def test_a_replayed_start_with_reopened_unsaved_entries_rechecks_them_from
     stale) and has a new one of its own, a successor no entry has; the
     buffer of d is half typed (its YAML does not load).
     """
-    folder = tmp_path / "repo"
-    root = write_workspace(folder)
-    await settle()
-    cache = tmp_path / "cache"
-    await run_server(cache, folder)
+    folder, root, cache = await checked_once(tmp_path)
     buffers = {root / "c.md": entry("c", "third", extra="supersedes:\n  - b\n"),
                root / "a.md": entry("a", "first", extra="superseded_by: nobody\nsupersedes:\n  - d\n"),
                root / "d.md": "---\nname: d\ndescription: [half typed\n---\n"}
@@ -367,11 +359,7 @@ async def test_a_start_after_files_changed_with_reopened_unsaved_entries_ends_ho
     back (b's stored problem is stale). The buffer of a names a successor no
     entry has.
     """
-    folder = tmp_path / "repo"
-    root = write_workspace(folder)
-    await settle()
-    cache = tmp_path / "cache"
-    await run_server(cache, folder)
+    folder, root, cache = await checked_once(tmp_path)
     (root / "d.md").write_text(entry("d", "fourth", extra="supersedes:\n  - phantom\n"), encoding="utf-8")
     (root / "c.md").write_text(entry("c", "third", extra="supersedes:\n  - b\n"), encoding="utf-8")
     await settle()
@@ -394,11 +382,7 @@ async def test_a_replayed_start_with_documents_reopened_as_their_files_ends_hold
     to a gone file) have problems only the whole model finds; their own
     lone checks find none of those.
     """
-    folder = tmp_path / "repo"
-    root = write_workspace(folder)
-    await settle()
-    cache = tmp_path / "cache"
-    await run_server(cache, folder)
+    folder, root, cache = await checked_once(tmp_path)
     buffers = {path: path.read_text(encoding="utf-8") for path in (root / "b.md", root / "MEMORY.md")}
     at_end, warm, info = await start_with_buffers(cache, folder, buffers)
     assert replayed(info)
