@@ -368,6 +368,8 @@ async def _initial_scan(ls: MemlsServer) -> None:
             await ls.engine.run_now(import_yaml)
         elif warm is not None:
             ls.timings[f"{warm.how}_start_seconds"] = time.perf_counter() - started
+        if warm is not None:  # the results are out: stored now, for the next start to replay
+            await ls.engine.run_now(warm.keep)
         listed = await ls.engine.run_now(_list_roots, state)
         total = state.scan_total = len(listed)
         if progress:

@@ -81,6 +81,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -211,8 +212,10 @@ def check_roots(
     key = (FORMAT, today.isoformat())
     state = _state_digest(listings)
     if location is not None:
-        run = _from_stored(roots, settings, today, listings, location, identity, key, state)
-        if run is not None:
+        stored = _from_stored(roots, settings, today, listings, location, identity, key, state)
+        if stored is not None:
+            run, keep = stored
+            keep()
             return run
     run, kept, worth_storing = _full(roots, settings, today, listings if location is not None else None)
     if location is not None:
@@ -223,12 +226,16 @@ def check_roots(
 def _from_stored(
     roots: Sequence[MemoryRoot], settings: Settings, today: date, listings: list[_Listing],
     location: Path, identity: str, key: tuple, state: bytes | None, *, may_load_all: bool = True,
-) -> CheckRun | None:
-    """The last run's answer replayed, or brought up to date where files changed (and kept); None: check in full."""
+) -> tuple[CheckRun, Callable[[], None]] | None:
+    """The last run's answer replayed, or brought up to date where files changed; None: check in full.
+
+    With the answer comes what stores it for the next run (nothing to
+    store for a replay), left to the caller to run when it suits it.
+    """
     # The last run's answer alone first: replaying it reads no per-file record.
     replayed = _replayed_summary(location, identity, key, state)
     if replayed is not None:
-        return replayed
+        return replayed, _nothing
     stored = _stored_records(location, identity, key, len(roots))
     if stored is None:
         return None
@@ -236,24 +243,26 @@ def _from_stored(
     if outcome is None:
         return None
     run, kept, worth_storing = outcome
-    _keep(location, identity, key, state, run, kept, worth_storing)
-    return run
+    return run, partial(_keep, location, identity, key, state, run, kept, worth_storing)
 
 
 def checked_from_stored(
     roots: Sequence[MemoryRoot], settings: Settings, observation: Observation, *, today: date | None = None,
-) -> CheckRun | None:
+) -> tuple[CheckRun, Callable[[], None]] | None:
     """What :func:`check_roots` answers when it needs not load the whole model; None when it would.
 
     The last run's answer when no file changed since it; otherwise, once
     every file has settled, the stored results brought up to date by
-    re-checking the changed files' component (and kept, so the next run
-    replays). For a long-lived reader starting over files changed while it
-    did not run (a pull, another tool): it shows a whole check's problems
-    before loading its model. While a file is racy the answer is None: the
-    caller's model reads that file itself and checks it, so what it shows
-    is never a check of bytes the model did not read (its ``stat`` may not
-    move if the file changes again).
+    re-checking the changed files' component. For a long-lived reader
+    starting over files changed while it did not run (a pull, another
+    tool): it shows a whole check's problems before loading its model.
+    While a file is racy the answer is None: the caller's model reads that
+    file itself and checks it, so what it shows is never a check of bytes
+    the model did not read (its ``stat`` may not move if the file changes
+    again).
+
+    With the answer comes what stores it, so the next run replays, for the
+    caller to run once the answer is shown (:func:`memls.store.warm_start.warm_start`).
     """
     today = today or date.today()
     found = _observed_listings(roots, settings, observation)
@@ -267,6 +276,10 @@ def checked_from_stored(
     with paused_gc():
         return _from_stored(roots, settings, today, listings, location, _identity(roots, settings),
                             (FORMAT, today.isoformat()), state, may_load_all=False)
+
+
+def _nothing() -> None:
+    """What keeps a replayed answer: it is stored already."""
 
 
 def _observed_listings(roots: Sequence[MemoryRoot], settings: Settings, observation: Observation,

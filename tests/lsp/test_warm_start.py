@@ -149,6 +149,7 @@ async def test_a_replayed_start_publishes_every_field_a_cold_start_publishes(tmp
 
 
 async def test_a_file_changed_while_no_server_ran_is_rechecked_from_the_stored_results_not_replayed(tmp_path):
+    """The start shows the re-check's answer, then stores it: the next start replays it."""
     folder, root, cache = await checked_once(tmp_path)
     (root / "d.md").write_text(entry("d", "fourth", extra="supersedes:\n  - phantom\n"), encoding="utf-8")
     await settle()
@@ -157,6 +158,8 @@ async def test_a_file_changed_while_no_server_ran_is_rechecked_from_the_stored_r
     assert "dangling-supersedes" in {code for _, _, code, _ in warm[path_to_uri(root / "d.md")]}
     cold, _ = await run_server(tmp_path / "other-cache", folder)
     assert warm == cold
+    again, info = await run_server(tmp_path / "cache", folder)
+    assert replayed(info) and again == cold
 
 
 async def test_a_file_changed_just_now_is_never_replayed_even_with_its_old_size_and_date_kept(tmp_path):

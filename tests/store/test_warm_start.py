@@ -77,8 +77,9 @@ def test_a_file_changed_after_the_replay_makes_it_stale(root: MemoryRoot):
     assert not warm.still_current()
 
 
-def test_a_start_after_files_changed_rechecks_them_from_the_stored_results_and_the_next_one_replays(
+def test_a_start_after_files_changed_rechecks_them_from_the_stored_results_and_the_next_replays_once_kept(
         root: MemoryRoot):
+    """The answer is stored only when the caller keeps it (once shown): until then a start re-checks again."""
     settings = Settings()
     first_start(root, settings)
     write(root.path, "a.md", "---\nname: a\ndescription: first\n---\n")  # its dangling link removed
@@ -91,6 +92,9 @@ def test_a_start_after_files_changed_rechecks_them_from_the_stored_results_and_t
     expected = check_workspace(CheckContext(Workspace.load([root]), settings, TODAY))
     assert warm.results == {path: problems for path, problems in expected.items() if problems}
     assert root.path / "c.md" in warm.results and root.path / "b.md" not in warm.results
+    before_kept = warm_start(start_listing({"folder": [root]}), settings, today=TODAY)  # type: ignore[arg-type]
+    assert before_kept is not None and before_kept.how == "incremental" and before_kept.results == warm.results
+    warm.keep()
     again = warm_start(start_listing({"folder": [root]}), settings, today=TODAY)  # type: ignore[arg-type]
     assert again is not None and again.how == "replayed" and again.results == warm.results
 
