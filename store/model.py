@@ -731,6 +731,42 @@ class Workspace:
         state.register(doc)
         return self._affected(state, path, old, doc)
 
+    def unsettled_reads(self) -> list[Path]:
+        """The documents whose file was read while racy: until read again, its ``stat`` proves nothing.
+
+        After a checkout or a copy a start reads every file within the racy
+        window, and the first look at the whole root after it (a save's,
+        :meth:`paths_changed_on_disk`) reads each of them again to compare
+        its text: 0.3-0.4 s at 10k files, once, in the save the user waits
+        for. A long-lived reader asks for these once the window has passed
+        and reads them again meanwhile (:meth:`confirm_reads`).
+        """
+        return [doc.path for state in self.roots for doc in state.by_filename.values()
+                if doc.disk is not None and not doc.disk.settled]
+
+    def confirm_reads(self, paths: Iterable[Path]) -> list[Path]:
+        """Read again the files of documents read while racy; those whose file is not their text.
+
+        A file that still holds its document's text gets a settled read, so
+        the next look proves it with one ``stat``; nothing else changes. The
+        paths returned (the file changed since, went, cannot be read) are
+        for the caller to take in as changes (:meth:`update_from_disk`, with
+        what its open buffers say). A document whose text is a buffer's, or
+        whose read was settled meanwhile, is left alone.
+        """
+        changed: list[Path] = []
+        for path in paths:
+            state = self.root_of(path)
+            doc = state.documents.get(path) if state is not None else None
+            if doc is None or doc.disk is None or doc.disk.settled:
+                continue
+            confirmed = _read_again(doc, path)
+            if confirmed is None:
+                changed.append(path)
+            else:
+                state.reread(doc, confirmed)  # type: ignore[union-attr] - a document has its root
+        return changed
+
     def update_from_disk(self, path: Path) -> set[Path]:
         """Re-read one file (a watcher event); a vanished file is removed.
 

@@ -96,3 +96,18 @@ async def test_a_memory_folder_made_after_the_start_joins_as_the_folders_project
             break
         await asyncio.sleep(0.05)
     assert scopes.get(str(path.parent)) == "project", scopes
+
+
+async def test_a_file_rewritten_unannounced_after_a_start_over_just_written_files_is_taken_in_once_they_settle(
+        start):
+    """A start right after a checkout reads every file while racy (its ``stat`` proves nothing yet).
+
+    Once the racy window has passed the server reads those files again in the
+    background, so the first save does not; one rewritten meanwhile with no
+    watcher event (an editor's watcher is late or missed it) is taken in then.
+    """
+    session = await start({"a.md": entry("a", "alpha"), "c.md": entry("c", "charlie one")})
+    await wait_until_scanned(session.client)
+    assert "dangling-supersedes" not in session.codes(await session.diagnostics("a.md", lambda d: True))
+    (session.root / "a.md").write_text(entry("a", "alpha", extra="supersedes:\n  - ghos\n"), encoding="utf-8")
+    await session.diagnostics("a.md", lambda d: "dangling-supersedes" in session.codes(d), timeout=10)

@@ -37,6 +37,7 @@ async def test_scan_reports_progress_and_a_document_opened_meanwhile_gets_its_di
     await session.diagnostics("opened.md", lambda d: "invalid-yaml" in session.codes(d), timeout=60)
     await session.diagnostics("broken-old.md", lambda d: "asymmetric-supersession" in session.codes(d),
                               timeout=60)
+    await scan_done(session)  # the end follows the problems it found: it may still be on its way
     [reports] = [r for token, r in client.progress_reports.items() if "scan" in str(token)]
     kinds = [type(r) for r in reports]
     assert kinds[0] is types.WorkDoneProgressBegin and kinds[-1] is types.WorkDoneProgressEnd

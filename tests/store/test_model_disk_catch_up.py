@@ -97,6 +97,55 @@ def test_an_unchanged_file_read_within_the_racy_window_is_confirmed_by_its_text_
     assert ws.paths_changed_on_disk(ws.roots[0]) == []  # and the new read is settled
 
 
+def test_reads_taken_while_racy_are_confirmed_once_settled_and_only_changed_files_are_handed_back(
+    tmp_path, monkeypatch
+):
+    """What a server reads again in the background after a checkout (``confirm_reads``).
+
+    An unchanged file is proved by its text, not parsed, and needs no read at
+    the next look; a file rewritten since and one deleted since are handed
+    back for the caller to take in, and the model still holds what it read.
+    """
+    parsed: list[Path] = []
+    real_parse = model.parse_document
+
+    def counted(text, *, path, scope):
+        parsed.append(path)
+        return real_parse(text, path=path, scope=scope)
+
+    root = tmp_path / "memory"
+    root.mkdir()
+    for name in ("a", "b", "c", "d"):
+        (root / f"{name}.md").write_text(entry(name, "first"), encoding="utf-8")
+    ws = Workspace.load([MemoryRoot("project", root)])  # within the window: no read proves anything
+    unsettled = ws.unsettled_reads()
+    assert sorted(unsettled) == [root / f"{name}.md" for name in "abcd"]
+    monkeypatch.setattr(model, "parse_document", counted)
+    time.sleep(RACY_WINDOW_NS / 1e9 + 0.1)
+    (root / "b.md").write_text(entry("b", "other"), encoding="utf-8")  # same size
+    (root / "c.md").unlink()
+    assert sorted(ws.confirm_reads(unsettled)) == [root / "b.md", root / "c.md"]
+    assert parsed == []
+    assert ws.document(root / "b.md").entry.description == "first"  # taken in by the caller, not here
+    assert sorted(ws.unsettled_reads()) == [root / "b.md", root / "c.md"]
+    assert sorted(ws.paths_changed_on_disk(ws.roots[0])) == [root / "b.md", root / "c.md"]  # a and d: a stat
+
+
+def test_confirming_reads_leaves_a_buffer_and_a_settled_read_alone(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "a.md").write_text(entry("a", "first"), encoding="utf-8")
+    (root / "b.md").write_text(entry("b", "first"), encoding="utf-8")
+    ws = Workspace.load([MemoryRoot("project", root)])
+    unsettled = ws.unsettled_reads()
+    ws.update(root / "a.md", entry("a", "typed in a buffer"))
+    time.sleep(RACY_WINDOW_NS / 1e9 + 0.1)
+    assert ws.unsettled_reads() == [root / "b.md"]
+    assert ws.confirm_reads(unsettled) == []
+    assert ws.document(root / "a.md").entry.description == "typed in a buffer"
+    assert ws.unsettled_reads() == [] and ws.confirm_reads(unsettled) == []
+
+
 def _changed_by_the_listing(ws: Workspace, state) -> list[Path]:
     """``paths_changed_on_disk`` spelled out over :func:`stat_directory`'s listing (its reference)."""
     from memls.store.cache import stamp_of
