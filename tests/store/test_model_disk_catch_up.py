@@ -73,9 +73,8 @@ def test_a_changed_file_is_read_again_after_an_earlier_read(tmp_path):
     assert ws.document(root / "a.md").entry.description == "other"
 
 
-def test_an_unchanged_file_read_within_the_racy_window_is_confirmed_by_its_text_not_parsed_again(
-    tmp_path, monkeypatch
-):
+def parses_counted(monkeypatch) -> list[Path]:
+    """From now on, the path of every document the model parses, in order."""
     parsed: list[Path] = []
     real_parse = model.parse_document
 
@@ -83,12 +82,19 @@ def test_an_unchanged_file_read_within_the_racy_window_is_confirmed_by_its_text_
         parsed.append(path)
         return real_parse(text, path=path, scope=scope)
 
+    monkeypatch.setattr(model, "parse_document", counted)
+    return parsed
+
+
+def test_an_unchanged_file_read_within_the_racy_window_is_confirmed_by_its_text_not_parsed_again(
+    tmp_path, monkeypatch
+):
     root = tmp_path / "memory"
     root.mkdir()
     (root / "a.md").write_text(entry("a", "first"), encoding="utf-8")
     ws = Workspace.load([MemoryRoot("project", root)])  # within the window: the read proves nothing yet
     held = ws.document(root / "a.md")
-    monkeypatch.setattr(model, "parse_document", counted)
+    parsed = parses_counted(monkeypatch)
     time.sleep(RACY_WINDOW_NS / 1e9 + 0.1)
     assert ws.paths_changed_on_disk(ws.roots[0]) == [root / "a.md"]
     assert ws.update_from_disk(root / "a.md") == set()
@@ -106,13 +112,6 @@ def test_reads_taken_while_racy_are_confirmed_once_settled_and_only_changed_file
     the next look; a file rewritten since and one deleted since are handed
     back for the caller to take in, and the model still holds what it read.
     """
-    parsed: list[Path] = []
-    real_parse = model.parse_document
-
-    def counted(text, *, path, scope):
-        parsed.append(path)
-        return real_parse(text, path=path, scope=scope)
-
     root = tmp_path / "memory"
     root.mkdir()
     for name in ("a", "b", "c", "d"):
@@ -120,7 +119,7 @@ def test_reads_taken_while_racy_are_confirmed_once_settled_and_only_changed_file
     ws = Workspace.load([MemoryRoot("project", root)])  # within the window: no read proves anything
     unsettled = ws.unsettled_reads()
     assert sorted(unsettled) == [root / f"{name}.md" for name in "abcd"]
-    monkeypatch.setattr(model, "parse_document", counted)
+    parsed = parses_counted(monkeypatch)
     time.sleep(RACY_WINDOW_NS / 1e9 + 0.1)
     (root / "b.md").write_text(entry("b", "other"), encoding="utf-8")  # same size
     (root / "c.md").unlink()
