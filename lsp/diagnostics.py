@@ -34,7 +34,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from lsprotocol import types
 
@@ -60,6 +60,9 @@ BIG_CHECK = 64
 
 # Texts at least this long keep their position conversion between checks (``_positions``).
 KEPT_POSITIONS_MIN_CHARS = 64 * 1024
+# A file with this many problems keeps their conversion between checks, however short (``to_lsp``):
+# a curated MEMORY.md of 200 lines can lack thousands of entries, re-checked at every keystroke.
+KEPT_DIAGNOSTICS_MIN_PROBLEMS = 64
 
 
 class DiagnosticsPublisher:
@@ -81,7 +84,9 @@ class DiagnosticsPublisher:
         # Per path: the text, encoding and position conversion of its last check (``_positions``).
         self._kept_positions: dict[Path, tuple[str, str, Positions]] = {}
         # Per large path: its last conversion and what it was made from (``to_lsp``).
-        self._kept_diagnostics: dict[Path, tuple[tuple, list[str], list[Problem], list[types.Diagnostic]]] = {}
+        self._kept_diagnostics: dict[Path, _KeptConversion] = {}
+        # The fingerprint of each kept conversion (``_fingerprint``): the list, and what it gave.
+        self._fingerprints: dict[Path, tuple[list[types.Diagnostic], tuple]] = {}
         # Paths a full check published while the first scan still ran (``publish_now``): no lone check overrides it.
         self._whole: set[Path] = set()
 
@@ -155,31 +160,38 @@ class DiagnosticsPublisher:
                text_of: Callable[[Path], str] | None = None) -> list[types.Diagnostic]:
         """Engine problems of one file as LSP diagnostics (engine thread).
 
-        A large file's (``MEMORY.md``'s) last conversion is reused while its
-        problems and the texts they point into are the same: every keystroke
-        in an entry re-checks the index, and converting its hundred problems
-        again, each position counted in the client's units, cost more than
-        the check.
+        A file's last conversion is kept when the file is large or has many
+        problems (``MEMORY.md``, a curated one lacking thousands of entries),
+        and each problem still the same, pointing into texts still the same,
+        keeps its diagnostic: every keystroke in an entry re-checks the
+        index, and converting its problems again, each position counted in
+        the client's units, cost more than the check (a second per keystroke
+        for 8,500 missing entries).
 
         ``text_of``: how to get a path's current text (``state.text``; a
         caller that read it already hands it over rather than have it read again).
         """
         state = self.server.state
-        text_of = text_of or state.text
-        related_paths = list(dict.fromkeys(r.location.path for p in problems for r in p.related))
-        texts = [text_of(p) for p in (path, *related_paths)]
+        related_paths = dict.fromkeys(r.location.path for p in problems for r in p.related)
+        if text_of is None:
+            text, related_texts = state.text(path), state.texts(related_paths, path)
+        else:
+            text, related_texts = text_of(path), {p: text_of(p) for p in related_paths}
         support = state.client.related_information
+        client = (support, state.client.position_encoding)
         kept = self._kept_diagnostics.get(path)
         reusable: dict[tuple, list[tuple[Problem, types.Diagnostic]]] = {}
-        if kept is not None and kept[0] == (support, state.client.position_encoding) \
-                and _same_texts(kept[1], texts):
-            if kept[2] == problems:
-                return kept[3]
+        if kept is not None and kept.client == client and (kept.text is text or kept.text == text):
+            # The related files whose text moved since (an entry typed into): only problems pointing there change.
+            moved = {p for p, t in related_texts.items() if (old := kept.related_texts.get(p)) is not t and old != t}
+            if not moved and kept.problems == problems:
+                return kept.diagnostics
             # A status flip changes a few of the index's problems: the others keep their conversion.
-            for problem, converted in zip(kept[2], kept[3]):
-                reusable.setdefault((problem.code, problem.span, problem.message), []).append((problem, converted))
-        positions = self._positions(path, texts[0])
-        related = {p: self._positions(p, text) for p, text in zip(related_paths, texts[1:])}
+            for problem, converted in zip(kept.problems, kept.diagnostics):
+                if not moved or not any(r.location.path in moved for r in problem.related):
+                    reusable.setdefault((problem.code, problem.span, problem.message), []).append((problem, converted))
+        positions = self._positions(path, text)
+        related = {p: self._positions(p, t) for p, t in related_texts.items()}
         diagnostics = []
         for problem in problems:
             same = next((d for q, d in reusable.get((problem.code, problem.span, problem.message), ())
@@ -187,9 +199,28 @@ class DiagnosticsPublisher:
             diagnostics.append(same if same is not None
                                else diagnostic(problem, positions, related, related_support=support,
                                                  uri_of=state.uris.uri))
-        if len(texts[0]) >= KEPT_POSITIONS_MIN_CHARS:
-            self._kept_diagnostics[path] = ((support, state.client.position_encoding), texts, problems, diagnostics)
+        if len(text) >= KEPT_POSITIONS_MIN_CHARS or len(problems) >= KEPT_DIAGNOSTICS_MIN_PROBLEMS:
+            self._kept_diagnostics[path] = _KeptConversion(client, text, related_texts, problems, diagnostics)
+        else:
+            self._kept_diagnostics.pop(path, None)
         return diagnostics
+
+    def _fingerprint(self, path: Path, diags: list[types.Diagnostic]) -> tuple:
+        """What tells ``diags`` apart from what was published; a kept conversion's is computed once.
+
+        A file whose conversion ``to_lsp`` kept gets that very list back
+        while nothing changed, and taking apart its thousands of problems
+        at every keystroke cost more than checking them.
+        """
+        last = self._fingerprints.get(path)
+        if last is not None and last[0] is diags:
+            return last[1]
+        key = _fingerprint(diags)
+        if len(diags) >= KEPT_DIAGNOSTICS_MIN_PROBLEMS:
+            self._fingerprints[path] = (diags, key)
+        else:
+            self._fingerprints.pop(path, None)
+        return key
 
     def _positions(self, path: Path, text: str | None = None) -> Positions:
         """Position conversion for ``path``'s current text, kept while the text stays (engine thread).
@@ -224,7 +255,7 @@ class DiagnosticsPublisher:
         if self.pull:
             changed = False
             for path, _version, diags in computed:
-                key = _fingerprint(diags)
+                key = self._fingerprint(path, diags)
                 if self._published.get(path, _NOTHING) != key:
                     self._published[path] = key
                     changed = True
@@ -356,7 +387,7 @@ class DiagnosticsPublisher:
 
         for path, version, diags in computed:
             plain = bool(diags) and isinstance(diags[0], dict)
-            key = _wire_fingerprint(diags) if plain else _fingerprint(diags)  # type: ignore[arg-type]
+            key = _wire_fingerprint(diags) if plain else self._fingerprint(path, diags)  # type: ignore[arg-type]
             uri = uris.uri(path)
             sent_uri = self._sent_uris.get(path, uri)
             # A document never published has, to the client, no diagnostics:
@@ -504,8 +535,14 @@ class DiagnosticsPublisher:
             self._shown.discard(path)
 
 
-def _same_texts(kept: list[str], texts: list[str]) -> bool:
-    return len(kept) == len(texts) and all(a is b or a == b for a, b in zip(kept, texts))
+class _KeptConversion(NamedTuple):
+    """A file's problems as last converted, with what their positions were counted in (``to_lsp``)."""
+
+    client: tuple  # related-information support, position encoding
+    text: str
+    related_texts: dict[Path, str]
+    problems: list[Problem]
+    diagnostics: list[types.Diagnostic]
 
 
 def _fingerprint(diags: list[types.Diagnostic]) -> tuple:

@@ -887,6 +887,27 @@ class ServerState:
             return doc.text
         return disk_text(path) or ""
 
+    def texts(self, paths: Iterable[Path], near: Path) -> dict[Path, str]:
+        """The current texts of ``paths`` (as :meth:`text`), most of them documents of ``near``'s root.
+
+        Looked up in that root first: the entries a ``MEMORY.md``'s problems
+        point at, thousands for a curated index, are asked for at every
+        keystroke, and finding each one's root again cost more than the check.
+        """
+        root = self.workspace.root_of(near)
+        documents = root.documents if root is not None else {}
+        buffers = self.buffers
+        texts: dict[Path, str] = {}
+        for path in paths:
+            buffer = buffers.get(path)
+            if buffer is not None:
+                texts[path] = buffer.text
+            elif (doc := documents.get(path)) is not None:
+                texts[path] = doc.text
+            else:
+                texts[path] = self.text(path)
+        return texts
+
     def positions(self, path: Path) -> Positions:
         """Position conversion for a path's current text (buffer, model or disk)."""
         return Positions(self.text(path), self.client.position_encoding)

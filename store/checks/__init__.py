@@ -45,6 +45,11 @@ class CheckContext:
     # directory): an editor's workspace folders each have their own.
     root_settings: Mapping[Path, Settings] = field(default_factory=dict)
 
+    def severity(self, code: str, doc: Document) -> str:
+        """The severity ``code`` has in ``doc``'s root ("off": not reported)."""
+        settings = self.root_settings.get(doc.root.path, self.settings) if self.root_settings else self.settings
+        return settings.severity_of(code)
+
     def problem(
         self,
         code: str,
@@ -57,8 +62,7 @@ class CheckContext:
         data: dict[str, Any] | None = None,
     ) -> Problem | None:
         """A problem at the configured severity, or None when the code is off."""
-        settings = self.root_settings.get(doc.root.path, self.settings) if self.root_settings else self.settings
-        severity = settings.severity_of(code)
+        severity = self.severity(code, doc)
         if severity == "off":
             return None
         return Problem(

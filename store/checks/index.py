@@ -577,16 +577,31 @@ def _check_lines(
             assert entry is not None  # the entry without a line
             if place is None:
                 place = _missing_line_place(doc, rendering, [f.target for f in findings])
+                severity = ctx.severity("index-missing-entry", doc)
+                # Made by the last check, by target; this check's replace them (none is kept for long).
+                made = doc.root.memo.get("missing-entry-problems", {})
+                doc.root.memo["missing-entry-problems"] = making = {}
+            span = place.span(entry.filename)
+            # The same finding (the same entry and file, kept by _LineMemo) at the same place: the same problem.
+            # Thousands of entries missing from a curated index were made anew at every keystroke.
+            key = (span, severity, doc.path, data)
+            kept = made.get(target)
+            if kept is not None and kept[0] is finding and kept[1] == key:
+                making[target] = kept
+                yield kept[2]
+                continue
             related = []
             if entry_doc is not None:
                 related.append(Related(Location(entry_doc.path, _name_span(entry_doc)),
                                        f"the living entry '{entry.name}'"))
-            yield ctx.problem(
-                "index-missing-entry", doc, place.span(entry.filename),
+            problem = ctx.problem(
+                "index-missing-entry", doc, span,
                 f"living entry '{entry.name}' ({entry.filename}) has no line in {INDEX_FILENAME}; add it",
                 related=related,
                 data={**data, "entry": entry.name, "filename": entry.filename},
             )
+            making[target] = (finding, key, problem)
+            yield problem
 
 
 def _missing_line_place(doc: Document, rendering: str | None, targets: list[str]) -> _MissingLinePlace:

@@ -101,6 +101,30 @@ def test_one_edit_in_a_10000_entry_root_rechecks_only_the_affected_set(tmp_path)
     assert merged(full, recheck) != nonempty(full)
 
 
+def test_a_keystroke_in_one_entry_keeps_the_problems_of_the_other_entries_a_curated_index_lacks(tmp_path):
+    """A curated MEMORY.md trimmed to a few lines lacks thousands of living entries at 10k, and each
+    keystroke in any entry re-checks it: those problems are kept, not made anew (a second per keystroke
+    in a server), and what is kept is what a check from scratch finds."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    for i in range(40):
+        (root / f"e{i:05d}.md").write_text(generated_entry(i), encoding="utf-8")
+    (root / "MEMORY.md").write_text("# Mine\n\n- [e00001](e00001.md) \u2014 the one I keep\n", encoding="utf-8")
+    memory_root = MemoryRoot("explicit", root)
+    workspace = Workspace.load([memory_root])
+    index = root / "MEMORY.md"
+    before = check_paths(CheckContext(workspace, today=TODAY), [index])[index]
+    assert sum(p.code == "index-missing-entry" for p in before) > 30
+    edited = root / "e00003.md"
+    new_text = generated_entry(3).replace("entry number 3", "entry number three")  # its line would change
+    edited.write_text(new_text, encoding="utf-8")
+    assert index in workspace.update(edited, new_text)
+    after = check_paths(CheckContext(workspace, today=TODAY), [index])[index]
+    kept = {id(problem) for problem in before}
+    assert [p.data["filename"] for p in after if id(p) not in kept] == ["e00003.md"]
+    assert after == check_workspace(CheckContext(Workspace.load([memory_root]), today=TODAY))[index]
+
+
 # -- random edit sequences on small roots -------------------------------------------
 
 NEAR = Path("/nonexistent-memls-test/near")
