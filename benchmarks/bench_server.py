@@ -48,8 +48,11 @@ Figures (seconds unless said otherwise):
 Then a second server on the same corpus without planted defects, whose
 ``MEMORY.md`` is exactly the generated index (the usual root):
 
-* ``field_<field>_p95_s`` (``generated``) and ``curated_field_<field>_p95_s``
-  (the generated index with a hand-written line added): typing into one
+* ``field_<field>_p95_s`` (``generated``), ``curated_field_<field>_p95_s``
+  (the generated index with a hand-written line added) and
+  ``trimmed_field_<field>_p95_s`` (a curated index trimmed to its first
+  ``TRIMMED_LINES`` lines, as a person fitting Claude Code's 200-line limit
+  keeps it: every other living entry lacks a line, a problem each): typing into one
   field -- ``name``, ``description``, ``status``, ``supersedes``,
   ``superseded_by``, ``metadata.type``, ``keywords`` -- or the body, one
   character more (or less) per keystroke, ``didChange`` -> the
@@ -57,7 +60,7 @@ Then a second server on the same corpus without planted defects, whose
   diagnostics, so every keystroke also flips ``confidence`` between a valid
   and an out-of-range value (one character), which changes the probe's own
   diagnostics whatever the field did; ``keystroke_worst_field_p95_s`` is the
-  worst field of both roots (``keystroke_worst_field`` names it);
+  worst field of the three indexes (``keystroke_worst_field`` names it);
 * ``burst_s``: 100 ``didChange`` sent back to back -> the
   ``publishDiagnostics`` of the last version;
 * ``hover_while_typing_p95_s``: a ``hover`` sent right after each keystroke
@@ -73,6 +76,8 @@ Then a second server on the same corpus without planted defects, whose
   checked before the scan ends: the worst of three edits (in the body, in the
   description, a status retired), each also under ``warm_unsaved_<field>_*``;
   ``warm_unsaved_field`` names the edit whose own share is the worst.
+  ``warm_trimmed_own_share_s``: the saved restart's own share once the index
+  is the trimmed one.
 
 Usage::
 
@@ -109,6 +114,8 @@ from common import (  # noqa: E402
 
 QUIET_SECONDS = 1.0
 RESTART_RUNS = 3
+# The lines a trimmed curated MEMORY.md keeps (Claude Code loads the first 200).
+TRIMMED_LINES = 200
 """How many times each warm restart of the fields' root is measured (the median is reported)."""
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 CPU_SAMPLE_SECONDS = 0.002
@@ -605,10 +612,12 @@ async def run_fields(args: argparse.Namespace) -> dict[str, Any]:
         await client.wait_for(lambda r: isinstance(r, tuple) and r[1] == uri)
         version = 1
         worst: tuple[float, str] = (-1.0, "")
-        for label, prefix in (("generated", "field_"), ("curated", "curated_field_")):
-            if label == "curated":  # a person added a line: the index is curated from now on
-                index.write_text(index.read_text(encoding="utf-8")
-                                 + "Read the runbooks before deploying.\n", encoding="utf-8")
+        generated = index.read_text(encoding="utf-8")
+        curated = generated + "Read the runbooks before deploying.\n"  # a person added a line
+        for label, prefix in (("generated", "field_"), ("curated", "curated_field_"),
+                              ("trimmed", "trimmed_field_")):
+            if label != "generated":
+                index.write_text(curated if label == "curated" else trimmed(generated, probe.name), encoding="utf-8")
                 client.notify("workspace/didChangeWatchedFiles",
                               {"changes": [{"uri": uri_of(index), "type": 2}]})
                 await client.quiet(0.5)
@@ -648,6 +657,7 @@ async def run_fields(args: argparse.Namespace) -> dict[str, Any]:
         out["hover_while_typing_p95_s"] = percentile(hovers, 95)
         out["fields_peak_rss_mb"] = peak_rss_mb(client.proc.pid)
         await client.stop()
+        index.write_text(curated, encoding="utf-8")  # the restarts below are timed with it
 
         # Warm start: the first run filled the parse cache (files older than 2 s);
         # one more start caches what was too fresh, the next two are measured: the
@@ -664,12 +674,16 @@ async def run_fields(args: argparse.Namespace) -> dict[str, Any]:
         await asyncio.sleep(2.1)
         restarts = [("", saved), ("warm_fields_", saved)]
         restarts += [(f"warm_unsaved_{field}_", text) for field, text in unsaved.items()]
+        restarts += [("trimmed", saved), ("warm_trimmed_", saved)]  # the first keeps its check for the next
         for prefix, text in restarts:
+            if prefix == "trimmed":
+                index.write_text(trimmed(generated, probe.name), encoding="utf-8")
+                await asyncio.sleep(2.1)
             # Each measured restart is taken RESTART_RUNS times, each right after an empty pygls
             # server's start: the own share is the median of those pairs' differences, so a
             # core taken by other work for a moment weighs on both halves of a pair, or on one sample.
             samples = []
-            for _ in range(RESTART_RUNS if prefix else 1):
+            for _ in range(RESTART_RUNS if prefix.startswith("warm") else 1):
                 floor = await bare_pygls_start(folder, home, log, runs=1)
                 client, spawned = await start(folder, home, log)
                 client.notify("initialized", {})
@@ -686,13 +700,23 @@ async def run_fields(args: argparse.Namespace) -> dict[str, Any]:
                 out["warm_first_diagnostics_after_open_s"] = after_open_s
                 out["warm_fields_restart_s"] = restart_s
                 out["warm_own_share_s"] = own_share_s
-            elif prefix:
+            elif prefix == "warm_trimmed_":
+                out["warm_trimmed_own_share_s"] = own_share_s
+            elif prefix.startswith("warm"):
                 out[f"{prefix}first_diagnostics_s"] = first_s
                 out[f"{prefix}restart_s"] = restart_s
                 out[f"{prefix}own_share_s"] = own_share_s
     shutil.rmtree(folder, ignore_errors=True)
     shutil.rmtree(home, ignore_errors=True)
     return out
+
+
+def trimmed(generated: str, keep: str) -> str:
+    """A curated ``MEMORY.md`` a person trimmed to ``TRIMMED_LINES`` lines, keeping the line of file ``keep``."""
+    lines = generated.split("\n")
+    head = [line for line in lines[:TRIMMED_LINES - 2] if f"({keep})" not in line]
+    kept = [line for line in lines if f"({keep})" in line]
+    return "\n".join(["# What I keep in view", ""] + head + kept) + "\n"
 
 
 LABELS = {
@@ -713,6 +737,8 @@ LABELS = {
     "peak_rss_mb": "peak RSS (VmHWM)",
     **{f"field_{f}_p95_s": f"keystroke p95, generated MEMORY.md: {f}" for f in FIELDS},
     **{f"curated_field_{f}_p95_s": f"keystroke p95, curated MEMORY.md: {f}" for f in FIELDS},
+    **{f"trimmed_field_{f}_p95_s": f"keystroke p95, curated MEMORY.md trimmed to 200 lines: {f}" for f in FIELDS},
+    "warm_trimmed_own_share_s": "warm restart, MEMORY.md trimmed to 200 lines: memls's own share",
     "keystroke_worst_field_p95_s": "keystroke p95, worst field (named below)",
     "burst_s": f"burst of {BURST} didChange -> last version's diagnostics",
     "hover_while_typing_p95_s": "hover while typing p95",
