@@ -23,7 +23,7 @@ from typing import Any
 from memls.store.checks import CheckContext
 from memls.store.entry import MemoryEntry
 from memls.store.frontmatter import normalize_text
-from memls.store.lease import RootLease, lease_editor
+from memls.store.lease import RootLease, lease_editor, take_leases
 from memls.store.model import Document, RootState, StackChange, Workspace, document_kind
 from memls.store.reader import disk_text
 from memls.store.roots import MemoryRoot, editor_stacks, is_memory_root
@@ -388,8 +388,12 @@ class ServerState:
             return False
         lease = self.leases.get(root.path)
         if lease is None:
-            lease = self.leases[root.path] = RootLease(root.path, self.editor)
-            lease.try_acquire()
+            # Every root not asked about yet, in one round (memls.store.lease: asked one by one,
+            # two servers started together could each take one root of a folder).
+            fresh = [RootLease(r.path, self.editor) for r in self.workspace.roots if r.path not in self.leases]
+            self.leases.update((new.root_dir, new) for new in fresh)
+            take_leases(fresh)
+            lease = self.leases[root.path]
         return lease.held
 
     def edits_open_index(self, path: Path) -> bool:
@@ -418,10 +422,12 @@ class ServerState:
 
     def retry_leases(self) -> set[Path]:
         """Take the leases other servers let go of; the paths to publish now."""
+        waiting = [(root, lease) for root in self.workspace.roots
+                   if (lease := self.leases.get(root.path)) is not None and not lease.held]
+        take_leases([lease for _, lease in waiting])
         gained: set[Path] = set()
-        for root in self.workspace.roots:
-            lease = self.leases.get(root.path)
-            if lease is not None and not lease.held and lease.try_acquire():
+        for root, lease in waiting:
+            if lease.held:
                 gained.update(root.documents)
                 gained.add(root.index_path)
         return gained

@@ -25,6 +25,14 @@ beside the lease which editor it serves (the process id the client gave at
 buffer when that editor is not the holder's. When either editor is unknown,
 it leaves the buffer alone, as two edits in one editor would be the worse outcome.
 
+A server takes the leases of all its roots in one *round*, under a lock
+every server's round takes (``leases.lock`` in the cache directory): two
+servers started together on one folder of two roots each took the root it
+asked about first, and each window then listed one root's problems and not
+the other's (found by an outside tester, 2 starts in 134). In rounds, the
+first takes every root nobody holds, and the second finds them held; a
+server whose roots only partly overlap another's still takes the rest.
+
 Disk writes need no lease: every write is taken under the root's own lock
 and computed from the disk inside it, so a second refresh of ``MEMORY.md``
 finds it already current and writes nothing.
@@ -35,6 +43,8 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from .cache import cache_dir, root_digest, write_private
@@ -58,6 +68,36 @@ def lease_editor(root_dir: Path) -> str | None:
         return _editor_file(root_dir).read_text(encoding="utf-8") or None
     except (OSError, UnicodeDecodeError):
         return None
+
+
+ROUND_LOCK = "leases.lock"
+# How long a round waits for another server's round (a few flocks) before going on without it.
+ROUND_WAIT_SECONDS = 2.0
+
+
+def take_leases(leases: Sequence[RootLease]) -> None:
+    """Try every lease of ``leases`` in one round no other server's round interleaves with.
+
+    A server that cannot take the round lock in time (one stopped inside its
+    round, no cache directory) tries the leases alone, as before rounds.
+    """
+    if not leases:
+        return
+    fd = None
+    try:
+        path = cache_dir([lease.root_dir for lease in leases]) / ROUND_LOCK
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        deadline = time.monotonic() + ROUND_WAIT_SECONDS
+        while (fd := _locked(path)) is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+    except OSError:
+        fd = None
+    try:
+        for lease in leases:
+            lease.try_acquire()
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 class RootLease:

@@ -104,3 +104,43 @@ def test_taking_a_lease_does_not_import_the_file_lock_library(tmp_path: Path) ->
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# Two servers of one folder, started together: each asks about its roots in its own order.
+RACER = """
+import sys, time
+from pathlib import Path
+from memls.store.lease import RootLease, take_leases
+go, roots = float(sys.argv[1]), [Path(p) for p in sys.argv[2:]]
+leases = [RootLease(root) for root in roots]
+while time.time() < go:
+    pass
+take_leases(leases)
+print(" ".join(str(lease.root_dir) for lease in leases if lease.held), flush=True)
+sys.stdin.read()  # the leases are held until the test has both answers
+"""
+
+
+def test_two_servers_started_together_never_split_a_folders_roots_between_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each root's lease goes to one server, and all of one folder's roots to the same one (s20a F1)."""
+    import os
+    import time
+
+    roots = [tmp_path / name for name in ("project", "user", "claude")]
+    monkeypatch.setenv("MEMLS_CACHE_DIR", str(tmp_path / "cache"))
+    env = {**os.environ, "MEMLS_CACHE_DIR": str(tmp_path / "cache")}
+    splits = []
+    for attempt in range(12):
+        go = time.time() + 0.4
+        orders = [roots, roots[::-1]]  # the first root each asks about differs
+        racers = [subprocess.Popen([sys.executable, "-c", RACER, str(go), *map(str, order)], env=env,
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for order in orders]
+        held = [set(racer.stdout.readline().split()) for racer in racers]  # type: ignore[union-attr]
+        for racer in racers:
+            racer.communicate("")
+        assert held[0].isdisjoint(held[1]) and held[0] | held[1] == {str(root) for root in roots}, held
+        if held[0] and held[1]:
+            splits.append((attempt, held))
+    assert not splits
