@@ -83,7 +83,7 @@ class DiagnosticsPublisher:
         self.problem_counts: dict[Path, tuple[int, int]] = {}
         # Per path: the text, encoding and position conversion of its last check (``_positions``).
         self._kept_positions: dict[Path, tuple[str, str, Positions]] = {}
-        # Per large path: its last conversion and what it was made from (``to_lsp``).
+        # Per path large or with many problems: its last conversion and what it was made from (``to_lsp``).
         self._kept_diagnostics: dict[Path, _KeptConversion] = {}
         # The fingerprint of each kept conversion (``_fingerprint``): the list, and what it gave.
         self._fingerprints: dict[Path, tuple[list[types.Diagnostic], tuple]] = {}

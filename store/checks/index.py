@@ -259,6 +259,17 @@ class _LineFinding:
     entry_doc: Document | None = None
 
 
+def unsaved_entry(state: RootState, target: str) -> bool:
+    """Whether ``target`` is an entry an editor holds unsaved while its file does not exist yet.
+
+    Such an entry gets its index line once saved (``Document.index_entry``),
+    but a line the user typed for it meanwhile is not broken: the save makes
+    it good, and calling it broken offered a fix that deleted what they typed.
+    """
+    doc = state.documents.get(state.path / target)
+    return doc is not None and doc.kind == "entry" and doc.file_absent and doc.entry is not None
+
+
 def _broken_link_message(state: RootState, target: str) -> str:
     """Why a pointer's target is broken; a link only Markdown readers resolve says so.
 
@@ -297,7 +308,8 @@ def _line_findings(doc: Document, expected: _Expected, budget: int | None) -> li
         listed.add(target)
         entry_doc = by_filename.get(target)
         if entry_doc is None:
-            found.append(_LineFinding("index-broken-link", target, link=link))
+            if not unsaved_entry(state, target):
+                found.append(_LineFinding("index-broken-link", target, link=link))
             continue
         listed_entry = entry_doc.index_entry
         assert listed_entry is not None  # by_filename holds entries and headlines only
@@ -412,7 +424,8 @@ class _LineMemo:
         links = self.links.get(target)
         if links is not None:
             if entry is None:
-                found = [_LineFinding("index-broken-link", target, link=link) for link in links]
+                if not unsaved_entry(state, target):
+                    found = [_LineFinding("index-broken-link", target, link=link) for link in links]
             elif not entry.is_living:
                 entry_doc = state.documents.get(state.path / target)
                 found = [_LineFinding("index-lists-non-living", target, link=link,

@@ -18,6 +18,7 @@ import pytest
 
 from memls.store.checks import CheckContext, check_workspace, fixes_for
 from memls.store.diagnostics import TextEdit
+from memls.store.edits import apply_edits
 from memls.store.index import index_entries, render_index
 from memls.store.model import Workspace
 from memls.store.reader import MAX_DOCUMENT_BYTES, read_root
@@ -102,3 +103,31 @@ def test_a_buffer_whose_file_is_made_gets_its_index_line_back(tmp_path):
     assert root / "MEMORY.md" in affected
     assert [e.filename for e in ws.roots[0].entries_for_index()] == ["a.md", "b.md"]
     assert "index-missing-entry" in {code for code, _ in problems(ws)[root / "MEMORY.md"]}
+
+
+@pytest.mark.parametrize("index", ["curated", "budgeted"])
+def test_a_line_typed_for_an_entry_not_saved_yet_is_not_broken_and_no_fix_removes_it(tmp_path, index):
+    """The user opens a tab for a new entry and types its line into MEMORY.md before saving either (s20c F1).
+
+    The line is good once the entry is saved; calling it broken offered a preferred fix that deleted it.
+    A line to a file that is neither on disk nor in a buffer stays broken.
+    """
+    root = tmp_path / "memory"
+    write_generated_root(root, {"b.md": entry_text("b")})
+    text = (root / "MEMORY.md").read_text(encoding="utf-8") + "- [brand-new](brand-new.md) — new\n- [c](c.md) — gone\n"
+    if index == "budgeted":  # an index rendered under a one-shot budget is judged by its own path
+        text += "- \u2026 0 more entries omitted (budget 100000 bytes)\n"
+    (root / "MEMORY.md").write_text(text, encoding="utf-8")
+    ws = Workspace.load([MemoryRoot("project", root)])
+    ws.update(root / "brand-new.md", entry_text("brand-new"), version=2, file_absent=True)
+
+    ctx = CheckContext(ws, today=TODAY)
+    found = check_workspace(ctx)[root / "MEMORY.md"]
+    broken = [p for p in found if p.code == "index-broken-link"]
+    assert [p.data["target"] for p in broken] == ["c.md"]
+    # Only the regeneration, which says it replaces the hand-written lines, may drop it; never a safe fix.
+    for problem in found:
+        for fix in fixes_for(ctx, problem):
+            edits = [op for op in fix.operations if isinstance(op, TextEdit) and op.path.name == "MEMORY.md"]
+            kept = "(brand-new.md)" in apply_edits(text, edits)
+            assert kept or (not fix.safe and "replaces its hand-written lines" in fix.title), fix.title
