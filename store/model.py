@@ -758,13 +758,13 @@ class Workspace:
         for path in paths:
             state = self.root_of(path)
             doc = state.documents.get(path) if state is not None else None
-            if doc is None or doc.disk is None or doc.disk.settled:
+            if state is None or doc is None or doc.disk is None or doc.disk.settled:
                 continue
             confirmed = _read_again(doc, path)
             if confirmed is None:
                 changed.append(path)
             else:
-                state.reread(doc, confirmed)  # type: ignore[union-attr] - a document has its root
+                state.reread(doc, confirmed)
         return changed
 
     def update_from_disk(self, path: Path) -> set[Path]:

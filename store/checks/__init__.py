@@ -18,7 +18,7 @@ from typing import Any
 from ..cache import paused_gc
 from ..catalogue import audit_code_of as audit_code_of  # re-exported
 from ..catalogue import spec as spec  # re-exported
-from ..diagnostics import Fix, Problem, Related, TextEdit
+from ..diagnostics import Fix, Problem, Related, SeverityOrOff, TextEdit
 from ..edit_check import structure_problem
 from ..edits import apply_edits
 from ..index import INDEX_FILENAME
@@ -45,7 +45,7 @@ class CheckContext:
     # directory): an editor's workspace folders each have their own.
     root_settings: Mapping[Path, Settings] = field(default_factory=dict)
 
-    def severity(self, code: str, doc: Document) -> str:
+    def severity(self, code: str, doc: Document) -> SeverityOrOff:
         """The severity ``code`` has in ``doc``'s root ("off": not reported)."""
         settings = self.root_settings.get(doc.root.path, self.settings) if self.root_settings else self.settings
         return settings.severity_of(code)
