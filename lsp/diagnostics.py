@@ -61,7 +61,8 @@ BIG_CHECK = 64
 # Texts at least this long keep their position conversion between checks (``_positions``).
 KEPT_POSITIONS_MIN_CHARS = 64 * 1024
 # A file with this many problems keeps their conversion between checks, however short (``to_lsp``):
-# a curated MEMORY.md of 200 lines can lack thousands of entries, re-checked at every keystroke.
+# a MEMORY.md of a few hundred lines can list hundreds of retired or vanished entries, and it is
+# re-checked at every keystroke in any entry.
 KEPT_DIAGNOSTICS_MIN_PROBLEMS = 64
 
 

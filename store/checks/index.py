@@ -99,6 +99,17 @@ CODES: tuple[str, ...] = (
     "index-beyond-claude-code-limit",
 )
 
+# Beyond this many living entries without a line, an index is trimmed on
+# purpose (Claude Code loads only its first 200 lines), not behind by a few
+# saves: it gets one ``index-missing-entry`` warning saying how many, rather
+# than one per entry. Thousands of warnings on one file buried every other
+# problem in an editor's list, and the safe repair that added all their lines
+# undid the trimming. Up to this many, each entry's warning sits where its
+# line belongs and its line is added by ``memls check --fix``.
+MISSING_ENTRIES_APART = 20
+# How many of the unlisted entries the one warning names and points at.
+MISSING_ENTRIES_NAMED = 10
+
 # gptme's omission marker, as ``render_index`` writes it under a budget.
 # Link targets that are not files of the root (a curated index may link out).
 _EXTERNAL_TARGET = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|#)")
@@ -563,6 +574,8 @@ def _check_lines(
     ctx: CheckContext, doc: Document, findings: list[_LineFinding], rendering: str | None, data: dict
 ) -> Iterator[Problem | None]:
     """Per-line problems of a legacy index."""
+    missing = [f for f in findings if f.code == "index-missing-entry"]
+    trimmed = len(missing) > MISSING_ENTRIES_APART
     place = None
     for finding in findings:
         target, entry, entry_doc = finding.target, finding.entry, finding.entry_doc
@@ -586,35 +599,57 @@ def _check_lines(
                                  f"'{entry.name}' has status {entry.status}")],
                 data={**data, "line": link.line, "target": target},
             )
-        else:
+        elif not trimmed:
             assert entry is not None  # the entry without a line
             if place is None:
                 place = _missing_line_place(doc, rendering, [f.target for f in findings])
-                severity = ctx.severity("index-missing-entry", doc)
-                # Made by the last check, by target; this check's replace them (none is kept for long).
-                made = doc.root.memo.get("missing-entry-problems", {})
-                doc.root.memo["missing-entry-problems"] = making = {}
-            span = place.span(entry.filename)
-            # The same finding (the same entry and file, kept by _LineMemo) at the same place: the same problem.
-            # Thousands of entries missing from a curated index were made anew at every keystroke.
-            key = (span, severity, doc.path, data)
-            kept = made.get(target)
-            if kept is not None and kept[0] is finding and kept[1] == key:
-                making[target] = kept
-                yield kept[2]
-                continue
-            related = []
-            if entry_doc is not None:
-                related.append(Related(Location(entry_doc.path, _name_span(entry_doc)),
-                                       f"the living entry '{entry.name}'"))
-            problem = ctx.problem(
-                "index-missing-entry", doc, span,
+            yield ctx.problem(
+                "index-missing-entry", doc, place.span(entry.filename),
                 f"living entry '{entry.name}' ({entry.filename}) has no line in {INDEX_FILENAME}; add it",
-                related=related,
+                related=_living_entry(finding),
                 data={**data, "entry": entry.name, "filename": entry.filename},
             )
-            making[target] = (finding, key, problem)
-            yield problem
+    if trimmed:
+        yield _trimmed_problem(ctx, doc, missing, data)
+
+
+def _living_entry(finding: _LineFinding) -> list[Related]:
+    """Where a missing line's entry is named, for the reader to jump to."""
+    entry, entry_doc = finding.entry, finding.entry_doc
+    if entry is None or entry_doc is None:
+        return []
+    return [Related(Location(entry_doc.path, _name_span(entry_doc)), f"the living entry '{entry.name}'")]
+
+
+def _trimmed_problem(ctx: CheckContext, doc: Document, missing: list[_LineFinding], data: dict) -> Problem | None:
+    """The one ``index-missing-entry`` of an index lacking more than ``MISSING_ENTRIES_APART`` entries.
+
+    It sits on the index's last non-blank line, where their lines would be
+    appended, names the first few (by file) and says how many there are.
+    """
+    count = len(missing)
+    named = missing[:MISSING_ENTRIES_NAMED]
+    names = ", ".join(f"'{f.entry.name}'" for f in named[:3] if f.entry is not None)
+    more = f" and {count - 3} more" if count > 3 else ""
+    return ctx.problem(
+        "index-missing-entry", doc, _last_line_span(doc),
+        f"{count} living entries have no line in {INDEX_FILENAME} ({names}{more}); add their lines, "
+        f"or set index-missing-entry = \"off\" if the index is trimmed on purpose",
+        related=[related for finding in named for related in _living_entry(finding)],
+        data={**data, "missing": count},
+    )
+
+
+def _last_line_span(doc: Document) -> Span:
+    memo = doc.root.memo.get("index-lines")
+    lines = memo.lines if isinstance(memo, _LineMemo) and memo.text is doc.text else split_lines(doc.text)
+    line = _last_line(lines)
+    return Span(line, 0, line, len(lines[line]))
+
+
+def _last_line(lines: list[str]) -> int:
+    """The last non-blank line, where a curated index's missing lines are appended (0 when all are blank)."""
+    return next((n for n in range(len(lines) - 1, -1, -1) if lines[n].strip()), 0)
 
 
 def _missing_line_place(doc: Document, rendering: str | None, targets: list[str]) -> _MissingLinePlace:
@@ -656,7 +691,7 @@ class _IndexSide:
         self.memo = memo if isinstance(memo, _LineMemo) and memo.text == doc.text else None
         self.lines = self.memo.lines if self.memo is not None else split_lines(doc.text)
         lines = self.lines
-        self.last = next((n for n in range(len(lines) - 1, -1, -1) if lines[n].strip()), 0)
+        self.last = _last_line(lines)
         # The problem lines' numbers, when the memo knows every pointer's line (else None).
         self.doomed = None if self.memo is None else {
             line for target in targets for line in self.memo.lines_to.get(target, ())}
@@ -881,7 +916,7 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
         return [regenerate] if regenerate is not None else []
     # A legacy index that differs from the rendering is curated: regenerating
     # it would replace what a person wrote, so it is never the safe fix.
-    findings = basis.findings
+    findings = basis.apart
     this = next((f for f in findings if _is_finding_of(f, problem)), None)
     out = []
     if this is not None:
@@ -890,6 +925,8 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
                        (_line_repair(doc, [this], expected.text, basis.may_be_apart),), safe=alone))
         if not alone:
             out.append(basis.repair_all)
+    elif problem.code == "index-missing-entry" and basis.trimmed:
+        out.append(basis.add_trimmed)
     if regenerate is not None:
         out.append(Fix(f"Regenerate {INDEX_FILENAME} (replaces its hand-written lines)",
                        regenerate.operations))
@@ -916,6 +953,20 @@ class _FixBasis:
     def findings(self) -> list[_LineFinding]:
         return [f for f in _line_findings(self.doc, self.expected, self._budget)
                 if self._settings.severity_of(f.code) != "off"]
+
+    @cached_property
+    def _missing(self) -> list[_LineFinding]:
+        return [f for f in self.findings if f.code == "index-missing-entry"]
+
+    @property
+    def trimmed(self) -> bool:
+        """Whether the missing entries share one problem (``MISSING_ENTRIES_APART``)."""
+        return len(self._missing) > MISSING_ENTRIES_APART
+
+    @cached_property
+    def apart(self) -> list[_LineFinding]:
+        """The findings reported one problem each: all but the missing entries of a trimmed index."""
+        return [f for f in self.findings if f.code != "index-missing-entry"] if self.trimmed else self.findings
 
     @cached_property
     def _stray_targets(self) -> frozenset[str | None]:
@@ -949,8 +1000,14 @@ class _FixBasis:
 
     @cached_property
     def repair_all(self) -> Fix:
-        findings = self.findings
+        """The safe fix of every line problem; a trimmed index's missing lines are not added (see ``add_trimmed``)."""
+        findings = self.apart
         return Fix(_line_fix_title(findings), (_line_repair(self.doc, findings, self.expected.text),), safe=True)
+
+    @cached_property
+    def add_trimmed(self) -> Fix:
+        """The lines of every entry a trimmed index lacks: offered, never safe (it undoes the trimming)."""
+        return Fix(_line_fix_title(self._missing), (_line_repair(self.doc, self._missing, self.expected.text),))
 
 
 def _fix_basis(ctx: CheckContext, doc: Document, budget: int | None) -> _FixBasis:
@@ -980,7 +1037,9 @@ def _line_fix_title(findings: list[_LineFinding]) -> str:
     added = [f"'{f.entry.name}'" for f in findings if f.code == "index-missing-entry" and f.entry is not None]
     removed = list(dict.fromkeys(f"'{f.target}'" for f in findings if f.code != "index-missing-entry"))
     parts = []
-    if added:
+    if len(added) > MISSING_ENTRIES_APART:
+        parts.append(f"add the lines of {len(added)} entries")
+    elif added:
         parts.append(f"add the line{'s' if len(added) > 1 else ''} for {', '.join(added)}")
     if removed:
         parts.append(f"remove the line{'s' if len(removed) > 1 else ''} for {', '.join(removed)}")

@@ -9,6 +9,7 @@ import pytest
 
 from memls.store.apply import apply_fixes
 from memls.store.checks import check_workspace, fixes_for
+from memls.store.checks.index import MISSING_ENTRIES_APART
 from memls.store.diagnostics import CreateFile, Fix
 from memls.store.edits import apply_edits
 from memls.store.index import render_index, upsert_index_line
@@ -351,6 +352,51 @@ def test_missing_entry_one_problem_per_entry_and_not_for_shadowed_duplicates(che
     }
     checked = check_root(files)
     assert sorted(p.data["filename"] for p in checked.problems("index-missing-entry")) == ["a.md", "c.md"]
+
+
+def _unlisted(count: int) -> dict[str, str]:
+    return {f"e{i:03d}.md": living(f"e{i:03d}", f"entry {i}") for i in range(count)}
+
+
+def test_up_to_twenty_missing_entries_are_one_warning_each(check_root):
+    checked = check_root({**_unlisted(MISSING_ENTRIES_APART), "MEMORY.md": "# Mine\n\nMy notes.\n"})
+    problems = checked.problems("index-missing-entry")
+    assert sorted(p.data["filename"] for p in problems) == sorted(_unlisted(MISSING_ENTRIES_APART))
+
+
+def test_an_index_trimmed_on_purpose_gets_one_warning_counting_what_it_lacks(check_root):
+    text = "# Mine\n\n- [e000](e000.md) \u2014 entry 0\nMy notes.\n\n"
+    checked = check_root({**_unlisted(40), "MEMORY.md": text})
+    [problem] = checked.problems("index-missing-entry")
+    assert problem.severity == "warning"
+    assert problem.message.startswith("39 living entries have no line in MEMORY.md ('e001', 'e002', 'e003' and 36 more)")
+    assert 'index-missing-entry = "off"' in problem.message
+    assert problem.span == Span(3, 0, 3, len("My notes."))  # where their lines would be appended
+    assert [r.location.path.name for r in problem.related] == [f"e{i:03d}.md" for i in range(1, 11)]
+    assert problem.data["missing"] == 39
+
+
+def test_adding_the_lines_a_trimmed_index_lacks_is_offered_but_never_safe(check_root):
+    text = "# Mine\n\nMy notes.\n"
+    checked = check_root({**_unlisted(30), "MEMORY.md": text})
+    [problem] = checked.problems("index-missing-entry")
+    fixes = {f.title: f for f in fixes_for(checked.ctx, problem)}
+    add = fixes["Add the lines of 30 entries in MEMORY.md"]
+    assert not add.safe
+    assert not any(f.safe for f in fixes.values())
+    after = apply(checked, add)
+    assert after.problems("index-missing-entry") == []
+    assert (root_of(after) / "MEMORY.md").read_text().startswith(text)
+
+
+def test_the_safe_repair_of_a_trimmed_index_removes_its_broken_line_and_adds_nothing(check_root):
+    text = "# Mine\n\n- [gone](gone.md) \u2014 a file that is gone\nMy notes.\n"
+    checked = check_root({**_unlisted(30), "MEMORY.md": text})
+    [broken] = checked.problems("index-broken-link")
+    [safe] = [f for f in fixes_for(checked.ctx, broken) if f.safe]
+    after = apply(checked, safe)
+    assert (root_of(after) / "MEMORY.md").read_text() == "# Mine\n\nMy notes.\n"
+    assert after.problems("index-missing-entry")[0].data["missing"] == 30
 
 
 def test_add_line_is_the_safe_fix_in_a_curated_index_and_matches_the_engine_upsert(check_root):
