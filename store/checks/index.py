@@ -65,7 +65,7 @@ from ..index import (
     IndexLink,
     IndexPolicy,
     IndexRendering,
-    add_index_line,
+    add_index_lines,
     claude_code_visible_limit,
     generated_apart_from,
     gets_index_line,
@@ -1067,10 +1067,7 @@ def _line_repair(
     new = text
     for filename in dict.fromkeys(f.target for f in findings if f.code != "index-missing-entry"):
         new = remove_index_line(new, filename)
-    for finding in findings:
-        if finding.code == "index-missing-entry":
-            assert finding.entry is not None  # the entry without a line
-            new = add_index_line(new, finding.entry)
+    new = add_index_lines(new, [f.entry for f in findings if f.code == "index-missing-entry" and f.entry is not None])
     return minimal_edit(doc.path, text, new)
 
 

@@ -10,6 +10,7 @@ is one line for every reader (``str.splitlines`` included).
 
 from __future__ import annotations
 
+from functools import reduce
 from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
@@ -19,6 +20,7 @@ from memls.store.entry import MemoryEntry
 from memls.store.index import (
     IndexPolicy,
     add_index_line,
+    add_index_lines,
     gets_index_line,
     parse_index_lines,
     refresh_index_line,
@@ -92,6 +94,28 @@ def test_a_line_added_or_refreshed_in_a_curated_index_stays_one_safe_line(before
         assert_writable_and_one_line_per_pointer(text)
         if not new.index_line_hazards():
             assert [link.target for link in parse_index_lines(text)] == ["e0.md"]
+
+
+FILENAMES = ["e0.md", "e1.md", "a)b.md", "x y.md", "e0.md.md", "\u00e9t\u00e9.md"]
+index_lines = st.sampled_from([
+    "# Mine", "", "prose [with](links) here", "- [e0](e0.md) \u2014 mine", "- [x](a)b.md) \u2014 odd",
+    "* [e1](e1.md)", "- [x y](x y.md)", "see ](e1.md) inline", "- [\u00e9](\u00e9t\u00e9.md) \u2014 \u00e9",
+])
+
+
+@SETTINGS
+@given(
+    lines=st.lists(index_lines, max_size=6),
+    eol=st.sampled_from(["\n", "\r\n", "\r"]),
+    ending=st.booleans(),
+    all_fields=st.lists(fields, max_size=5),
+    names=st.lists(st.sampled_from(FILENAMES), max_size=5, unique=True),
+)
+def test_adding_many_lines_at_once_is_adding_them_one_by_one(lines, eol, ending, all_fields, names):
+    """``add_index_lines`` (a trimmed index's thousands of missing lines) writes what ``add_index_line`` in turn writes."""
+    text = eol.join(lines) + (eol if ending and lines else "")
+    entries = [MemoryEntry(**f, path=Path(f"/memory/{name}")) for f, name in zip(all_fields, names)]
+    assert add_index_lines(text, entries) == reduce(add_index_line, entries, text)
 
 
 def test_an_entry_whose_title_holds_a_bracket_nul_or_surrogate_is_left_out_and_the_rest_written():
