@@ -455,13 +455,18 @@ def entry_files_read(doc: Document) -> set[str]:
     """The entry files whose documents the checks of a legacy, unbudgeted index read.
 
     Its line findings point at the entries they are about (listed but not
-    living, living but missing), and a broken pointer's message looks at the
+    living, living but missing: of an index trimmed on purpose, only the few
+    its one warning names), and a broken pointer's message looks at the
     file a Markdown reader would open. Everything else comes from the root's
     index view. A caller holding the index view but only some documents of
     the root (:mod:`memls.store.check_cache`) loads these before checking.
     """
+    findings = _legacy_findings(doc)
+    missing = [f for f in findings if f.code == "index-missing-entry"]
+    if len(missing) > MISSING_ENTRIES_APART:  # one warning, naming the first few (``_trimmed_problem``)
+        findings = [f for f in findings if f.code != "index-missing-entry"] + missing[:MISSING_ENTRIES_NAMED]
     files: set[str] = set()
-    for finding in _legacy_findings(doc):
+    for finding in findings:
         files.add(finding.target)
         if finding.code == "index-broken-link":
             files.add(_markdown_destination(finding.target))

@@ -421,3 +421,33 @@ def test_the_state_a_replay_is_keyed_by_depends_on_the_files_identities_alone(tm
     names = ["".join(["a", ".md"]), "".join(["b", ".md"])]
     apart = _Listing(root, {name: tuple(list(stamp)) for name in names}, set(), (tuple(list(stamp)), None, False))
     assert _state_digest([shared]) == _state_digest([apart])
+
+
+def test_a_change_beside_an_index_trimmed_on_purpose_reads_only_the_entries_its_one_warning_names(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index lacks 39 living entries: its one ``index-missing-entry`` names the first ten, and a
+    check after one entry changed loads those and the changed one, not all 39."""
+    directory = tmp_path / "memory"
+    directory.mkdir()
+    for i in range(40):
+        write(directory, f"e{i:02d}.md", f"---\nname: e{i:02d}\ndescription: entry {i}\n---\n")
+    write(directory, "MEMORY.md", "# Mine\n\n- [e00](e00.md) \u2014 the one I keep\n")
+    root = MemoryRoot("project", directory)
+    check_roots([root], Settings(), today=TODAY)
+    path = write(directory, "e30.md", "---\nname: e30\ndescription: entry 30, longer now\n---\n")
+    os.utime(path, (OLD + 5, OLD + 5))
+    loaded: list[str] = []
+    load_document = Workspace.load_document
+
+    def counted(self, path, *args, **kwargs):
+        loaded.append(path.name)
+        return load_document(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(Workspace, "load_document", counted)
+    run = check_roots([root], Settings(), today=TODAY)
+    monkeypatch.undo()
+    assert (run.how, run.workspace) == ("incremental", None)
+    assert run.results == fresh(root)
+    (missing,) = [p for p in run.results[directory / "MEMORY.md"] if p.code == "index-missing-entry"]
+    assert missing.data["missing"] == 39
+    assert "e30.md" in loaded and len(set(loaded)) <= 1 + 1 + 10  # MEMORY.md, e30.md and the ten named
