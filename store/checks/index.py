@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left, insort
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -228,9 +229,9 @@ def _check_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
         rendering = state.index_view.rendering()
         # Also for an index that is the rendering (it has no line problems): its
         # lines are read now, so the first keystroke that makes it differ does not pay for that.
-        findings = _legacy_findings(doc)
+        findings, missing = _legacy_findings(doc)
         if text != rendering:
-            yield from _check_lines(ctx, doc, findings, rendering, {"budget": None})
+            yield from _check_lines(ctx, doc, findings, rendering, {"budget": None}, missing)
         yield from _check_claude_code_limit(ctx, doc)
         return
     try:
@@ -369,11 +370,17 @@ class _LineMemo:
             self.lines_to.setdefault(link.target, []).append(link.line)
             if not _EXTERNAL_TARGET.match(link.target):
                 self.links.setdefault(link.target, []).append(link)
+        # The pointer lines' findings (broken, not living) by target.
         self.findings: dict[str, list[_LineFinding]] = {}
+        # The entries without a line, by file, and their files in order (kept
+        # sorted as files are judged: thousands in an index trimmed on purpose).
+        self.missing: dict[str, _LineFinding] = {}
+        self.missing_order: list[str] | None = None
         view = state.index_view
         view.take_changed()
         for target in {*self.links, *view.shown_filenames()}:
             self.judge(target, state)
+        self.missing_order = sorted(self.missing)
 
     def move_to(self, text: str, state: RootState) -> bool:
         """Take ``text``, an edit of this memo's text, parsing only the lines between their common head and tail.
@@ -443,8 +450,13 @@ class _LineMemo:
                                       entry=entry, entry_doc=entry_doc) for link in links]
         elif view.is_shown(target):
             assert entry is not None  # a shown file has an index entry
-            found = [_LineFinding("index-missing-entry", entry.filename, entry=entry,
-                                  entry_doc=state.documents.get(state.path / target))]
+            if target not in self.missing and self.missing_order is not None:
+                insort(self.missing_order, target)
+            self.missing[target] = _LineFinding("index-missing-entry", entry.filename, entry=entry,
+                                                entry_doc=state.documents.get(state.path / target))
+            return
+        if self.missing.pop(target, None) is not None and self.missing_order is not None:
+            del self.missing_order[bisect_left(self.missing_order, target)]
         if found:
             self.findings[target] = found
         else:
@@ -461,10 +473,10 @@ def entry_files_read(doc: Document) -> set[str]:
     index view. A caller holding the index view but only some documents of
     the root (:mod:`memls.store.check_cache`) loads these before checking.
     """
-    findings = _legacy_findings(doc)
-    missing = [f for f in findings if f.code == "index-missing-entry"]
-    if len(missing) > MISSING_ENTRIES_APART:  # one warning, naming the first few (``_trimmed_problem``)
-        findings = [f for f in findings if f.code != "index-missing-entry"] + missing[:MISSING_ENTRIES_NAMED]
+    findings, missing = _legacy_findings(doc)
+    if missing > MISSING_ENTRIES_APART:  # one warning, naming the first few (``_trimmed_problem``)
+        kept = [f for f in findings if f.code == "index-missing-entry"][:MISSING_ENTRIES_NAMED]
+        findings = [f for f in findings if f.code != "index-missing-entry"] + kept
     files: set[str] = set()
     for finding in findings:
         files.add(finding.target)
@@ -498,7 +510,7 @@ def judged_without_rendering(state: RootState) -> bool:
     if omission_budget(doc.text) is not None:
         return False
     memo = state.memo.get("index-lines")
-    return isinstance(memo, _LineMemo) and memo.text == doc.text and not memo.findings
+    return isinstance(memo, _LineMemo) and memo.text == doc.text and not memo.findings and not memo.missing
 
 
 def pointer_findings_about(
@@ -554,12 +566,16 @@ def pointer_problems(ctx: CheckContext, doc: Document, found: list[tuple[IndexLi
     return [problem for problem in _check_lines(ctx, doc, findings, None, {"budget": None}) if problem is not None]
 
 
-def _legacy_findings(doc: Document) -> list[_LineFinding]:
+def _legacy_findings(doc: Document) -> tuple[list[_LineFinding], int]:
     """``_line_findings`` of an unbudgeted legacy index, re-judging only the files that changed.
 
     The index text is parsed once per text; each keystroke in an entry then
     re-judges that entry's file (and the files its name shadows or shows),
-    so the cost does not grow with the root. Same findings, same order.
+    so the cost does not grow with the root. Same findings, same order, but
+    of the entries without a line only the first ``MISSING_ENTRIES_APART + 1``
+    (all a check reports of them), with how many there are: an index trimmed
+    on purpose lacks thousands, and listing them at every keystroke was most
+    of its cost.
     """
     state = doc.root
     memo = state.memo.get("index-lines")
@@ -569,18 +585,25 @@ def _legacy_findings(doc: Document) -> list[_LineFinding]:
     else:
         for target in state.index_view.take_changed():
             memo.judge(target, state)
-    found = [f for fs in memo.findings.values() for f in fs]
-    lines = sorted((f for f in found if f.link is not None), key=lambda f: f.link.line)  # type: ignore[union-attr]
-    missing = sorted((f for f in found if f.link is None), key=lambda f: f.target)
-    return lines + missing
+    lines = sorted((f for fs in memo.findings.values() for f in fs), key=lambda f: f.link.line)  # type: ignore[union-attr]
+    order = memo.missing_order
+    assert order is not None  # set once the memo is built
+    return lines + [memo.missing[target] for target in order[:MISSING_ENTRIES_APART + 1]], len(order)
 
 
 def _check_lines(
-    ctx: CheckContext, doc: Document, findings: list[_LineFinding], rendering: str | None, data: dict
+    ctx: CheckContext, doc: Document, findings: list[_LineFinding], rendering: str | None, data: dict,
+    missing_count: int | None = None,
 ) -> Iterator[Problem | None]:
-    """Per-line problems of a legacy index."""
+    """Per-line problems of a legacy index.
+
+    ``missing_count`` is how many entries lack a line when ``findings`` holds
+    only the first of them (``_legacy_findings``).
+    """
     missing = [f for f in findings if f.code == "index-missing-entry"]
-    trimmed = len(missing) > MISSING_ENTRIES_APART
+    if missing_count is None:
+        missing_count = len(missing)
+    trimmed = missing_count > MISSING_ENTRIES_APART
     place = None
     for finding in findings:
         target, entry, entry_doc = finding.target, finding.entry, finding.entry_doc
@@ -615,7 +638,7 @@ def _check_lines(
                 data={**data, "entry": entry.name, "filename": entry.filename},
             )
     if trimmed:
-        yield _trimmed_problem(ctx, doc, missing, data)
+        yield _trimmed_problem(ctx, doc, missing[:MISSING_ENTRIES_NAMED], missing_count, data)
 
 
 def _living_entry(finding: _LineFinding) -> list[Related]:
@@ -626,14 +649,14 @@ def _living_entry(finding: _LineFinding) -> list[Related]:
     return [Related(Location(entry_doc.path, _name_span(entry_doc)), f"the living entry '{entry.name}'")]
 
 
-def _trimmed_problem(ctx: CheckContext, doc: Document, missing: list[_LineFinding], data: dict) -> Problem | None:
-    """The one ``index-missing-entry`` of an index lacking more than ``MISSING_ENTRIES_APART`` entries.
+def _trimmed_problem(
+    ctx: CheckContext, doc: Document, named: list[_LineFinding], count: int, data: dict
+) -> Problem | None:
+    """The one ``index-missing-entry`` of an index lacking ``count`` (more than ``MISSING_ENTRIES_APART``) entries.
 
     It sits on the index's last non-blank line, where their lines would be
-    appended, names the first few (by file) and says how many there are.
+    appended, names the first few (``named``, by file) and says how many there are.
     """
-    count = len(missing)
-    named = missing[:MISSING_ENTRIES_NAMED]
     names = ", ".join(f"'{f.entry.name}'" for f in named[:3] if f.entry is not None)
     more = f" and {count - 3} more" if count > 3 else ""
     return ctx.problem(

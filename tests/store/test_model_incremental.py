@@ -467,3 +467,59 @@ def test_a_line_added_above_an_unloadable_entrys_name_moves_the_index_problems_p
         affected = workspace.update(gamma, files.texts()[gamma])
         results = merged(results, check_paths(CheckContext(workspace, today=TODAY), affected))
         assert results == nonempty(from_scratch(files.texts())), f"after {lead} lines above name:"
+
+
+# -- an index trimmed on purpose, around the 20 missing entries that make it one warning ----------
+
+TRIM = Path("/nonexistent-memls-test/trim")
+TRIM_ENTRIES = 26
+
+
+def _trim_entry(i: int, status: str | None, name: str | None = None) -> str:
+    lines = ["---", f"name: {name or f'e{i:02d}'}", f'description: "entry {i}"']
+    if status is not None:
+        lines.append(f"status: {status}")
+    return "\n".join([*lines, "metadata:", "  type: project", "---", "", "body", ""])
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_trimmed_index_s_problems_equal_a_from_scratch_check_as_entries_cross_twenty_missing(data):
+    """Retiring, reviving, shadowing, adding and deleting entries and listing or dropping their lines
+    move an index across 20 missing entries (one warning each) and 21 (one warning counting them):
+    after every edit the kept line findings give what a fresh model finds."""
+    listed = set(data.draw(st.lists(st.integers(0, TRIM_ENTRIES - 1), max_size=8), label="listed"))
+    texts = {TRIM / f"e{i:02d}.md": _trim_entry(i, None) for i in range(TRIM_ENTRIES)}
+
+    def index_text() -> str:
+        return "# Mine\n\nNotes.\n" + "".join(f"- [e{i:02d}](e{i:02d}.md) \u2014 entry {i}\n" for i in sorted(listed))
+
+    texts[TRIM / "MEMORY.md"] = index_text()
+    roots = (MemoryRoot("project", TRIM),)
+    workspace = Workspace(roots)
+    for path, text in sorted(texts.items()):
+        workspace.update(path, text)
+    index = TRIM / "MEMORY.md"
+    check_paths(CheckContext(workspace, today=TODAY), [index])
+    for _ in range(data.draw(st.integers(1, 12), label="edits")):
+        i = data.draw(st.integers(0, TRIM_ENTRIES - 1))
+        path = TRIM / f"e{i:02d}.md"
+        op = data.draw(st.sampled_from(("status", "shadow", "delete", "list", "drop")))
+        if op == "status" or (op == "delete" and path not in texts):
+            texts[path] = _trim_entry(i, data.draw(st.sampled_from((None, "historical", "active"))))
+            workspace.update(path, texts[path])
+        elif op == "shadow":  # its name taken by another file's entry: which file is shown moves
+            texts[path] = _trim_entry(i, None, name=f"e{data.draw(st.integers(0, TRIM_ENTRIES - 1)):02d}")
+            workspace.update(path, texts[path])
+        elif op == "delete":
+            del texts[path]
+            workspace.remove(path)
+        else:
+            (listed.add if op == "list" else listed.discard)(i)
+            texts[index] = index_text()
+            workspace.update(index, texts[index])
+        kept = check_paths(CheckContext(workspace, today=TODAY), [index])[index]
+        scratch = Workspace(roots)
+        for p, text in sorted(texts.items()):
+            scratch.update(p, text)
+        assert kept == check_workspace(CheckContext(scratch, today=TODAY)).get(index, [])
