@@ -643,6 +643,16 @@ def replace_pointer(index_text: str, filename: str, line: str) -> str:
     return _without_lines_numbered(lines, breaks, set(doomed[1:]))
 
 
+def retarget_links(index_text: str, retargets: Iterable[tuple[IndexLink, str]]) -> str:
+    """``index_text`` with each pointer's target written as the filename given; every other byte kept."""
+    lines, breaks = _lines_and_breaks(index_text)
+    for link, target in retargets:
+        line = lines[link.line]
+        start, end = link.target_span
+        lines[link.line] = line[:start] + target + line[end:]
+    return _joined(lines, breaks)
+
+
 def _without_lines_numbered(lines: list[str], breaks: list[str], doomed: set[int]) -> str:
     """The text without the ``doomed`` lines; a removed last line takes the break before it along."""
     kept = [i for i in range(len(lines)) if i not in doomed]
@@ -681,10 +691,15 @@ class IndexLink:
 
 # Lazy title: the shortest title that lets the rest of the line match, so a
 # title containing ``]`` or ``](`` still parses as long as the line is a pointer.
+# A pointer's link text ends at its first "](": a ``]`` inside it (``[see [x]]``) is kept, but a
+# line's later links (``- [T](a.md): see [docs](b.md)``) are not its target. gptme finds an
+# entry's line by its first link too, so a reading that took the last one called such a line
+# broken and its safe fix deleted it.
+_LINK_TEXT = r"(?P<title>(?:[^\]]|\](?!\())*)"
 _POINTER_FULL = re.compile(
-    r"- \[(?P<title>.*?)\]\((?P<target>[^)]*)\)(?:" + DESCRIPTION_SEPARATOR + r"(?P<desc>.*))?"
+    r"- \[" + _LINK_TEXT + r"\]\((?P<target>[^)]*)\)(?:" + DESCRIPTION_SEPARATOR + r"(?P<desc>.*))?"
 )
-_POINTER_HEAD = re.compile(r"- \[(?P<title>.*?)\]\((?P<target>[^)]*)\)")
+_POINTER_HEAD = re.compile(r"- \[" + _LINK_TEXT + r"\]\((?P<target>[^)]*)\)")
 
 
 def parse_index_lines(index_text: str) -> list[IndexLink]:

@@ -78,6 +78,7 @@ from ..index import (
     remove_index_line,
     render_index,
     render_policy_view,
+    retarget_links,
     without_line_numbers,
     without_lines,
 )
@@ -289,21 +290,30 @@ def _broken_link_message(state: RootState, target: str) -> str:
     line written ``<a.md>`` or percent-encoded is a line gptme's save does not
     update (it appends another), whatever a Markdown viewer opens.
     """
-    meant = _markdown_destination(target)
-    doc = state.documents.get(state.path / meant) if meant != target and "/" not in meant else None
-    if doc is None or doc.kind != "entry" or doc.index_entry is None:
+    meant = _respelled(state, target)
+    if meant is None:
         return f"'{target}' is not a memory entry of this root; fix the link or remove the line"
     return (f"'{target}' opens {meant} in a Markdown viewer, but gptme and memls find an entry's "
             f"line by its bare filename; write it as '{meant}'")
 
 
+def _respelled(state: RootState, target: str) -> str | None:
+    """The entry file a Markdown reader opens for ``target`` when gptme would not find it there (else None)."""
+    meant = _markdown_destination(target)
+    doc = state.documents.get(state.path / meant) if meant != target and "/" not in meant else None
+    return meant if doc is not None and doc.kind == "entry" and doc.index_entry is not None else None
+
+
 def _markdown_destination(target: str) -> str:
-    """The file a Markdown reader opens for a link destination: ``<...>`` unwrapped, %-escapes decoded."""
+    """The file a Markdown reader opens for a link destination: ``<...>`` unwrapped, %-escapes decoded, ``./`` dropped."""
     from urllib.parse import unquote
 
     if target.startswith("<") and target.endswith(">"):
         target = target[1:-1]
-    return unquote(target)
+    target = unquote(target)
+    while target.startswith("./"):
+        target = target[2:]
+    return target
 
 
 def _line_findings(doc: Document, expected: _Expected, budget: int | None) -> list[_LineFinding]:
@@ -949,8 +959,8 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
     out = []
     if this is not None:
         alone = len(findings) == 1
-        out.append(Fix(_line_fix_title([this]),
-                       (_line_repair(doc, [this], expected.text, basis.may_be_apart),), safe=alone))
+        edit, whole = _line_repair(doc, [this], expected.text, basis.may_be_apart)
+        out.append(Fix(_line_fix_title([this], doc.root), (edit,), safe=alone and whole))
         if not alone:
             out.append(basis.repair_all)
     elif problem.code == "index-missing-entry" and basis.trimmed:
@@ -1030,12 +1040,14 @@ class _FixBasis:
     def repair_all(self) -> Fix:
         """The safe fix of every line problem; a trimmed index's missing lines are not added (see ``add_trimmed``)."""
         findings = self.apart
-        return Fix(_line_fix_title(findings), (_line_repair(self.doc, findings, self.expected.text),), safe=True)
+        edit, whole = _line_repair(self.doc, findings, self.expected.text)
+        return Fix(_line_fix_title(findings, self.doc.root), (edit,), safe=whole)
 
     @cached_property
     def add_trimmed(self) -> Fix:
         """The lines of every entry a trimmed index lacks: offered, never safe (it undoes the trimming)."""
-        return Fix(_line_fix_title(self._missing), (_line_repair(self.doc, self._missing, self.expected.text),))
+        edit, _ = _line_repair(self.doc, self._missing, self.expected.text)
+        return Fix(_line_fix_title(self._missing, self.doc.root), (edit,))
 
 
 def _fix_basis(ctx: CheckContext, doc: Document, budget: int | None) -> _FixBasis:
@@ -1060,11 +1072,17 @@ def _is_finding_of(finding: _LineFinding, problem: Problem) -> bool:
     return finding.target == problem.data.get("filename")
 
 
-def _line_fix_title(findings: list[_LineFinding]) -> str:
+def _line_fix_title(findings: list[_LineFinding], state: RootState) -> str:
     """What a line repair does, naming each line it adds or removes and the file."""
-    added = [f"'{f.entry.name}'" for f in findings if f.code == "index-missing-entry" and f.entry is not None]
-    removed = list(dict.fromkeys(f"'{f.target}'" for f in findings if f.code != "index-missing-entry"))
+    respelled = {f.target: meant for f in findings
+                 if f.code == "index-broken-link" and (meant := _respelled(state, f.target)) is not None}
+    added = [f"'{f.entry.name}'" for f in findings if f.code == "index-missing-entry" and f.entry is not None
+             and f.target not in respelled.values()]
+    removed = list(dict.fromkeys(f"'{f.target}'" for f in findings
+                                 if f.code != "index-missing-entry" and f.target not in respelled))
     parts = []
+    if respelled:
+        parts.append("write " + ", ".join(f"'{target}' as '{meant}'" for target, meant in respelled.items()))
     if len(added) > MISSING_ENTRIES_APART:
         parts.append(f"add the lines of {len(added)} entries")
     elif added:
@@ -1078,8 +1096,12 @@ def _line_fix_title(findings: list[_LineFinding]) -> str:
 def _line_repair(
     doc: Document, findings: list[_LineFinding], rendering: str | None,
     may_be_apart: Callable[[Collection[str]], bool] | None = None,
-) -> TextEdit:
-    """The index with the findings' lines added or removed, as one minimal edit.
+) -> tuple[TextEdit, bool]:
+    """The index with the findings' lines added or removed, as one minimal edit, and whether it may be safe.
+
+    It may not when the index was loaded whole by Claude Code and the
+    repaired one would not be: a safe fix never hides lines from the agent
+    (an index trimmed to 199 lines had 20 lines appended by ``--fix``).
 
     When the index is memls's rendering apart from those entries' lines, it
     was generated before the hand edit that caused them, and the repair is
@@ -1088,15 +1110,29 @@ def _line_repair(
     is appended as gptme's save appends it; every other byte stays.
     """
     text = doc.text
-    filenames = [f.target for f in findings]
-    if rendering is not None and (may_be_apart is None or may_be_apart(filenames)) \
+    # A link spelling an entry as a Markdown reader would open it is written as gptme finds it, not removed.
+    retargets = [(f.link, meant) for f in findings if f.code == "index-broken-link" and f.link is not None
+                 and (meant := _respelled(doc.root, f.target)) is not None]
+    respelled = {link.target for link, _ in retargets}
+    # The entries those lines list once respelled have their line: none is added for them.
+    findings = [f for f in findings if f.target not in {meant for _, meant in retargets}]
+    filenames = [f.target for f in findings if f.target not in respelled]
+    if not retargets and rendering is not None and (may_be_apart is None or may_be_apart(filenames)) \
             and generated_apart_from(text, rendering, filenames):
-        return minimal_edit(doc.path, text, rendering)
-    new = text
-    for filename in dict.fromkeys(f.target for f in findings if f.code != "index-missing-entry"):
+        new = rendering
+    else:
+        new = _repaired(text, findings, retargets, respelled)
+    whole = claude_code_visible_limit(text) is not None or claude_code_visible_limit(new) is None
+    return minimal_edit(doc.path, text, new), whole
+
+
+def _repaired(text: str, findings: list[_LineFinding], retargets: list[tuple[IndexLink, str]],
+              respelled: set[str]) -> str:
+    new = retarget_links(text, retargets)
+    for filename in dict.fromkeys(f.target for f in findings
+                                  if f.code != "index-missing-entry" and f.target not in respelled):
         new = remove_index_line(new, filename)
-    new = add_index_lines(new, [f.entry for f in findings if f.code == "index-missing-entry" and f.entry is not None])
-    return minimal_edit(doc.path, text, new)
+    return add_index_lines(new, [f.entry for f in findings if f.code == "index-missing-entry" and f.entry is not None])
 
 
 def _budgeted_regenerate(state: RootState, doc: Document) -> list[Fix]:

@@ -429,6 +429,16 @@ def test_parse_index_lines_keeps_brackets_in_titles():
     assert (link.title, link.target, link.description) == ("see [x]", "a.md", "d")
 
 
+def test_a_pointer_is_its_first_link_not_a_later_link_on_its_line():
+    """gptme finds an entry's line by its first link; a line that also links elsewhere is still that entry's."""
+    text = ("- [Deploy notes, read first](e01.md): see also [runbook](runbook.md)\n"
+            "- [Deploy](e05.md) - see [the docs](https://example.com/x)\n")
+    assert [(link.title, link.target, link.description) for link in parse_index_lines(text)] == [
+        ("Deploy notes, read first", "e01.md", None), ("Deploy", "e05.md", None)]
+    e05 = entry("e05", "d", path=Path("/m/e05.md"))
+    assert add_index_line(text, e05).count("e05.md") == 1  # the upsert finds the same line
+
+
 def test_parse_index_lines_skips_prose_headings_and_plain_bullets():
     text = "# H\nprose [x](y.md)\n- plain bullet\n## Group\n  - [i](i.md) — indented\n"
     assert parse_index_lines(text) == []

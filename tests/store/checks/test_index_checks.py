@@ -213,7 +213,7 @@ def test_broken_link_span_is_the_link_target(check_root):
     assert "'ghost.md' is not a memory entry of this root" in problem.message
 
 
-@pytest.mark.parametrize("target", ["<caf\u00e9.md>", "caf%C3%A9.md"])
+@pytest.mark.parametrize("target", ["<caf\u00e9.md>", "caf%C3%A9.md", "./caf\u00e9.md"])
 def test_a_link_only_markdown_resolves_is_broken_and_says_to_write_the_bare_filename(check_root, target):
     # gptme finds a line by its bare filename: its save would append another line.
     text = f"{HEADER}\n\n- [caf\u00e9]({target}) \u2014 c\n"
@@ -221,6 +221,21 @@ def test_a_link_only_markdown_resolves_is_broken_and_says_to_write_the_bare_file
     [problem] = checked.problems("index-broken-link")
     assert f"'{target}' opens caf\u00e9.md in a Markdown viewer" in problem.message
     assert "write it as 'caf\u00e9.md'" in problem.message
+
+
+@pytest.mark.parametrize("entries", [1, 30])
+def test_the_safe_fix_of_a_link_only_markdown_resolves_writes_the_bare_filename_and_keeps_the_line(
+        check_root, entries):
+    """Its line is the user's (link text, hook): rewriting the target is the obvious repair, not removing it,
+    also beside an index trimmed on purpose, where nothing would add the entry's line back."""
+    text = f"{HEADER}\n\n- [Caf\u00e9, read first](./caf\u00e9.md) \u2014 my hook\nNotes.\n"
+    checked = check_root({**_unlisted(entries - 1), "caf\u00e9.md": living("caf\u00e9", "c"), "MEMORY.md": text})
+    [problem] = checked.problems("index-broken-link")
+    [safe] = [f for f in fixes_for(checked.ctx, problem) if f.safe]
+    assert safe.title == "Write './caf\u00e9.md' as 'caf\u00e9.md' in MEMORY.md"
+    after = apply(checked, safe)
+    assert (root_of(after) / "MEMORY.md").read_text() == text.replace("(./caf", "(caf")
+    assert after.problems("index-broken-link") == []
 
 
 def test_broken_link_to_unparsable_file_is_reported(check_root):
@@ -397,6 +412,26 @@ def test_the_safe_repair_of_a_trimmed_index_removes_its_broken_line_and_adds_not
     after = apply(checked, safe)
     assert (root_of(after) / "MEMORY.md").read_text() == "# Mine\n\nMy notes.\n"
     assert after.problems("index-missing-entry")[0].data["missing"] == 30
+
+
+def test_a_line_linking_elsewhere_after_its_entry_is_that_entry_s_line_not_a_broken_one(check_root):
+    text = "# Mine\n\n- [Deploy notes, read first](e001.md): see also [runbook](runbook.md)\n"
+    checked = check_root({**_unlisted(30), "MEMORY.md": text})
+    assert checked.problems("index-broken-link") == []
+    [missing] = checked.problems("index-missing-entry")
+    assert missing.data["missing"] == 29
+
+
+def test_adding_lines_that_would_push_the_index_past_what_claude_code_loads_is_never_safe(check_root):
+    text = "# Mine\n" + "".join(f"Note {n}.\n" for n in range(198))  # 199 lines: Claude Code loads them all
+    checked = check_root({**_unlisted(2), "MEMORY.md": text})
+    problems = checked.problems("index-missing-entry")
+    assert len(problems) == 2 and checked.problems("index-beyond-claude-code-limit") == []
+    for problem in problems:
+        fixes = fixes_for(checked.ctx, problem)
+        assert [f.title for f in fixes if f.title.startswith("Add")] == [
+            f"Add the line for '{problem.data['entry']}' in MEMORY.md", "Add the lines for 'e000', 'e001' in MEMORY.md"]
+        assert not any(f.safe for f in fixes)
 
 
 def test_add_line_is_the_safe_fix_in_a_curated_index_and_matches_the_engine_upsert(check_root):
