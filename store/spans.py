@@ -38,10 +38,12 @@ def line_and_column(text: str, offset: int) -> tuple[int, int]:
     of a 1 MB index still costs a few of them.
     """
     line = text.count("\n", 0, offset)
+    newline = text.rfind("\n", 0, offset)
     if text.find("\r", 0, offset) < 0:
-        return line, offset - (text.rfind("\n", 0, offset) + 1)
+        return line, offset - (newline + 1)
     line += text.count("\r", 0, offset) - text.count("\r\n", 0, offset)
-    return line, offset - (max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1)
+    # A "\r" ends the line only if it comes after the last "\n" (a "\r\n"'s is before it).
+    return line, offset - (max(newline, text.rfind("\r", newline + 1, offset)) + 1)
 
 
 class Span(NamedTuple):
