@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .spans import Span
+from .spans import Span, line_and_column
 
 Severity = Literal["error", "warning", "information", "hint"]
 SeverityOrOff = Literal["off", "error", "warning", "information", "hint"]
@@ -77,8 +77,21 @@ def minimal_edit(path: Path, old: str, new: str) -> TextEdit:
     suffix = _common_length(
         lambda low, k: new.startswith(old[n_old - k : n_old - low], n_new - k), limit - prefix
     )
-    start, end = prefix, len(old) - suffix
-    return TextEdit(path, Span(*_position(old, start), *_position(old, end)), new[start : len(new) - suffix])
+    # No line and column name the place between the two characters of a
+    # ``\r\n``: a start there moves before the ``\r``, an end past the ``\n``
+    # (the character taken in is then in the new text too).
+    if _splits_crlf(old, prefix):
+        prefix -= 1
+    if _splits_crlf(old, n_old - suffix):
+        suffix -= 1
+    start, end = prefix, n_old - suffix
+    return TextEdit(
+        path, Span(*line_and_column(old, start), *line_and_column(old, end)), new[start : n_new - suffix]
+    )
+
+
+def _splits_crlf(text: str, offset: int) -> bool:
+    return 0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n"
 
 
 def _common_length(same_from: Callable[[int, int], bool], limit: int) -> int:
@@ -99,11 +112,6 @@ def _common_length(same_from: Callable[[int, int], bool], limit: int) -> int:
         else:
             high = mid - 1
     return low
-
-
-def _position(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset)
-    return line, offset - (text.rfind("\n", 0, offset) + 1)
 
 
 @dataclass(frozen=True)

@@ -405,8 +405,13 @@ def apply_edits(text: str, edits: list[TextEdit]) -> str:
     may be either that text or the file's own: edits land on the same lines
     and columns, every byte outside them is kept, and a line break in
     ``new_text`` is written as the one ending the line the edit starts on (so
-    a key added to a CRLF file ends in CRLF). On normalised text this is a
-    plain splice.
+    a key added to a CRLF file ends in CRLF, and a break the edit replaces in
+    a file of mixed endings stays what it was), unless that is a stray ``\r``
+    in a file whose first line ends otherwise: then the file's (its first, as
+    an appended index line takes it). Taken from a stray ``\r``, every line
+    a fix wrote into an LF index ended in one, where the same fix made in the
+    editor (on the buffer's own text) writes LF. On normalised text this is
+    a plain splice.
     """
     lines = _raw_lines(text)
 
@@ -416,11 +421,14 @@ def apply_edits(text: str, edits: list[TextEdit]) -> str:
         start, end, _ = lines[line]
         return min(start + col, end)
 
+    first = next((brk for _, _, brk in lines if brk), "\n")
+
     def line_break(line: int) -> str:
         for index in (line, line - 1):
             if 0 <= index < len(lines) and lines[index][2]:
-                return lines[index][2]
-        return next((brk for _, _, brk in lines if brk), "\n")
+                brk = lines[index][2]
+                return first if brk == "\r" != first else brk
+        return first
 
     ordered = sorted(
         edits, key=lambda e: (offset(e.span.start_line, e.span.start_col), offset(e.span.end_line, e.span.end_col))

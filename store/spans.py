@@ -26,6 +26,26 @@ def split_lines(text: str) -> list[str]:
     return _LINE_BREAK.split(text) if "\r" in text else text.split("\n")
 
 
+def line_and_column(text: str, offset: int) -> tuple[int, int]:
+    """Where ``offset`` sits, as a 0-based line (numbered as :func:`split_lines` numbers them) and code-point column.
+
+    An edit's span must count lines as the editor applying it does: counting
+    ``\n`` alone put a fix of a ``MEMORY.md`` with a stray ``\r`` in a prose
+    line onto the line above, splicing the fix into the prose. ``offset``
+    must not fall between the ``\r`` and the ``\n`` of a ``\r\n`` (no line
+    and column name that place). Without a ``\r`` before ``offset`` (the
+    common case) this is two C-speed scans of the text before it, so a fix
+    of a 1 MB index still costs a few of them.
+    """
+    line = text.count("\n", 0, offset)
+    newline = text.rfind("\n", 0, offset)
+    if text.find("\r", 0, offset) < 0:
+        return line, offset - (newline + 1)
+    line += text.count("\r", 0, offset) - text.count("\r\n", 0, offset)
+    # A "\r" ends the line only if it comes after the last "\n" (a "\r\n"'s is before it).
+    return line, offset - (max(newline, text.rfind("\r", newline + 1, offset)) + 1)
+
+
 class Span(NamedTuple):
     """A range of the document: 0-based lines and code-point columns, end exclusive.
 

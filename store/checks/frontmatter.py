@@ -34,7 +34,7 @@ from ..model import Document
 from ..names import is_reserved_name, slugify
 from ..reader import MAX_DOCUMENT_BYTES
 from ..rename_plan import plan_move_file, plan_rename
-from ..spans import Span
+from ..spans import Span, split_lines
 from ..text import fold_line_breaks, has_line_break, index_line_hazards
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ def _check_yaml(
                 else _token_span(doc.text, err.line, err.column))
         yield ctx.problem("invalid-yaml", doc, span, message, data=_audit_data(audit))
     elif fm.data is not None and not isinstance(fm.data, dict):
-        lines = doc.text.split("\n")
+        lines = split_lines(doc.text)
         last = max(fm.block.end_line - 1, fm.content_start_line)
         span = Span(fm.content_start_line, 0, last, len(lines[last]) if last < len(lines) else 0)
         yield ctx.problem(
@@ -388,13 +388,13 @@ def _audit_data(audit: tuple[str, str, str] | None) -> dict[str, Any]:
 
 def _rest_of_line(text: str, line: int, column: int) -> Span:
     """From an unclosed quote or bracket through the end of its line."""
-    lines = text.split("\n")
+    lines = split_lines(text)
     end = len(lines[line]) if line < len(lines) else column
     return Span(line, column, line, max(end, column))
 
 
 def _token_span(text: str, line: int, column: int) -> Span:
-    lines = text.split("\n")
+    lines = split_lines(text)
     if line >= len(lines):
         return Span(line, column, line, column)
     row = lines[line]
@@ -425,7 +425,7 @@ def _nested_value_span(doc: Document, fm: Frontmatter, parent: str, key: str) ->
     spans = fm.keys.get(parent)
     if spans is None:
         return None
-    lines = doc.text.split("\n")
+    lines = split_lines(doc.text)
     pattern = re.compile(rf"^(\s+){re.escape(key)}:[ \t]*(\S.*?)\s*$")
     for number in range(spans.value.start_line, min(spans.value.end_line + 1, len(lines))):
         match = pattern.match(lines[number])
@@ -435,7 +435,7 @@ def _nested_value_span(doc: Document, fm: Frontmatter, parent: str, key: str) ->
 
 
 def _source(text: str, span: Span) -> str:
-    lines = text.split("\n")
+    lines = split_lines(text)
     if span.start_line >= len(lines):
         return ""
     row = lines[span.start_line]

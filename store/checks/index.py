@@ -85,7 +85,7 @@ from ..index import (
 from ..model import Document, RootState
 from ..names import is_index_filename
 from ..reader import MAX_INDEX_BYTES
-from ..spans import Span, split_lines
+from ..spans import Span, line_and_column, split_lines
 
 if TYPE_CHECKING:
     from . import CheckContext
@@ -1186,8 +1186,8 @@ def _policy_error_span(text: str, exc: ValueError) -> Span:
     """Where a policy error sits: the JSON syntax error, or the offending value."""
     cause = exc.__cause__
     if isinstance(cause, json.JSONDecodeError):
-        line, col = _position(text, cause.pos)
-        return Span(line, col, line, col + 1 if cause.pos < len(text) and text[cause.pos] != "\n" else col)
+        line, col = line_and_column(text, cause.pos)
+        return Span(line, col, line, col + 1 if cause.pos < len(text) and text[cause.pos] not in "\r\n" else col)
     message = str(exc)
     locations = _json_locations(text)
     if message.startswith("unsupported") and "version" in locations:
@@ -1240,7 +1240,7 @@ def _json_locations(text: str) -> dict[str, tuple[Span, list[Span]]]:
         return match.end()
 
     def span(start: int, end: int) -> Span:
-        return Span(*_position(text, start), *_position(text, end))
+        return Span(*line_and_column(text, start), *line_and_column(text, end))
 
     try:
         i = skip(0)
@@ -1271,8 +1271,3 @@ def _json_locations(text: str) -> dict[str, tuple[Span, list[Span]]]:
     except (ValueError, IndexError, RecursionError):
         pass
     return found
-
-
-def _position(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset)
-    return line, offset - (text.rfind("\n", 0, offset) + 1)

@@ -299,6 +299,25 @@ def test_fix_on_a_hand_curated_index_with_many_missing_lines_is_idempotent(clean
     assert "Read the billing notes before touching invoices." in after_first["MEMORY.md"].decode()
 
 
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_fix_of_an_index_with_a_stray_cr_keeps_every_other_byte_and_writes_the_files_line_break(
+        tmp_path, monkeypatch, eol):
+    # The stray CR splits a prose line, and another ends the line the fix starts on:
+    # the prose stays byte for byte, and the lines the fix writes end as the file's do.
+    root = tmp_path / "memory"
+    root.mkdir()
+    for name in ("e01", "e02"):
+        (root / f"{name}.md").write_text(entry(name), encoding="utf-8")
+    head = f"# Memory{eol}Pasted from a Mac tool:\rkeep this prose line intact{eol}"
+    (root / "MEMORY.md").write_bytes(
+        f"{head}- [Gone](gone.md) \u2014 x\r- [First](e01.md) \u2014 mine{eol}".encode())
+    monkeypatch.chdir(tmp_path)
+    result = memls_check("memory", "--fix")
+    assert result.exit_code == 0, result.output
+    assert (root / "MEMORY.md").read_bytes() == (
+        f"{head}- [First](e01.md) \u2014 mine{eol}- [e02](e02.md) \u2014 A fact.{eol}".encode())
+
+
 # -- settings -------------------------------------------------------------------------
 
 

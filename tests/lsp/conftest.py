@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -315,10 +316,14 @@ def char_units(char: str, encoding: str) -> int:
 
 
 def _offset(text: str, position: types.Position, encoding: str = types.PositionEncodingKind.Utf16) -> int:
-    """A client position (columns in ``encoding``'s units; the test texts break lines at ``\\n``) as an offset."""
-    lines = text.split("\n")
+    """A client position (columns in ``encoding``'s units) as an offset.
+
+    Lines end as the LSP says they do: at ``\\r\\n``, a lone ``\\r`` or ``\\n``.
+    """
+    pieces = re.split(r"(\r\n|\r|\n)", text)
+    lines, breaks = pieces[0::2], pieces[1::2]
     line = min(position.line, len(lines))
-    start = sum(len(x) + 1 for x in lines[:line])
+    start = sum(len(x) + len(b) for x, b in zip(lines[:line], breaks))
     if line >= len(lines):
         return len(text)
     units, col = 0, 0

@@ -27,7 +27,7 @@ from memls.store.entry import DESCRIPTION_PROMPT
 from memls.store.model import Workspace
 from memls.store.roots import MemoryRoot
 
-from .conftest import EditAborted, apply_as_client, entry, scan_done
+from .conftest import EditAborted, apply_as_client, apply_text_edits, entry, scan_done
 
 FILE_OPS = "visual-studio-code"
 
@@ -321,3 +321,28 @@ async def test_fix_all_applies_the_documents_safe_fixes_until_none_is_left(start
     assert (session.root / "y.md").read_text() == y_text  # another document's problem: not this fix-all's
     assert {(i.code, i.entry) for i in MemoryStore([MemoryRoot("explicit", session.root)]).audit()} == {
         ("asymmetric-supersession", "x")}
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("eol", ["\n", "\r"])
+async def test_fix_all_of_an_index_with_a_stray_cr_edits_the_lines_the_editor_numbers(start, eol):
+    # A lone CR ends a line for the editor (LSP), as for the diagnostics: the
+    # edit removing the broken link must land on that link's line, not one
+    # line above, where it spliced itself into the prose the CR split.
+    head = f"# Memory{eol}Pasted from a Mac tool:\rkeep this prose line intact{eol}"
+    text = f"{head}- [Gone](gone.md) \u2014 x{eol}- [First](e01.md) \u2014 mine{eol}"
+    session = await start({"e01.md": entry("e01")}, index=text)
+    await scan_done(session)
+    session.open("MEMORY.md", text)
+    await session.diagnostics("MEMORY.md", lambda d: "index-broken-link" in session.codes(d))
+    actions = await fix_all(session, "MEMORY.md")
+    assert [a.kind for a in actions] == ["source.fixAll.memls"]
+    edit = await take(session, actions[0])
+    uri = session.uri("MEMORY.md")
+    edits = [e for change in edit.document_changes or [] if getattr(change, "text_document", None)
+             and change.text_document.uri == uri for e in change.edits]
+    edits += (edit.changes or {}).get(uri, [])
+    assert edits
+    encoding = (session.initialize_result.capabilities.position_encoding  # type: ignore[attr-defined]
+                or types.PositionEncodingKind.Utf16)
+    assert apply_text_edits(text, edits, encoding) == f"{head}- [First](e01.md) \u2014 mine{eol}"

@@ -335,6 +335,11 @@ def test_apply_edits_lines_match_the_normalised_texts_lines_for_lone_cr():
     assert apply_edits(raw, [TextEdit(PATH, Span(2, 0, 2, 1), "C")]) == "a\rb\r\nC\n"
 
 
+def test_apply_edits_writes_new_lines_with_the_files_line_break_not_a_stray_crs():
+    raw = "a\nb\rc\n"  # an LF file; line 1 ends in a stray CR
+    assert apply_edits(raw, [TextEdit(PATH, Span(1, 1, 1, 1), "\nnew")]) == "a\nb\nnew\rc\n"
+
+
 @pytest.mark.parametrize("items", [
     ["a", '"b"', "'c d'", "e"],
     [f"n{i}" for i in range(50)],
