@@ -696,10 +696,12 @@ class IndexLink:
 # entry's line by its first link too, so a reading that took the last one called such a line
 # broken and its safe fix deleted it.
 _LINK_TEXT = r"(?P<title>(?:[^\]]|\](?!\())*)"
+# A target may hold balanced parentheses, as a file named ``notes (old).md`` does.
+_LINK_TARGET = r"(?P<target>(?:[^()]|\([^()]*\))*)"
 _POINTER_FULL = re.compile(
-    r"- \[" + _LINK_TEXT + r"\]\((?P<target>[^)]*)\)(?:" + DESCRIPTION_SEPARATOR + r"(?P<desc>.*))?"
+    r"- \[" + _LINK_TEXT + r"\]\(" + _LINK_TARGET + r"\)(?:" + DESCRIPTION_SEPARATOR + r"(?P<desc>.*))?"
 )
-_POINTER_HEAD = re.compile(r"- \[" + _LINK_TEXT + r"\]\((?P<target>[^)]*)\)")
+_POINTER_HEAD = re.compile(r"- \[" + _LINK_TEXT + r"\]\(" + _LINK_TARGET + r"\)")
 
 
 def parse_index_lines(index_text: str) -> list[IndexLink]:
@@ -715,8 +717,14 @@ def parse_index_lines(index_text: str) -> list[IndexLink]:
 
 
 def pointer_line(number: int, text: str) -> IndexLink | None:
-    """Line ``number`` (``text``, without its break) as a pointer, or None when it is not one."""
-    match = _POINTER_FULL.fullmatch(text) or _POINTER_HEAD.match(text)
+    """Line ``number`` (``text``, without its break) as a pointer, or None when it is not one.
+
+    A byte-order mark before the first line is not part of it: the check,
+    which reads the text without it, and the writers, which keep it, must
+    find the same line there.
+    """
+    at = 1 if number == 0 and text.startswith("\ufeff") else 0
+    match = _POINTER_FULL.fullmatch(text, at) or _POINTER_HEAD.match(text, at)
     if match is None:
         return None
     return IndexLink(

@@ -113,7 +113,8 @@ MISSING_ENTRIES_APART = 20
 MISSING_ENTRIES_NAMED = 10
 
 # gptme's omission marker, as ``render_index`` writes it under a budget.
-# Link targets that are not files of the root (a curated index may link out).
+# Link targets that are not files of the root (a curated index may link out), unless an entry
+# has that file name (``a:b.md`` looks like a URL with the scheme ``a``).
 _EXTERNAL_TARGET = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|#)")
 
 
@@ -325,7 +326,7 @@ def _line_findings(doc: Document, expected: _Expected, budget: int | None) -> li
     found: list[_LineFinding] = []
     for link in parse_index_lines(doc.text):
         target = link.target
-        if _EXTERNAL_TARGET.match(target):
+        if _EXTERNAL_TARGET.match(target) and target not in by_filename:
             continue
         listed.add(target)
         entry_doc = by_filename.get(target)
@@ -378,8 +379,7 @@ class _LineMemo:
         for link in parse_index_lines(text):
             self.target_at[link.line] = link.target
             self.lines_to.setdefault(link.target, []).append(link.line)
-            if not _EXTERNAL_TARGET.match(link.target):
-                self.links.setdefault(link.target, []).append(link)
+            self.links.setdefault(link.target, []).append(link)
         # The pointer lines' findings (broken, not living) by target.
         self.findings: dict[str, list[_LineFinding]] = {}
         # The entries without a line, by file, and their files in order (kept
@@ -426,8 +426,7 @@ class _LineMemo:
             lines = [line for line in self.lines_to.get(target, ()) if line < head]
             for link in added_to.get(target, ()):
                 lines.append(link.line)
-                if not _EXTERNAL_TARGET.match(target):
-                    links.append(link)
+                links.append(link)
             links += [replace(link, line=link.line + delta) if delta else link
                       for link in self.links.get(target, ()) if link.line >= old_end]
             lines += [line + delta for line in self.lines_to.get(target, ()) if line >= old_end]
@@ -452,7 +451,7 @@ class _LineMemo:
         links = self.links.get(target)
         if links is not None:
             if entry is None:
-                if not unsaved_entry(state, target):
+                if not unsaved_entry(state, target) and not _EXTERNAL_TARGET.match(target):
                     found = [_LineFinding("index-broken-link", target, link=link) for link in links]
             elif not entry.is_living:
                 entry_doc = state.documents.get(state.path / target)
@@ -545,10 +544,10 @@ def pointer_findings_about(
     linked: set[str] = set()
     for link in pointers_to(text, targets):
         target = link.target
-        if _EXTERNAL_TARGET.match(target):
+        is_living = living(target)
+        if is_living is None and _EXTERNAL_TARGET.match(target):
             continue
         linked.add(target)
-        is_living = living(target)
         if is_living is None and _markdown_destination(target) != target:
             return None
         if is_living is not True:

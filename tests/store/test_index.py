@@ -439,6 +439,18 @@ def test_a_pointer_is_its_first_link_not_a_later_link_on_its_line():
     assert add_index_line(text, e05).count("e05.md") == 1  # the upsert finds the same line
 
 
+def test_a_pointer_s_target_keeps_balanced_parentheses_of_its_file_name():
+    text = "- [odd](a(b).md) my own hook\n- [n](notes (old).md) \u2014 d\n- [x](a.md) (see note)\n"
+    assert [link.target for link in parse_index_lines(text)] == ["a(b).md", "notes (old).md", "a.md"]
+
+
+def test_a_byte_order_mark_before_the_first_pointer_is_not_part_of_it():
+    """The check reads the text without it; a save's search for the entry's line must find the same line."""
+    text = "\ufeff- [Alpha](alpha-one.md) my hook\n"
+    [link] = pointers_to(text, {"alpha-one.md"})
+    assert (link.title, text.split("\n")[0][slice(*link.target_span)]) == ("Alpha", "alpha-one.md")
+
+
 def test_parse_index_lines_skips_prose_headings_and_plain_bullets():
     text = "# H\nprose [x](y.md)\n- plain bullet\n## Group\n  - [i](i.md) — indented\n"
     assert parse_index_lines(text) == []

@@ -434,6 +434,13 @@ def test_adding_lines_that_would_push_the_index_past_what_claude_code_loads_is_n
         assert not any(f.safe for f in fixes)
 
 
+@pytest.mark.parametrize("stem", ["a(b)", "notes (old)", "a:b"])
+def test_a_line_for_an_entry_whose_file_name_holds_parentheses_or_a_colon_is_its_line(check_root, stem):
+    text = f"# Mine\n\n- [odd]({stem}.md) my own hook\n"
+    checked = check_root({f"{stem}.md": living("odd"), "MEMORY.md": text})
+    assert checked.problems("index-broken-link") == [] and checked.problems("index-missing-entry") == []
+
+
 def test_add_line_is_the_safe_fix_in_a_curated_index_and_matches_the_engine_upsert(check_root):
     text = f"{HEADER}\n\nHand-written intro.\n"
     beta = living("beta", "B")
