@@ -18,6 +18,7 @@ from .edit_check import structure_problem
 from .edits import apply_edits
 from .files import Change, FileDelete, FileWrite, commit, root_lock
 from .frontmatter import normalize_text
+from .safe_read import text_to_rewrite
 
 
 class StaleFixError(RuntimeError):
@@ -80,10 +81,9 @@ def apply_fixes(fixes: Sequence[Fix], texts: Mapping[Path, str], *, root: Path) 
         current: dict[Path, str] = {}
         touched = {p for fix in fixes for p in fix.paths}
         for path in touched:
-            try:
-                current[path] = path.read_bytes().decode("utf-8")
-            except FileNotFoundError:
-                continue
+            read = text_to_rewrite(path)  # refuses a FIFO, a device, non-UTF-8 bytes
+            if read is not None:
+                current[path] = read[1]
         for path in touched:
             if _as_read(current.get(path)) != _as_read(texts.get(path)):
                 raise StaleFixError(f"{path.name} changed since it was checked; check again")

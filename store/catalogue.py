@@ -46,7 +46,8 @@ class CheckSpec:
 CATALOGUE: tuple[CheckSpec, ...] = (
     # -- frontmatter ----------------------------------------------------------
     CheckSpec("invalid-entry", "frontmatter", "error",
-              "a `.md` file in a memory root has no frontmatter, an empty one, no usable name, is not UTF-8 text, or cannot be opened (a broken or looping symlink, a directory named `x.md`)",
+              "a `.md` file in a memory root has no frontmatter, an empty one, no usable name, is not UTF-8 text, or cannot be opened (a broken or looping symlink, a directory named `x.md`); "
+              "also a `MEMORY.md` that is not UTF-8 text or not a regular file (a FIFO, a device, a directory): it is not checked, never opened unless regular, and no write replaces it",
               audit_code="invalid-entry"),
     CheckSpec("invalid-yaml", "frontmatter", "error",
               "the frontmatter is not valid YAML (at the exact position), or uses a tag safe loading refuses (`!!python/object`)",

@@ -161,7 +161,7 @@ class _Listing:
     """One root on disk now: every document file's identity, and the index files'."""
 
     root: MemoryRoot
-    identities: dict[str, Identity]  # model documents: regular files, and unreadable entries
+    identities: dict[str, Identity]  # model documents: regular files, and unreadable ones
     unreadable: set[str]
     index_identity: tuple[Identity, Identity, bool]  # MEMORY.md, the policy, the policy is a link
 
@@ -486,9 +486,11 @@ def _list_root(root: MemoryRoot, files: RootFiles, observed_ns: int) -> _Listing
             if size < 0:
                 why = unreadable_reason(root.path / name)
                 if why is not None:
-                    if document_kind(name) == "entry":  # as the model loads them
+                    kind = document_kind(name)
+                    if kind in ("entry", "index", "policy"):  # as the model loads them
                         identities[name] = ("unreadable", why)
-                        unreadable.add(name)
+                        if kind == "entry":
+                            unreadable.add(name)
                     continue
                 identities[name] = None  # readable since it was listed: still changing
                 continue

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from memls.store.errors import ChangedMeanwhile, LockTimeoutError
+from memls.store.safe_read import MAX_INDEX_BYTES, read_whole
 
 if TYPE_CHECKING:
     from filelock import UnixFileLock
@@ -257,10 +258,7 @@ class _Original:
 
 def read_bytes_if_exists(path: Path) -> bytes | None:
     """The file's bytes, or ``None`` if there is no file at ``path``."""
-    try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        return None
+    return read_whole(path, MAX_INDEX_BYTES)
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -344,13 +342,16 @@ def _validate(changes: list[Change], root: Path | None) -> None:
 def _snapshot(change: Change) -> _Original:
     path = Path(change.path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        # Non-blocking: a FIFO swapped in after the checks must not block the write.
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except FileNotFoundError:
         return _Original(None)
     except OSError as exc:
         raise _described(exc, f"cannot read {path}") from exc
     with os.fdopen(fd, "rb") as f:
         found = os.fstat(f.fileno())
+        if not stat.S_ISREG(found.st_mode):
+            raise _clear_oserror(OSError, errno.EINVAL, f"cannot replace {path}: it is not a regular file")
         return _Original(f.read(), stat.S_IMODE(found.st_mode), _identity(found))
 
 

@@ -24,6 +24,8 @@ normalised document text, which is what the store hands to the editor layer.
 from __future__ import annotations
 
 import bisect
+import errno
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -125,8 +127,16 @@ def normalize_text(text: str) -> str:
 
 
 def read_document_text(path: Path) -> str:
-    """Read a file as the store sees it. ``UnicodeDecodeError`` propagates."""
-    return normalize_text(path.read_bytes().decode("utf-8"))
+    """Read a file as the store sees it. ``UnicodeDecodeError`` propagates.
+
+    A FIFO or a device is never opened, nor more than 64 MiB read (``OSError``).
+    """
+    from .safe_read import MAX_INDEX_BYTES, read_whole
+
+    data = read_whole(path, MAX_INDEX_BYTES)
+    if data is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
+    return normalize_text(data.decode("utf-8"))
 
 
 def split_frontmatter(text: str) -> Frontmatter | None:

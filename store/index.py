@@ -29,6 +29,7 @@ from .entry import TYPE_ORDER, MemoryEntry
 from .names import INDEX_FILENAME as INDEX_FILENAME  # re-exported: the index's file name
 from .names import POLICY_FILENAME, is_index_filename
 from .reader import shadow_by_name
+from .safe_read import MAX_INDEX_BYTES, read_whole
 from .spans import split_lines
 
 INDEX_HEADER = "# Persistent Memory"
@@ -372,9 +373,8 @@ class IndexPolicy:
         path = Path(root) / POLICY_FILENAME
         if path.is_symlink():
             raise ValueError(f"memory index policy {path} must not be a symlink")
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
+        raw = read_whole(path, MAX_INDEX_BYTES)  # a FIFO or a device is refused, never opened
+        if raw is None:
             return None
         try:
             text = raw.decode("utf-8")

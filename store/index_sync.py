@@ -40,6 +40,7 @@ from .index import (
     render_policy_view,
 )
 from .index_view import renderings_around
+from .safe_read import text_to_rewrite
 from .spans import split_lines
 
 IndexOnSave = Literal["auto", "regenerate", "off"]
@@ -301,11 +302,8 @@ def commit_index(root: Path, compute: Callable[[str | None], str | None]) -> str
     path = root / INDEX_FILENAME
     with root_lock(root):
         for attempt in range(_COMMIT_TRIES):
-            try:
-                data: bytes | None = path.read_bytes()
-            except FileNotFoundError:
-                data = None
-            current = None if data is None else data.decode("utf-8")
+            read = text_to_rewrite(path)  # refuses a FIFO, a device, non-UTF-8 bytes
+            data, current = (None, None) if read is None else read
             new = compute(current)
             if new is None or new == current:
                 return None

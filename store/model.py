@@ -596,7 +596,7 @@ class Workspace:
         listed: list[tuple[Path, os.stat_result | None]] = [
             (child(name), st) for name, st in found.files
         ]
-        unreadable = [name for name, _ in found.unreadable if document_kind(name) == "entry"]
+        unreadable = [name for name, _ in found.unreadable if document_kind(name) in _REPORTED_UNREADABLE]
         if unreadable:
             listed.extend((child(name), None) for name in unreadable)
             listed.sort(key=lambda item: item[0].name)
@@ -787,7 +787,7 @@ class Workspace:
             state.reread(old, confirmed)
             return set()
         unreadable = unreadable_reason(path)
-        if unreadable is not None and (kind != "entry" or not os.path.lexists(path)):
+        if unreadable is not None and (kind not in _REPORTED_UNREADABLE or not os.path.lexists(path)):
             return self.remove(path)
         doc = _read_document(state, path, kind)
         if old is not None and _same_read(old, doc):
@@ -852,7 +852,7 @@ class Workspace:
         for name in sorted(unreadable):
             doc = by_name.get(name)
             found += doc is not None
-            if document_kind(name) == "entry" and (doc is None or doc.read_error is None):
+            if document_kind(name) in _REPORTED_UNREADABLE and (doc is None or doc.read_error is None):
                 changed.append(name)
         child = child_path_maker(state.path)
         gone = []
@@ -1021,6 +1021,13 @@ def _field_copy(obj: Copied, names: tuple[str, ...]) -> Copied:
     return copy
 
 
+# The documents whose name no reader can open (a FIFO, a device, a directory, a
+# broken symlink) are loaded with a read error and reported, never skipped: an
+# entry as ``invalid-entry``, ``MEMORY.md`` likewise (not as a missing index,
+# which a write would replace), the policy as ``invalid-index-policy``.
+_REPORTED_UNREADABLE = ("entry", "index", "policy")
+
+
 def _load_root(state: RootState) -> None:
     """Every document of one root of a fresh workspace (``Workspace.load``).
 
@@ -1034,9 +1041,10 @@ def _load_root(state: RootState) -> None:
     except OSError:
         listing = Listing([], [])
     for name, why in listing.unreadable:
-        if document_kind(name) == "entry":
+        kind = document_kind(name)
+        if kind in _REPORTED_UNREADABLE:
             path = state.path / name
-            state.register(_make_document(state, path, "entry", text="", read_error=why))
+            state.register(_make_document(state, path, kind, text="", read_error=why))
     listed = listing.files
     cache = open_documents_cache(state.path)
     parsed = [(name, st) for name, st in listed if document_kind(name) in ("entry", "reserved")]

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from .cache import ParseCache, Stamp, now_ns, paused_gc
 from .entry import EntryRecord, MemoryEntry, entry_from_record, entry_record
 from .names import RESERVED_PREFIX
+from .safe_read import MAX_INDEX_BYTES as _MAX_INDEX_BYTES
+from .safe_read import read_at_most
 from .text import one_line
 
 if TYPE_CHECKING:
@@ -45,7 +47,7 @@ TOO_LARGE = f"larger than {MAX_DOCUMENT_BYTES} bytes; not read"
 # thousand entries passes the entry cap; its checks (drift, what Claude Code
 # cannot see) matter most then. Only a file far beyond any real root's index
 # is left unread, and the index checks say so.
-MAX_INDEX_BYTES = 64 * 1024 * 1024
+MAX_INDEX_BYTES = _MAX_INDEX_BYTES
 
 
 def max_document_bytes(kind: str) -> int:
@@ -173,27 +175,18 @@ def decode_document(data: bytes) -> str:
 
 
 def disk_text(path: Path) -> str | None:
-    """A file's text as the parsers see it; None when absent, unreadable or not UTF-8."""
+    """A file's text as the parsers see it; None when absent, unreadable, not UTF-8 or past 64 MiB.
+
+    Only a regular file is opened (:mod:`memls.store.safe_read`): a FIFO in a
+    file's place blocks nothing, a symlink to ``/dev/zero`` is never read.
+    """
     try:
-        return decode_document(_read_bytes(path))
+        data = read_at_most(path, MAX_INDEX_BYTES)
+        if len(data) > MAX_INDEX_BYTES:
+            return None
+        return decode_document(data)
     except (OSError, UnicodeDecodeError):
         return None
-
-
-def _read_bytes(path: Path) -> bytes:
-    """``path.read_bytes()`` without a buffered file object: half its cost for a small file.
-
-    A language server's start reads every file that has problems (840 at
-    10k entries) to place them in the client's units.
-    """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    try:
-        parts = []
-        while chunk := os.read(fd, 1 << 20):  # until the end: a read may return less than there is
-            parts.append(chunk)
-        return parts[0] if len(parts) == 1 else b"".join(parts)
-    finally:
-        os.close(fd)
 
 
 class FileRead(NamedTuple):
@@ -485,9 +478,11 @@ def text_over_cap(text: str, limit: int) -> bool:
 
 
 def read_capped(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
-    """A file's bytes, at most one more than ``limit`` (then it is too large)."""
-    with open(path, "rb") as f:
-        return f.read(limit + 1)
+    """A file's bytes, at most one more than ``limit`` (then it is too large).
+
+    What is not a regular file is never opened (``OSError``, :mod:`memls.store.safe_read`).
+    """
+    return read_at_most(path, limit)
 
 
 def headline(path: Path, data: bytes, scope: str | None) -> MemoryEntry | None:

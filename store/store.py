@@ -225,23 +225,33 @@ class MemoryStore:
     def write_index(self, scope: str | None = None, *, budget: int | None = None) -> Path:
         """Regenerate ``MEMORY.md`` from entries read inside the lock."""
         from .files import FileWrite, commit, root_lock
-        from .transaction import read_bytes
+        from .safe_read import FileTooLarge, text_to_rewrite
 
         root = self.root(scope)
         with root_lock(root.path, create_root=True):
             text = self._render_unlocked(root, budget=budget)
             path = root.path / INDEX_FILENAME
-            if read_bytes(path) != text.encode("utf-8"):
+            # A FIFO, a device or non-UTF-8 bytes refuse; an index past 64 MiB is
+            # replaced (regenerating it is the remedy its check names).
+            try:
+                current = text_to_rewrite(path)
+            except FileTooLarge:
+                current = None
+            if current is None or current[0] != text.encode("utf-8"):
                 commit([FileWrite(path, text.encode("utf-8"))], root=root.path)
         return path
 
     def check_index(self, scope: str | None = None, *, budget: int | None = None) -> bool:
         """True when the on-disk index equals the regenerated one byte for byte."""
+        from .safe_read import FileTooLarge, NotRegularFile
         from .transaction import read_bytes
 
         root = self.root(scope)
         with read_lock(root.path):
-            current = read_bytes(root.path / INDEX_FILENAME)
+            try:
+                current = read_bytes(root.path / INDEX_FILENAME)
+            except (NotRegularFile, IsADirectoryError, FileTooLarge):
+                return False  # never equal to a rendering: it is not read
             if current is None:
                 return False
             return current == self._rendered(root, budget=budget, locked=True).encode("utf-8")

@@ -43,6 +43,7 @@ from .parse import NO_FRONTMATTER, parse_document
 from .reader import RootRead, is_entry_filename, parse_bytes, read_root
 from .rewrite import _changed_keys, rewritten_text, value_end
 from .roots import MemoryRoot
+from .safe_read import MAX_INDEX_BYTES, read_whole, text_to_rewrite
 from .spans import KeySpans
 from .text import one_line
 
@@ -214,10 +215,8 @@ def _written(key_text: str) -> tuple:
 
 
 def read_bytes(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+    """A file's bytes (None when absent); never opens what is not a regular file, never reads past 64 MiB."""
+    return read_whole(path, MAX_INDEX_BYTES)
 
 
 class RootTransaction:
@@ -239,15 +238,12 @@ class RootTransaction:
         self.modes: dict[Path, int] = {}  # new files that inherit a renamed file's mode
         self.index_path = root.path / INDEX_FILENAME
         self.policy_path = root.path / POLICY_FILENAME
-        self._original_index = read_bytes(self.index_path)
-        self._original_text: str | None = None
-        self._original_utf8 = False  # whether _original_text is the exact (strict) decoding
-        if self._original_index is not None:
-            try:
-                self._original_text = self._original_index.decode("utf-8")
-                self._original_utf8 = True
-            except UnicodeDecodeError:
-                self._original_text = self._original_index.decode("utf-8", errors="replace")
+        # An index that cannot be read whole as UTF-8 (a FIFO, a device, other bytes)
+        # refuses the write: anything computed from it would replace bytes never read.
+        original = text_to_rewrite(self.index_path)
+        self._original_index: bytes | None = None if original is None else original[0]
+        self._original_text: str | None = None if original is None else original[1]
+        self._original_utf8 = original is not None  # whether _original_text is the exact (strict) decoding
         # The staged entry files' index entries, for the staged files they were made from.
         self._changes: tuple[tuple, dict[str, MemoryEntry | None]] | None = None
         self._view: IndexView | None = None  # the read's index view, when no store keeps one

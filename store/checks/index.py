@@ -219,6 +219,7 @@ def _check_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
         yield from _check_unread_index(ctx, doc)
         return
     if doc.read_error is not None:
+        yield from _check_unreadable_index(ctx, doc)
         return
     text = doc.text
     state = doc.root
@@ -860,6 +861,24 @@ def _check_unread_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | 
         f"{INDEX_FILENAME} is larger than {MAX_INDEX_BYTES // (1024 * 1024)} MiB, so memls does not "
         "read or check it, and Claude Code loads only its first 200 lines or 25 KiB; "
         "regenerate it with a budget",
+    )
+
+
+def _check_unreadable_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
+    """An index that cannot be read (not UTF-8; a FIFO, a device, a directory) is reported as an entry would be.
+
+    Not as a missing index: the name is taken, and no write replaces what
+    memls could not read. ``invalid-entry`` is the code an entry file gets for
+    the same condition; ``memls audit`` skips index files as gptme's does.
+    """
+    why = doc.read_error or ""
+    repair = (
+        "save it as UTF-8 text" if why.startswith("not UTF-8")
+        else "replace it with a regular file (or remove it and run `memls index --write`)"
+    )
+    yield ctx.problem(
+        "invalid-entry", doc, START,
+        f"{INDEX_FILENAME} cannot be read ({why}), so memls neither checks nor rewrites it; {repair}",
     )
 
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import stat
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
@@ -164,3 +167,23 @@ async def test_a_document_opened_during_the_scan_is_told_its_own_problems_at_onc
     published = [session.codes(d) for u, d in log.history if u == uri]
     assert published and all("dangling-supersedes" not in codes for codes in published)
     assert "invalid-field" in session.codes(log[uri])
+
+
+@pytest.mark.timeout(60)  # a FIFO opened for reading blocks the scan until a writer comes
+async def test_a_fifo_in_place_of_memory_md_ends_the_scan_and_is_reported_never_opened(client, tmp_path):
+    folder = tmp_path / "workspace"
+    root = folder / "memory"
+    root.mkdir(parents=True)
+    for i in range(1, 26):
+        (root / f"e{i:02d}.md").write_text(entry(f"e{i:02d}", f"desc {i:02d}"), encoding="utf-8")
+    os.mkfifo(root / "MEMORY.md")
+    session = await initialize_in(client, folder, client_capabilities(client.memls_profile))
+    await scan_done(session)
+    found = await session.diagnostics("MEMORY.md", lambda d: "invalid-entry" in session.codes(d))
+    assert session.codes(found) == {"invalid-entry"}  # not index-missing: the name is taken
+    assert "not a regular file" in found[0].message
+    uri = session.open("e01.md")
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=1, character=7)))
+    assert hover is not None
+    assert stat.S_ISFIFO(os.lstat(root / "MEMORY.md").st_mode)

@@ -451,3 +451,22 @@ def test_a_change_beside_an_index_trimmed_on_purpose_reads_only_the_entries_its_
     (missing,) = [p for p in run.results[directory / "MEMORY.md"] if p.code == "index-missing-entry"]
     assert missing.data["missing"] == 39
     assert "e30.md" in loaded and len(set(loaded)) <= 1 + 1 + 10  # MEMORY.md, e30.md and the ten named
+
+
+@pytest.mark.timeout(30)  # a FIFO opened for reading blocks
+def test_an_index_no_reader_can_open_is_told_from_an_absent_one_in_every_way_of_answering(root: MemoryRoot) -> None:
+    """A FIFO ``MEMORY.md`` is reported as unreadable, not missing; removed, the index is missing again."""
+    index = root.path / "MEMORY.md"
+    os.mkfifo(index)
+    first = check_roots([root], Settings(), today=TODAY)
+    assert first.results == fresh(root)
+    assert [p.code for p in first.results[index]] == ["invalid-entry"]
+    assert check_roots([root], Settings(), today=TODAY).results == first.results  # replayed
+    index.unlink()
+    run = check_roots([root], Settings(), today=TODAY)
+    assert [p.code for p in run.results[index]] == ["index-missing"]
+    assert run.results == fresh(root)
+    index.symlink_to("/dev/zero")
+    run = check_roots([root], Settings(), today=TODAY)
+    assert [p.code for p in run.results[index]] == ["invalid-entry"]
+    assert run.results == fresh(root)

@@ -261,3 +261,21 @@ def test_paths_changed_on_disk_equals_the_walk_over_the_listing_through_every_wa
                 for changed in ws.paths_changed_on_disk(state):
                     ws.update_from_disk(changed)
             assert ws.paths_changed_on_disk(state) == _changed_by_the_listing(ws, state), step
+
+
+@pytest.mark.timeout(30)  # a FIFO opened for reading blocks
+def test_an_index_turned_into_a_fifo_is_held_as_unreadable_not_removed_nor_opened(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "a.md").write_text(entry("a", "first"), encoding="utf-8")
+    index = root / "MEMORY.md"
+    index.write_text("# Persistent Memory\n", encoding="utf-8")
+    ws = Workspace.load([MemoryRoot("project", root)])
+    state = ws.roots[0]
+    index.unlink()
+    os.mkfifo(index)
+    assert index in ws.paths_changed_on_disk(state)
+    ws.update_from_disk(index)
+    doc = state.documents[index]
+    assert doc.text == "" and doc.read_error is not None and "not a regular file" in doc.read_error
+    assert index not in ws.paths_changed_on_disk(state)  # held as it is: not read again at every look

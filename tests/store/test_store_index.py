@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 
 import pytest
 
@@ -139,3 +140,47 @@ def test_render_of_a_missing_root_creates_nothing(mstore, root):
     assert mstore.render_root_index() == "# Persistent Memory\n"
     assert mstore.check_index() is False
     assert not root.exists()
+
+
+def unreadable_index(root, kind: str) -> bytes | None:
+    """Put a ``MEMORY.md`` memls cannot read in place; its bytes when it is a regular file."""
+    index = root / "MEMORY.md"
+    index.unlink(missing_ok=True)
+    if kind == "fifo":
+        os.mkfifo(index)
+        return None
+    if kind == "zero":
+        index.symlink_to("/dev/zero")
+        return None
+    data = b"# M\n- [x](fb.md) \xff\xfe hook\n- [g](gone.md) - broken\n"
+    index.write_bytes(data)
+    return data
+
+
+def assert_index_kept(root, kind: str, data: bytes | None) -> None:
+    index = root / "MEMORY.md"
+    if kind == "fifo":
+        assert stat.S_ISFIFO(os.lstat(index).st_mode)
+    elif kind == "zero":
+        assert os.readlink(index) == "/dev/zero"
+    else:
+        assert index.read_bytes() == data
+
+
+@pytest.mark.timeout(30)  # a FIFO opened for reading blocks; /dev/zero read whole never ends
+@pytest.mark.parametrize("kind", ["fifo", "zero", "non-utf8"])
+def test_no_write_replaces_an_index_memls_cannot_read(mstore, root, kind):
+    from memls.store.index_sync import commit_index
+
+    golden_root(mstore)
+    data = unreadable_index(root, kind)
+    refusal = "not UTF-8 text" if kind == "non-utf8" else "not a regular file"
+    with pytest.raises((OSError, ValueError), match=refusal):
+        mstore.save("another", "A", type="project")
+    assert not (root / "another.md").exists()
+    with pytest.raises((OSError, ValueError), match=refusal):
+        mstore.write_index()
+    with pytest.raises((OSError, ValueError), match=refusal):
+        commit_index(root, lambda current: "# Persistent Memory\n")
+    assert mstore.check_index() is False
+    assert_index_kept(root, kind, data)

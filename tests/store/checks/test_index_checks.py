@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -695,3 +696,34 @@ def test_regenerating_within_claude_codes_limit_formats_each_line_once(tmp_path,
     [fix] = fixes_for(ctx, problem)
     assert "within" in fix.title
     assert formatted.calls <= 2 * 260
+
+
+# -- an index that cannot be read -------------------------------------------------------
+
+
+NON_UTF8_INDEX = b"# M\n- [x](e01.md) \xff\xfe hook\n- [g](gone.md) - broken\n"
+
+
+def special_index(root: Path, kind: str) -> None:
+    """``MEMORY.md`` as a FIFO, a symlink to ``/dev/zero`` or bytes that are not UTF-8."""
+    index = root / "MEMORY.md"
+    if kind == "fifo":
+        os.mkfifo(index)
+    elif kind == "zero":
+        index.symlink_to("/dev/zero")
+    else:
+        index.write_bytes(NON_UTF8_INDEX)
+
+
+@pytest.mark.timeout(30)  # a FIFO opened for reading blocks; /dev/zero read whole never ends
+@pytest.mark.parametrize("kind", ["fifo", "zero", "non-utf8"])
+def test_an_index_memls_cannot_read_is_reported_as_an_entry_would_be_not_as_missing(check_root, kind):
+    checked = check_root({f"e{i:02d}.md": living(f"e{i:02d}") for i in range(1, 26)})
+    special_index(root_of(checked), kind)
+    after = recheck(checked)
+    [problem] = after.problems()
+    assert problem.code == "invalid-entry" and problem.path == root_of(after) / "MEMORY.md"
+    assert problem.message.startswith("MEMORY.md cannot be read (")
+    expected = "not UTF-8 text (byte 18)" if kind == "non-utf8" else "not a regular file"
+    assert expected in problem.message
+    assert fixes_for(after.ctx, problem) == []
