@@ -570,11 +570,16 @@ class RootTransaction:
 
         A curated line keeps its link text and its hook: only the link
         target changes, and the link text only when it was the old name.
+        An entry the curated index leaves out stays out: a rename moves the
+        entry's line, it does not write one the person curating chose not to
+        (as the editor's rename, :func:`memls.store.rename_plan.plan_rename`).
         """
         if self._regenerate():
             self._stage_index(self._render())
             return
         text = self._index_text()
+        if not pointers_to(text, {old.filename}):
+            return
         if renamed.is_living:
             text = refresh_index_line(text, old, renamed)
         else:

@@ -146,6 +146,19 @@ def test_plan_rename_matches_engine_rename_with_hand_curated_index(tmp_path):
     assert "- [newer](newer.md) — d\n" in (planned / "MEMORY.md").read_text()
 
 
+def test_rename_of_an_entry_a_curated_index_leaves_out_adds_no_line_in_either(tmp_path):
+    # zeta has no line on purpose: neither the CLI's rename nor the editor's writes one.
+    lines = ["# Persistent Memory", "", "- [Alpha, mine](alpha.md) my hook", "- [new](new.md) — d", "",
+             "Notes I keep by hand.", ""]
+
+    def setup(root):
+        chain_root(root)
+        (root / "MEMORY.md").write_text("\n".join(lines))
+
+    planned = assert_same_as_engine(tmp_path, setup, "zeta", "omega")
+    assert (planned / "MEMORY.md").read_text() == "\n".join(lines)
+
+
 def test_plan_rename_edits_only_what_changes(tmp_path):
     root = chain_root(tmp_path / "m")
     ws = load(root)
