@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -194,7 +195,12 @@ def create_server() -> MemlsServer:
             return
         # The text and version of the same moment: several changes may have been
         # applied to pygls's document before this handler runs.
-        document = ls.workspace.get_text_document(params.text_document.uri)
+        document = ls.workspace.text_documents.get(unquote(params.text_document.uri))
+        if document is None:
+            # Never opened (or closed): pygls would make a document of the file, whose text would
+            # then stand for a buffer nobody has, and reading it could block (a FIFO) or never end.
+            log.warning("ignoring a change to %s, which is not open", params.text_document.uri)
+            return
         version = document.version if document.version is not None else params.text_document.version
         # Coalesced: a newer change replaces the text still waiting, and the
         # engine takes only the latest (see _apply_change).

@@ -9,10 +9,12 @@ the editor would).
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
@@ -111,3 +113,34 @@ async def test_a_file_rewritten_unannounced_after_a_start_over_just_written_file
     assert "dangling-supersedes" not in session.codes(await session.diagnostics("a.md", lambda d: True))
     (session.root / "a.md").write_text(entry("a", "alpha", extra="supersedes:\n  - ghos\n"), encoding="utf-8")
     await session.diagnostics("a.md", lambda d: "dangling-supersedes" in session.codes(d), timeout=10)
+
+
+def change_nothing_in(session: Session, path: Path) -> None:
+    """A ``didChange`` with no changes for a document the client never opened (a confused or racing client)."""
+    session.client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=path_to_uri(path), version=5),
+        content_changes=[]))
+
+
+@pytest.mark.timeout(60)  # the bug this pins blocked every later request until a writer opened the FIFO
+async def test_a_change_to_a_fifo_never_opened_leaves_the_server_answering(start):
+    session = await start({"a.md": entry("a")})
+    await wait_until_scanned(session.client)
+    fifo = session.root / "pipe.md"
+    os.mkfifo(fifo)
+    change_nothing_in(session, fifo)
+    uri = session.open("a.md")
+    hover = await asyncio.wait_for(session.client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=1, character=7))), 20)
+    assert hover is not None
+
+
+async def test_after_a_change_to_a_closed_file_its_diagnostics_still_follow_the_disk(start):
+    # The change named no buffer: the file must not be taken as one, frozen at its text of that moment.
+    session = await start({"a.md": entry("a")})
+    await session.diagnostics("MEMORY.md", lambda d: "index-missing" in session.codes(d))
+    path = session.root / "a.md"
+    change_nothing_in(session, path)
+    write_from_another_process(path, entry("a", extra="supersedes:\n  - ghost\n"))
+    notify(session, {path: types.FileChangeType.Changed})
+    await session.diagnostics("a.md", lambda d: "dangling-supersedes" in session.codes(d))
