@@ -45,9 +45,8 @@ from memls.store.checks import check_paths, fixes_for
 from memls.store.diagnostics import Fix, Problem
 from memls.store.spans import Span
 
-from ..convert import workspace_edit
-from ..document_request import document_request
 from ..errors import RequestFailed
+from .client_edits import catch_up, edit_of, planned_on_current_files
 from .commands import _command
 from .disk_fixes import (
     APPLY_FIX,
@@ -63,7 +62,6 @@ from .disk_fixes import (
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
-    from ..state import ServerState
 
 FIX_ALL_KIND = "source.fixAll.memls"
 KINDS = (types.CodeActionKind.QuickFix, FIX_ALL_KIND)
@@ -74,21 +72,6 @@ def wants(kind: str, only: Sequence[str] | None) -> bool:
     if not only:
         return True
     return any(k == "" or kind == k or kind.startswith(k + ".") for k in only)
-
-
-def edit_of(state: ServerState, operations) -> types.WorkspaceEdit:
-    """Engine operations as a workspace edit for this client (engine thread)."""
-    ops = list(operations)
-    paths: set[Path] = set()
-    for op in ops:
-        paths.update((op.old, op.new) if hasattr(op, "old") else (op.path,))
-    return workspace_edit(
-        ops, state.positions,
-        versions={p: state.version(p) for p in paths},
-        document_changes=state.client.document_changes,
-        resource_operations=state.client.resource_operations,
-        uri_of=state.uris.uri,
-    )
 
 
 def _span_key(span: Span) -> tuple[int, int, int, int]:
@@ -214,6 +197,12 @@ class ActionBuilder:
         action.edit = edit_of(self.state, fix.operations)
         return action
 
+    def fix_on_current_files(self, data: dict[str, Any]) -> Fix:
+        """:meth:`chosen_fix`, computed from the files it touches as they are on disk (see client_edits)."""
+        fix = self.chosen_fix(data)
+        catch_up(self.state, fix.paths)
+        return fix
+
     def chosen_fix(self, data: dict[str, Any]) -> Fix:
         """The fix an action's ``data`` names, computed again against the model as it is now."""
         wanted = data.get("problem") or {}
@@ -236,9 +225,13 @@ class ActionBuilder:
 def register(server: MemlsServer) -> None:
     options = types.CodeActionOptions(code_action_kinds=list(KINDS), resolve_provider=True)
 
-    @document_request(server, types.TEXT_DOCUMENT_CODE_ACTION, options)
-    def code_action(ls: MemlsServer, path: Path, params: types.CodeActionParams):
-        return ActionBuilder(ls, path, ls.state.client.resolve_code_action_edits).actions(params) or None
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, options)
+    async def code_action(ls: MemlsServer, params: types.CodeActionParams):
+        path = ls.memory_path(params.text_document.uri)
+        if path is None:
+            return None
+        builder = ActionBuilder(ls, path, ls.state.client.resolve_code_action_edits)
+        return await planned_on_current_files(ls, builder.actions, params) or None
 
     @server.feature(types.CODE_ACTION_RESOLVE)
     async def code_action_resolve(ls: MemlsServer, action: types.CodeAction):
@@ -249,7 +242,7 @@ def register(server: MemlsServer) -> None:
         if path is None:
             return action
         builder = ActionBuilder(ls, path, lazy=False)
-        return await ls.engine.run(builder.resolve, action, data)
+        return await planned_on_current_files(ls, builder.resolve, action, data)
 
     @_command(server, APPLY_FIX)
     async def apply_fix(ls: MemlsServer, *args):
@@ -258,7 +251,7 @@ def register(server: MemlsServer) -> None:
         path = ls.memory_path(str(data.get("uri", ""))) if data is not None else None
         if data is None or path is None:
             raise RequestFailed("missing argument: the fix to apply")
-        fix = await ls.engine.run(ActionBuilder(ls, path, lazy=False).chosen_fix, data)
+        fix = await planned_on_current_files(ls, ActionBuilder(ls, path, lazy=False).fix_on_current_files, data)
         await carry_out(ls, fix)
         return {"title": fix.title}
 

@@ -31,7 +31,7 @@ from memls.store.diagnostics import TextEdit
 from memls.store.rename_plan import plan_file_rename
 from memls.store.text import one_line
 
-from .actions import edit_of
+from .client_edits import edit_of, planned_on_current_files
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
@@ -98,7 +98,7 @@ def register(server: MemlsServer) -> None:
 
     @server.feature(types.WORKSPACE_WILL_RENAME_FILES, will_options)
     async def will_rename_files(ls: MemlsServer, params: types.RenameFilesParams):
-        edit, refused = await ls.engine.run(will_rename, ls.state, _pairs(ls, params.files))
+        edit, refused = await planned_on_current_files(ls, will_rename, ls.state, _pairs(ls, params.files))
         for message in refused:
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"memls: links not updated: {message}"))

@@ -41,7 +41,7 @@ from memls.store.rename_plan import plan_rename
 from ..document_request import document_request
 from ..errors import RequestFailed
 from ..notices import name_used
-from .actions import edit_of
+from .client_edits import catch_up, edit_of, planned_on_current_files
 from .disk_fixes import can_move_files, carry_out, client_applies
 
 if TYPE_CHECKING:
@@ -101,6 +101,16 @@ def plan(state: ServerState, path: Path, position: types.Position, new_name: str
     return fix
 
 
+def planned(state: ServerState, path: Path, position: types.Position, new_name: str,
+            ) -> tuple[Fix, types.WorkspaceEdit | None]:
+    """The rename's plan, and its edit when the client applies it (else the server carries it out)."""
+    fix = plan(state, path, position, new_name)
+    if client_applies(state, fix):
+        return fix, edit_of(state, fix.operations)
+    catch_up(state, fix.paths)
+    return fix, None
+
+
 def register(server: MemlsServer) -> None:
     @document_request(server, types.TEXT_DOCUMENT_PREPARE_RENAME)
     def prepare_rename(ls: MemlsServer, path: Path, params: types.PrepareRenameParams):
@@ -111,10 +121,10 @@ def register(server: MemlsServer) -> None:
         path = ls.memory_path(params.text_document.uri)
         if path is None:
             return None
-        fix = await ls.engine.run(plan, ls.state, path, params.position, params.new_name)
+        fix, edit = await planned_on_current_files(ls, planned, ls.state, path, params.position, params.new_name)
         if (notice := name_used(params.new_name, slugify(params.new_name))) is not None:
             ls.window_show_message(notice)
-        if client_applies(ls.state, fix):
-            return await ls.engine.run(edit_of, ls.state, fix.operations)
+        if edit is not None:
+            return edit
         await carry_out(ls, fix)
         return types.WorkspaceEdit(changes={})  # done: the files are renamed, the buffers follow

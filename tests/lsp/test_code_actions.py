@@ -97,6 +97,24 @@ async def test_asymmetric_back_link_fix_edits_the_other_file(start):
 
 
 @pytest.mark.timeout(30)
+async def test_a_fix_to_a_file_another_tool_just_changed_edits_its_current_lines(start):
+    session = await start({
+        "old.md": entry("old", extra="status: superseded\nsuperseded_by: new\n"),
+        "new.md": entry("new"),
+    })
+    await scan_done(session)
+    session.open("old.md")
+    await session.diagnostics("old.md", lambda d: "asymmetric-supersession" in session.codes(d))
+    new = session.root / "new.md"
+    changed = new.read_text().replace("---\nname: new\n", "---\n# kept by the agent\nname: new\n", 1)
+    new.write_text(changed + "A line the agent added.\n")  # no watcher event: editors deliver them late
+    await fix(session, "old.md", "asymmetric-supersession", "Add 'old' to supersedes in new.md", {"old.md": 1})
+    text = new.read_text()
+    assert text.startswith("---\n# kept by the agent\nname: new\n") and text.endswith("A line the agent added.\n")
+    assert check_codes(session.root) == {"index-missing"}  # the root has no MEMORY.md: nothing else is wrong
+
+
+@pytest.mark.timeout(30)
 async def test_dangling_link_removal_fix(start):
     session = await start({
         "old.md": entry("old", extra="status: superseded\nsuperseded_by: nwe\n"),

@@ -101,6 +101,23 @@ async def test_rename_from_the_name_value_renames_file_links_and_index(start):
 
 
 @pytest.mark.timeout(30)
+async def test_rename_edits_files_another_tool_just_changed_at_their_current_lines(start):
+    session = await start(FILES, index=INDEX)
+    await scan_done(session)
+    session.open("new.md")
+    old, index = session.root / "old.md", session.root / "MEMORY.md"
+    old_text = old.read_text().replace("---\nname: old\n", "---\n# reviewed by the agent\nname: old\n", 1)
+    index_text = INDEX.replace("## Project\n", "## Project\n\nAgent note: deploy only on Tuesdays\n", 1)
+    old.write_text(old_text)  # no watcher event: editors deliver them late
+    index.write_text(index_text)
+    edit = await rename(session, "new.md", pos(1, 7), "newer")
+    if session.profile == FILE_OPS:
+        await apply_as_client(session, edit, {"new.md": 1})
+    assert old.read_text() == old_text.replace("superseded_by: new\n", "superseded_by: newer\n")
+    assert index.read_text() == index_text.replace("[new](new.md)", "[newer](newer.md)")
+
+
+@pytest.mark.timeout(30)
 async def test_rename_from_a_supersedes_item(start):
     session = await started(start)
     edit = await rename(session, "new.md", pos(6, 3), "oldest")  # "- old" under supersedes
