@@ -42,6 +42,7 @@ import logging
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import cattrs
@@ -121,6 +122,28 @@ class MemlsProtocol(LanguageServerProtocol):
         self._converter.register_structure_hook(int, _whole_number)
         # ``bool`` is a subclass of ``int``: it keeps the plain conversion.
         self._converter.register_structure_hook(bool, lambda value, _type: bool(value))
+
+    # -- handlers --------------------------------------------------------------------
+
+    def _execute_handler(self, msg_id: Any, handler: Any, callback: Any,
+                         args: tuple[Any, ...] | None = None, kwargs: dict[str, Any] | None = None) -> None:
+        """pygls's, with each handler's future taken out of the table of work in flight once done.
+
+        pygls files the future of every handler it runs in that table, under
+        the message's id or, for a notification and for each step of a
+        built-in handler that calls ours (``didOpen``, ``didChange``...),
+        under a made-up one, and takes out only a request's own. Every other
+        stayed: a task and a future per notification, about 2.6 KB a
+        keystroke, for as long as the server ran.
+        """
+        super()._execute_handler(msg_id, handler, callback, args=args, kwargs=kwargs)
+        future = self._request_futures.get(msg_id)
+        if future is not None:
+            future.add_done_callback(partial(self._forget_handler, msg_id))
+
+    def _forget_handler(self, msg_id: Any, future: Any) -> None:
+        if self._request_futures.get(msg_id) is future:
+            del self._request_futures[msg_id]
 
     # -- reading ---------------------------------------------------------------------
 

@@ -309,6 +309,8 @@ def _debug_info(ls: MemlsServer) -> dict:
         "timings": dict(ls.timings),
         "client": dataclasses.asdict(state.client),
         "diagnostics": "pull" if ls.diagnostics.pull else "push",
+        # Handlers pygls still holds (this request's among them): a count that grows is a leak.
+        "handlers_in_flight": len(ls.protocol._request_futures),
     }
 
 

@@ -265,3 +265,17 @@ def test_notifications_sent_in_wire_form_are_the_text_json_dumps_gives(params: d
 
     message = {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params}
     assert _dumps(message) == json.dumps(message)
+
+
+def test_handlers_that_ran_are_not_kept_however_many_notifications_came(raw):
+    # pygls kept the future of every notification's handler for the server's whole life (a leak per keystroke).
+    uri = start(raw)
+    changes = [frame("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                "contentChanges": [{"text": entry("a", f"typed {version}")}]})
+               for version in range(2, 302)]
+    raw.send(*changes, frame("textDocument/hover", {"textDocument": {"uri": uri},
+                                                    "position": {"line": 1, "character": 7}}, 2))
+    raw.answer(2)
+    raw.send(frame("workspace/executeCommand", {"command": "memls.debugInfo"}, 3))
+    held = raw.answer(3)["result"]["handlers_in_flight"]
+    assert held <= 5, f"{held} handlers held after 302 notifications"
