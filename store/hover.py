@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .frontmatter_lines import key_at
-from .links import entry_chain, reference_at, resolve
+from .links import entry_chain, in_doubt, reference_at, resolve
 from .model import Document, Workspace
 from .schema import FIELD_DOCS
 from .spans import Span
@@ -35,8 +35,12 @@ def hover(ws: Workspace, path: Path, line: int, col: int) -> HoverInfo | None:
     if ref is not None:
         target = resolve(doc, ref)
         if target is None:
+            doubted = in_doubt(doc, ref)
             if ref.kind == "index":
                 text = f"no entry file '{ref.index_target}' in this root"
+            elif doubted:
+                files = ", ".join(d.path.name for d in doubted)
+                text = f"'{ref.name}' may be the entry of {files}, whose frontmatter does not load: fix its YAML"
             else:
                 text = f"no entry named '{ref.name}' in this root"
             return HoverInfo(text, ref.span)

@@ -64,7 +64,23 @@ def definition(ws: Workspace, path: Path, line: int, col: int) -> Location | Non
     if doc is None or ref is None:
         return None
     target = resolve(doc, ref)
+    if target is None:
+        doubted = in_doubt(doc, ref)
+        target = doubted[0] if doubted else None
     return name_location(target) if target is not None else None
+
+
+def in_doubt(doc: Document, ref: LinkRef) -> list[Document]:
+    """The files whose frontmatter does not load but seems to name the entry ``ref`` links to, by path.
+
+    The checks do not call such a link dangling (the entry may be one of
+    them); definition and hover lead there rather than saying no entry has
+    the name.
+    """
+    if ref.kind == "index":
+        return []
+    root = doc.root
+    return [d for p in sorted(root.maybe_named.get(ref.name, ()), key=str) if (d := root.documents.get(p)) is not None]
 
 
 def references(

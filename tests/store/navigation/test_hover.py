@@ -24,6 +24,14 @@ def test_hover_on_missing_target_says_so(ws, root):
     assert info is not None and info.markdown == "no entry named 'nobody' in this root"
 
 
+def test_hover_on_a_name_a_file_whose_yaml_does_not_load_may_hold_names_that_file(ws, root):
+    edited(ws, root / "eps.md", '---\nname: eps\ndescription: [oops "d"\n---\n')
+    path = edited(ws, root / "e.md", "---\nname: e\ndescription: d\nsupersedes: [eps]\n---\n")
+    info = hover(ws, path, 3, 14)
+    assert info is not None
+    assert info.markdown == "'eps' may be the entry of eps.md, whose frontmatter does not load: fix its YAML"
+
+
 def test_hover_on_status_key_lists_its_values(ws, root):
     info = hover(ws, root / "a.md", 5, 2)
     assert info is not None and info.span == Span(5, 0, 5, 6)

@@ -41,6 +41,13 @@ def test_definition_of_missing_target_is_none(ws, root):
     assert definition(ws, path, 3, 14) is None
 
 
+def test_definition_of_a_name_only_a_file_whose_yaml_does_not_load_seems_to_hold_lands_on_that_file(ws, root):
+    # The checks call no such link dangling (the entry may be that file): definition leads there.
+    broken = edited(ws, root / "eps.md", '---\nname: eps\ndescription: [oops "d"\n---\n')
+    path = edited(ws, root / "e.md", "---\nname: e\ndescription: d\nsupersedes: [eps]\n---\n")
+    assert definition(ws, path, 3, 14) == Location(broken, Span(0, 0, 0, 0))
+
+
 def test_definition_outside_any_link_is_none(ws, root):
     assert definition(ws, root / "b.md", *at(root / "b.md", "The middle")) is None
 
