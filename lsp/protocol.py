@@ -141,6 +141,11 @@ class MemlsProtocol(LanguageServerProtocol):
         if future is not None:
             future.add_done_callback(partial(self._forget_handler, msg_id))
 
+    @property
+    def handlers_in_flight(self) -> int:
+        """How many handlers' futures pygls still holds (a count that keeps growing is a leak)."""
+        return len(self._request_futures)
+
     def _forget_handler(self, msg_id: Any, future: Any) -> None:
         if self._request_futures.get(msg_id) is future:
             del self._request_futures[msg_id]

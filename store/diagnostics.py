@@ -8,7 +8,7 @@ decides anything about them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -129,13 +129,18 @@ class Fix:
 
     @property
     def paths(self) -> set[Path]:
-        out: set[Path] = set()
-        for op in self.operations:
-            if isinstance(op, RenameFile):
-                out.update((op.old, op.new))
-            else:
-                out.add(op.path)
-        return out
+        return operation_paths(self.operations)
+
+
+def operation_paths(operations: Iterable[FileOperation]) -> set[Path]:
+    """Every file the operations touch (both ends of a rename)."""
+    out: set[Path] = set()
+    for op in operations:
+        if isinstance(op, RenameFile):
+            out.update((op.old, op.new))
+        else:
+            out.add(op.path)
+    return out
 
 
 @dataclass(frozen=True)

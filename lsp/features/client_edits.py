@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
+from memls.store.diagnostics import operation_paths
+
 from ..convert import workspace_edit
 from ..errors import RequestFailed
 
@@ -64,9 +66,7 @@ def edit_of(state: ServerState, operations: Iterable[Any]) -> types.WorkspaceEdi
     in the editor, is not what the model holds (see the module's docstring).
     """
     ops = list(operations)
-    paths: set[Path] = set()
-    for op in ops:
-        paths.update((op.old, op.new) if hasattr(op, "old") else (op.path,))
+    paths = operation_paths(ops)
     catch_up(state, paths)
     return workspace_edit(
         ops, state.positions,

@@ -35,7 +35,7 @@ import logging
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from lsprotocol import types
 
@@ -55,6 +55,7 @@ from .save import IndexUpdate, edit_open_index
 if TYPE_CHECKING:
     from memls.store.recall import Bm25Index
 
+    from ..protocol import MemlsProtocol
     from ..server import MemlsServer
     from ..state import ServerState
 
@@ -309,8 +310,7 @@ def _debug_info(ls: MemlsServer) -> dict:
         "timings": dict(ls.timings),
         "client": dataclasses.asdict(state.client),
         "diagnostics": "pull" if ls.diagnostics.pull else "push",
-        # Handlers pygls still holds (this request's among them): a count that grows is a leak.
-        "handlers_in_flight": len(ls.protocol._request_futures),
+        "handlers_in_flight": cast("MemlsProtocol", ls.protocol).handlers_in_flight,  # this request's among them
     }
 
 
