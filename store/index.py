@@ -207,8 +207,16 @@ class IndexRendering:
     result some reader loads whole renders the same root many times.
     """
 
-    def __init__(self, entries: Iterable[MemoryEntry]) -> None:
-        self.groups = _grouped_lines([e for e in entries if gets_index_line(e)])
+    def __init__(self, entries: Iterable[MemoryEntry] = (), *,
+                 groups: list[tuple[str, list[str]]] | None = None) -> None:
+        """From ``entries``, or from ``groups`` already formatted (each type's heading and sorted lines).
+
+        The server's index view keeps exactly those groups, so a budgeted
+        render of a legacy root need not format ten thousand lines again.
+        """
+        if groups is None:
+            groups = _grouped_lines([e for e in entries if gets_index_line(e)])
+        self.groups = groups
         self.total = sum(len(lines) for _, lines in self.groups)
         self._sizes: list[int] | None = None
 
@@ -259,11 +267,16 @@ def _grouped_lines(living: list[MemoryEntry]) -> list[tuple[str, list[str]]]:
     order += sorted(t for t in by_type if t not in TYPE_ORDER)
     return [
         (
-            f"## {t.capitalize()}",
+            type_heading(t),
             [e.index_line() for e in sorted(by_type[t], key=lambda e: index_order(e.name))],
         )
         for t in order
     ]
+
+
+def type_heading(kind: str) -> str:
+    """The heading of one type's group of lines (``## Feedback``), as gptme writes it."""
+    return f"## {kind.capitalize()}"
 
 
 def index_order(name: str) -> str:

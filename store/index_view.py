@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 from .entry import TYPE_ORDER, MemoryEntry
-from .index import INDEX_HEADER, gets_index_line
+from .index import INDEX_HEADER, gets_index_line, type_heading
 
 
 class IndexView:
@@ -213,16 +213,26 @@ class IndexView:
             pos += len(part)
         return pos == len(text)
 
+    def groups(self) -> list[tuple[str, list[str]]]:
+        """Each type's heading and its lines, in the rendering's order (copies: the view moves on).
+
+        What :class:`memls.store.index.IndexRendering` takes to render this
+        index under a budget without formatting its lines again.
+        """
+        return [(type_heading(t), list(self._lines[t])) for t in self._order()]
+
+    def _order(self) -> list[str]:
+        order = [t for t in TYPE_ORDER if t in self._lines]
+        return order + sorted(t for t in self._lines if t not in TYPE_ORDER)
+
     def _parts(self) -> Iterator[str]:
         """The rendering's pieces in order: the header, then each type's heading, lines and newline."""
-        order = [t for t in TYPE_ORDER if t in self._lines]
-        order += sorted(t for t in self._lines if t not in TYPE_ORDER)
         yield f"{INDEX_HEADER}\n"
-        for t in order:
+        for t in self._order():
             block = self._blocks.get(t)
             if block is None:
                 block = self._blocks[t] = "\n".join(self._lines[t])
-            yield f"\n## {t.capitalize()}\n"
+            yield f"\n{type_heading(t)}\n"
             yield block
             yield "\n"
 

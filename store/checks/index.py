@@ -186,17 +186,26 @@ def _memoized(ctx: CheckContext, doc: Document, run) -> list[Problem | None]:
     nothing an index check reads, which ``RootState.index_revision`` tracks.
     """
     state = doc.root
-    policy = state.documents.get(state.policy_path)
-    key = (
-        state.index_revision, doc.text, policy.text if policy is not None else None,
-        tuple(sorted(ctx.settings.severity.items())),
-    )
+    key = _memo_key(ctx, doc)
     cached = state.memo.get(doc.kind)
     if cached is not None and cached[0] == key:
         return cached[1]
     result = list(run(ctx, doc))
     state.memo[doc.kind] = (key, result)
     return result
+
+
+def _memo_key(ctx: CheckContext, doc: Document) -> tuple:
+    """What every root-wide result about ``doc`` (the index or the policy) is computed from.
+
+    The index checks and their fixes read the root's index facts (which
+    ``index_revision`` counts), the document's text, the policy's text and
+    the severities; a result kept under this key holds while it is unchanged.
+    """
+    state = doc.root
+    policy = state.documents.get(state.policy_path)
+    return (state.index_revision, doc.text, policy.text if policy is not None else None,
+            tuple(sorted(ctx.settings.severity.items())))
 
 
 def check_absent(ctx: CheckContext, path: Path) -> list[Problem]:
@@ -957,7 +966,11 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
     if doc is None or doc.kind != "index" or doc.too_large:
         return []  # an unread index has no text an edit could replace
     if problem.code == "index-beyond-claude-code-limit":
-        return _budgeted_regenerate(state, doc)
+        key = _memo_key(ctx, doc)
+        cached = state.memo.get("budgeted-regenerate")
+        if cached is None or cached[0] != key:
+            cached = state.memo["budgeted-regenerate"] = (key, _budgeted_regenerate(state, doc))
+        return cached[1]
     if problem.code not in ("index-drift", "index-broken-link", "index-lists-non-living",
                             "index-missing-entry"):
         return []
@@ -1071,9 +1084,7 @@ class _FixBasis:
 def _fix_basis(ctx: CheckContext, doc: Document, budget: int | None) -> _FixBasis:
     """The root's :class:`_FixBasis`, reused while nothing it reads has changed (as :func:`_memoized`)."""
     state = doc.root
-    policy = state.documents.get(state.policy_path)
-    key = (state.index_revision, doc.text, policy.text if policy is not None else None,
-           tuple(sorted(ctx.settings.severity.items())), budget)
+    key = (_memo_key(ctx, doc), budget)
     cached = state.memo.get("fix-basis")
     if cached is not None and cached[0] == key:
         return cached[1]
@@ -1154,13 +1165,18 @@ def _repaired(text: str, findings: list[_LineFinding], retargets: list[tuple[Ind
 
 
 def _budgeted_regenerate(state: RootState, doc: Document) -> list[Fix]:
-    """Regenerate a legacy index with the largest budget whose result Claude Code loads whole."""
-    base = _expected(state)
-    if base.managed:
+    """Regenerate a legacy index with the largest budget whose result Claude Code loads whole.
+
+    Kept per root while nothing it reads changes (``fixes``): an editor asks
+    for the code actions of ``MEMORY.md`` at every move of the cursor, and
+    its fix-all asks for this fix only to find it is not safe.
+    """
+    if state.policy_path in state.documents:
         return []  # a curated view is never truncated; the policy must change
     low, high = POLICY_MIN_BUDGET, CLAUDE_CODE_MAX_BYTES
     best: tuple[int, str] | None = None
-    rendering = IndexRendering(base.entries)  # the lines formatted once for every budget tried
+    # The root's lines as its index view keeps them, formatted once, for every budget tried.
+    rendering = IndexRendering(groups=state.index_view.groups())
     while low <= high:
         budget = (low + high) // 2
         try:
@@ -1177,9 +1193,8 @@ def _budgeted_regenerate(state: RootState, doc: Document) -> list[Fix]:
         return []
     budget, text = best
     shown = len(parse_index_lines(text))
-    living = sum(1 for e in base.entries if e.is_living)
     return [Fix(
-        f"Regenerate {INDEX_FILENAME} within {budget} bytes (leaves out {living - shown} entries)",
+        f"Regenerate {INDEX_FILENAME} within {budget} bytes (leaves out {rendering.total - shown} entries)",
         (TextEdit(doc.path, _whole_span(doc.text), text),),
     )]
 

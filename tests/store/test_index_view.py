@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from memls.store.checks import CheckContext, check_paths
 from memls.store.checks import index as index_checks
-from memls.store.index import generated_apart_from, index_entries, render_index
+from memls.store.index import IndexRendering, generated_apart_from, index_entries, render_index
 from memls.store.model import Workspace
 from memls.store.roots import MemoryRoot
 
@@ -78,6 +78,14 @@ def initial_specs() -> dict[Path, Spec]:
 def full_rendering(workspace: Workspace) -> str:
     state = workspace.roots[0]
     return render_index(index_entries(state.entries_for_index(), managed=False))
+
+
+def budgeted(rendering: IndexRendering, budget: int) -> str:
+    """The rendering under ``budget``, or the refusal's message."""
+    try:
+        return rendering.render(budget)
+    except ValueError as exc:
+        return f"refused: {exc}"
 
 
 def from_scratch(texts: dict[Path, str]) -> Workspace:
@@ -201,6 +209,10 @@ def test_kept_index_and_its_diagnostics_equal_a_full_recompute_after_every_edit(
         incremental = index_problems(workspace)
         state = workspace.roots[0]
         assert state.index_view.rendering() == full_rendering(workspace)
+        # A budgeted render from the view's kept lines is the full render under that budget.
+        budget = data.draw(st.integers(1, 600), label="budget")
+        assert budgeted(IndexRendering(groups=state.index_view.groups()), budget) == budgeted(
+            IndexRendering(index_entries(state.entries_for_index(), managed=False)), budget)
         index_doc = workspace.document(INDEX)
         assert index_doc is not None
         full_findings = index_checks._line_findings(index_doc, index_checks._expected(state), None)

@@ -698,6 +698,53 @@ def test_regenerating_within_claude_codes_limit_formats_each_line_once(tmp_path,
     assert formatted.calls <= 2 * 260
 
 
+def test_the_regeneration_within_claude_codes_limit_is_kept_until_an_entry_changes(tmp_path, count_calls):
+    # An editor asks for MEMORY.md's code actions at every move of the cursor,
+    # and its fix-all asks for this fix each time: the search over budgets is
+    # done once per state of the root, and what it offers is the engine's render.
+    import re
+
+    from memls.store.checks import CheckContext, check_workspace, fixes_for
+    from memls.store.edits import apply_edits
+    from memls.store.entry import MemoryEntry
+    from memls.store.index import index_entries, parse_index_lines, render_index
+    from memls.store.model import Workspace
+    from memls.store.roots import MemoryRoot as Root
+    from memls.store.store import MemoryStore as Store
+
+    root = tmp_path / "m"
+    root.mkdir()
+    for i in range(260):
+        (root / f"e{i:03d}.md").write_text(f'---\nname: e{i:03d}\ndescription: "fact {i}"\n---\n\nBody.\n')
+    Store([Root("explicit", root)]).write_index()
+    workspace = Workspace.load([Root("explicit", root)])
+    ctx = CheckContext(workspace)
+
+    def offered(formatted=None):
+        [problem] = [p for found in check_workspace(ctx).values() for p in found
+                     if p.code == "index-beyond-claude-code-limit"]
+        before = formatted.calls if formatted is not None else 0
+        [fix] = fixes_for(ctx, problem)
+        if formatted is not None:
+            assert formatted.calls == before, "the kept search formats no line again"
+        [edit] = fix.operations
+        text = apply_edits((root / "MEMORY.md").read_text(encoding="utf-8"), [edit])
+        budget = int(re.search(r"within (\d+) bytes", fix.title)[1])
+        state = workspace.roots[0]
+        assert text == render_index(index_entries(state.entries_for_index(), managed=False), budget=budget)
+        left_out = 260 - len(parse_index_lines(text))
+        assert f"(leaves out {left_out} entries)" in fix.title
+        return fix, text
+
+    first, _ = offered()
+    again, _ = offered(count_calls(MemoryEntry, "index_line"))
+    assert again == first
+    (root / "e000.md").write_text('---\nname: e000\ndescription: "changed"\n---\n\nBody.\n')
+    workspace.update_from_disk(root / "e000.md")
+    _, text = offered()
+    assert "[e000](e000.md) \u2014 changed" in text
+
+
 # -- an index that cannot be read -------------------------------------------------------
 
 
