@@ -41,7 +41,6 @@ from .index import (
     IndexPolicy,
     index_entries,
     omission_budget,
-    render_index,
     render_policy_view,
 )
 from .model import Document, RootState
@@ -59,10 +58,9 @@ def render_root_view(state: RootState, *, budget: int | None = None) -> str:
     read or its view cannot be rendered (nothing to write then).
     """
     policy_doc = state.documents.get(state.policy_path)
-    managed = policy_doc is not None
-    entries = index_entries(state.entries_for_index(), managed=managed)
     if policy_doc is None:
-        return render_index(entries, budget=budget)
+        return state.index_view.render(budget)
+    entries = index_entries(state.entries_for_index(), managed=True)
     if policy_doc.read_error is not None or policy_doc.too_large:
         raise ValueError(f"cannot read {policy_doc.path.name}; fix it first")
     policy = IndexPolicy.parse(policy_doc.text)

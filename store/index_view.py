@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 from .entry import TYPE_ORDER, MemoryEntry
-from .index import INDEX_HEADER, gets_index_line, type_heading
+from .index import INDEX_HEADER, IndexRendering, gets_index_line, type_heading
 
 
 class IndexView:
@@ -212,6 +212,17 @@ class IndexView:
                 return False
             pos += len(part)
         return pos == len(text)
+
+    def render(self, budget: int | None = None) -> str:
+        """``render_index(index_entries(..., managed=False), budget=budget)`` from the kept lines.
+
+        Raises the same ``ValueError`` for a budget too small. Formatting
+        ``MEMORY.md`` and the index checks' expected text ask for it; rendering
+        ten thousand entries from scratch is what the view exists to avoid.
+        """
+        if budget is None:
+            return self.rendering()
+        return IndexRendering(groups=self.groups()).render(budget)
 
     def groups(self) -> list[tuple[str, list[str]]]:
         """Each type's heading and its lines, in the rendering's order (copies: the view moves on).

@@ -67,20 +67,24 @@ def code_lenses(state: ServerState, path: Path) -> list[types.CodeLens]:
     return out
 
 
-def document_links(state: ServerState, path: Path) -> list[types.DocumentLink]:
-    """``MEMORY.md``'s pointer targets, each linking to its entry file (engine thread)."""
+def document_links(state: ServerState, path: Path) -> list[dict[str, Any]]:
+    """``MEMORY.md``'s pointer targets, each linking to its entry file (engine thread).
+
+    In their wire form, as document symbols are (:mod:`.navigation`): a
+    10k-entry index has ten thousand links, asked for again after each change.
+    """
     from memls.store.lenses import index_links
 
     doc = state.document(path)
     if doc is None:
         return []
-    positions = state.positions(path)
-    tooltips = state.client.document_link_tooltip
-    return [
-        types.DocumentLink(range=positions.range(link.span), target=state.uris.uri(link.path),
-                           tooltip=f"Open the memory {link.name}" if tooltips else None)
-        for link in index_links(doc)
-    ]
+    positions, uri = state.positions(path), state.uris.uri
+    links = index_links(doc)
+    out = [{"range": positions.range_json(link.span), "target": uri(link.path)} for link in links]
+    if state.client.document_link_tooltip:
+        for wire, link in zip(out, links):
+            wire["tooltip"] = f"Open the memory {link.name}"
+    return out
 
 
 def _range_json(rng: types.Range) -> dict:

@@ -142,7 +142,7 @@ def _expected(state: RootState, *, budget: int | None = None) -> _Expected:
     entries = index_entries(state.entries_for_index(), managed=managed)
     out = _Expected(state, managed, entries)
     if policy_doc is None:
-        out.text = render_index(entries, budget=budget)
+        out.text = state.index_view.render(budget)
         return out
     try:
         out.policy = _parse_policy(policy_doc)
@@ -1175,7 +1175,7 @@ def _budgeted_regenerate(state: RootState, doc: Document) -> list[Fix]:
         return []  # a curated view is never truncated; the policy must change
     low, high = POLICY_MIN_BUDGET, CLAUDE_CODE_MAX_BYTES
     best: tuple[int, str] | None = None
-    # The root's lines as its index view keeps them, formatted once, for every budget tried.
+    # The root's lines as its index view keeps them, for every budget tried.
     rendering = IndexRendering(groups=state.index_view.groups())
     while low <= high:
         budget = (low + high) // 2

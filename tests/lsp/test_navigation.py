@@ -8,11 +8,13 @@ functions directly, over a :class:`memls.lsp.state.ServerState`.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 
 from memls.lsp.client_features import ClientFeatures
 from memls.lsp.convert import path_to_uri
@@ -211,21 +213,47 @@ def test_hover_is_plain_text_for_a_client_without_markdown(tmp_path: Path):
     assert "**" not in result.contents.value and "old → new" in result.contents.value
 
 
+def received(wire, kind):
+    """The answer as the client reads it: the wire form structured as the protocol's ``kind``."""
+    return get_converter().structure(json.loads(json.dumps(wire)), kind)
+
+
 def test_flat_symbols_name_their_container(tmp_path: Path):
     state = unit_state(tmp_path, FILES)
     state.client = ClientFeatures(hierarchical_symbols=False)
-    result = document_symbols_result(state, tmp_path / "memory" / "old.md")
-    assert all(isinstance(s, types.SymbolInformation) for s in result)
+    result = received(document_symbols_result(state, tmp_path / "memory" / "old.md"),
+                      list[types.SymbolInformation])
     by_name = {s.name: s for s in result}
     assert by_name["status"].container_name == "old"
     assert by_name["Detail"].container_name == "Notes"
     assert by_name["status"].location.range == rng(5, 0, 5, 18)
 
 
+@pytest.mark.parametrize("hierarchical", [True, False])
+@pytest.mark.parametrize("name", ["old.md", "MEMORY.md"])
+def test_symbols_and_links_built_as_wire_values_are_exactly_what_the_protocol_writes(tmp_path: Path, name, hierarchical):
+    # Outlines and links are answered as plain values (a 10k index has ten
+    # thousand of each): a key misspelt or a value of the wrong shape would be
+    # dropped or refused by the client, so each answer must be the protocol's
+    # own writing of the objects it stands for.
+    from memls.lsp.features.lenses import document_links
+
+    state = unit_state(tmp_path, FILES)
+    state.client = ClientFeatures(hierarchical_symbols=hierarchical, document_link_tooltip=True)
+    path = tmp_path / "memory" / name
+    kind = types.DocumentSymbol if hierarchical else types.SymbolInformation
+    symbols = document_symbols_result(state, path)
+    assert symbols
+    assert get_converter().unstructure(received(symbols, list[kind])) == symbols
+    links = document_links(state, path)
+    assert bool(links) == (name == "MEMORY.md")
+    assert get_converter().unstructure(received(links, list[types.DocumentLink])) == links
+
+
 def test_the_outline_follows_the_declared_markdown_outline_not_the_client_name(tmp_path: Path):
     state = unit_state(tmp_path, FILES)
     old = tmp_path / "memory" / "old.md"
     state.client = ClientFeatures(hierarchical_symbols=True)
-    assert [s.name for s in document_symbols_result(state, old)] == ["old", "Notes"]
+    assert [s["name"] for s in document_symbols_result(state, old)] == ["old", "Notes"]
     state.client = ClientFeatures(hierarchical_symbols=True, markdown_outline=True)
-    assert [s.name for s in document_symbols_result(state, old)] == ["old"]
+    assert [s["name"] for s in document_symbols_result(state, old)] == ["old"]

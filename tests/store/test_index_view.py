@@ -80,10 +80,10 @@ def full_rendering(workspace: Workspace) -> str:
     return render_index(index_entries(state.entries_for_index(), managed=False))
 
 
-def budgeted(rendering: IndexRendering, budget: int) -> str:
-    """The rendering under ``budget``, or the refusal's message."""
+def budgeted(render, budget: int) -> str:
+    """``render(budget)``, or the refusal's message."""
     try:
-        return rendering.render(budget)
+        return render(budget)
     except ValueError as exc:
         return f"refused: {exc}"
 
@@ -211,8 +211,8 @@ def test_kept_index_and_its_diagnostics_equal_a_full_recompute_after_every_edit(
         assert state.index_view.rendering() == full_rendering(workspace)
         # A budgeted render from the view's kept lines is the full render under that budget.
         budget = data.draw(st.integers(1, 600), label="budget")
-        assert budgeted(IndexRendering(groups=state.index_view.groups()), budget) == budgeted(
-            IndexRendering(index_entries(state.entries_for_index(), managed=False)), budget)
+        assert budgeted(state.index_view.render, budget) == budgeted(
+            IndexRendering(index_entries(state.entries_for_index(), managed=False)).render, budget)
         index_doc = workspace.document(INDEX)
         assert index_doc is not None
         full_findings = index_checks._line_findings(index_doc, index_checks._expected(state), None)
