@@ -43,7 +43,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import cattrs
 from lsprotocol import types
@@ -98,6 +98,17 @@ class MalformedMessage:
     jsonrpc: str = "2.0"
 
 
+class WireResult(NamedTuple):
+    """A request's answer already in wire form (plain JSON values): sent as it is.
+
+    pygls hands every answer to its converter, which walks plain values
+    one by one too; a 10k-entry ``MEMORY.md`` outline is tens of thousands
+    of them, and the walk cost more than building them.
+    """
+
+    value: Any
+
+
 def _camel(name: str) -> str:
     return re.sub(r"_([a-z])", lambda m: m.group(1).upper(), name)
 
@@ -124,6 +135,13 @@ class MemlsProtocol(LanguageServerProtocol):
         self._converter.register_structure_hook(bool, lambda value, _type: bool(value))
 
     # -- handlers --------------------------------------------------------------------
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        """pygls's, but an answer in wire form (:class:`WireResult`) is written without the converter."""
+        if error is None and isinstance(result, WireResult):
+            self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": result.value})
+            return
+        super()._send_response(msg_id, result, error)
 
     def _execute_handler(self, msg_id: Any, handler: Any, callback: Any,
                          args: tuple[Any, ...] | None = None, kwargs: dict[str, Any] | None = None) -> None:

@@ -32,6 +32,7 @@ from lsprotocol import types
 from ..convert import uri_to_path
 from ..document_request import document_request
 from ..errors import RequestFailed
+from ..protocol import WireResult
 from .commands import _command
 
 if TYPE_CHECKING:
@@ -132,7 +133,7 @@ def register(server: MemlsServer) -> None:
     @document_request(server, types.TEXT_DOCUMENT_DOCUMENT_LINK,
                       types.DocumentLinkOptions(resolve_provider=False))
     def document_link(ls: MemlsServer, path: Path, params: types.DocumentLinkParams):
-        return document_links(ls.state, path)
+        return WireResult(document_links(ls.state, path))
 
     @_command(server, SHOW_LOCATIONS)
     async def show_locations(ls: MemlsServer, *args):

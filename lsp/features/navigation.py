@@ -25,6 +25,7 @@ from lsprotocol import types
 from memls.store.spans import Span
 
 from ..document_request import document_request
+from ..protocol import WireResult
 
 if TYPE_CHECKING:
     from memls.store.symbols import SymbolInfo
@@ -164,8 +165,9 @@ def document_symbols_result(state: ServerState, path: Path) -> list[dict[str, An
 
     A 10k-entry ``MEMORY.md`` outlines ten thousand pointer lines, and an
     editor asks again after each change of it: built as protocol objects and
-    converted for the wire, the answer took 0.3 s; as plain values it is the
-    engine's outline and the positions' conversion.
+    converted for the wire, the answer took 0.3 s; as plain values, sent as
+    they are (:class:`memls.lsp.protocol.WireResult`), it is the engine's
+    outline and the positions' conversion.
     """
     symbols = _outline(state, path)
     if symbols is None:
@@ -229,7 +231,7 @@ def register(server: MemlsServer) -> None:
 
     @document_request(server, types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def document_symbol(ls: MemlsServer, path: Path, params: types.DocumentSymbolParams):
-        return document_symbols_result(ls.state, path)
+        return WireResult(document_symbols_result(ls.state, path))
 
     @server.feature(types.WORKSPACE_SYMBOL)
     async def workspace_symbol(ls: MemlsServer, params: types.WorkspaceSymbolParams):
