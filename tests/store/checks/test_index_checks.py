@@ -675,11 +675,8 @@ def test_the_shared_repair_of_all_lines_follows_an_entry_that_changed_since(chec
     assert title.startswith("Add the line for 'new' and remove the lines for 'x1.md'") and "'x0.md'" not in title
 
 
-def test_regenerating_within_claude_codes_limit_formats_each_line_once(tmp_path, count_calls):
-    # The fix searches for the largest budget Claude Code loads whole; each
-    # budget tried rendered the root anew, formatting every line again.
-    from memls.store.checks import CheckContext, check_workspace, fixes_for
-    from memls.store.entry import MemoryEntry
+def _root_beyond_claude_codes_limit(tmp_path):
+    """A root of 260 entries with its generated MEMORY.md (longer than Claude Code loads), and its model."""
     from memls.store.model import Workspace
     from memls.store.roots import MemoryRoot as Root
     from memls.store.store import MemoryStore as Store
@@ -689,9 +686,26 @@ def test_regenerating_within_claude_codes_limit_formats_each_line_once(tmp_path,
     for i in range(260):
         (root / f"e{i:03d}.md").write_text(f'---\nname: e{i:03d}\ndescription: "fact {i}"\n---\n\nBody.\n')
     Store([Root("explicit", root)]).write_index()
-    ctx = CheckContext(Workspace.load([Root("explicit", root)]))
+    return root, Workspace.load([Root("explicit", root)])
+
+
+def _limit_problem(ctx):
+    from memls.store.checks import check_workspace
+
     [problem] = [p for found in check_workspace(ctx).values() for p in found
                  if p.code == "index-beyond-claude-code-limit"]
+    return problem
+
+
+def test_regenerating_within_claude_codes_limit_formats_each_line_once(tmp_path, count_calls):
+    # The fix searches for the largest budget Claude Code loads whole; each
+    # budget tried rendered the root anew, formatting every line again.
+    from memls.store.checks import CheckContext, fixes_for
+    from memls.store.entry import MemoryEntry
+
+    _, workspace = _root_beyond_claude_codes_limit(tmp_path)
+    ctx = CheckContext(workspace)
+    problem = _limit_problem(ctx)
     formatted = count_calls(MemoryEntry, "index_line")
     [fix] = fixes_for(ctx, problem)
     assert "within" in fix.title
@@ -704,25 +718,16 @@ def test_the_regeneration_within_claude_codes_limit_is_kept_until_an_entry_chang
     # done once per state of the root, and what it offers is the engine's render.
     import re
 
-    from memls.store.checks import CheckContext, check_workspace, fixes_for
+    from memls.store.checks import CheckContext, fixes_for
     from memls.store.edits import apply_edits
     from memls.store.entry import MemoryEntry
     from memls.store.index import index_entries, parse_index_lines, render_index
-    from memls.store.model import Workspace
-    from memls.store.roots import MemoryRoot as Root
-    from memls.store.store import MemoryStore as Store
 
-    root = tmp_path / "m"
-    root.mkdir()
-    for i in range(260):
-        (root / f"e{i:03d}.md").write_text(f'---\nname: e{i:03d}\ndescription: "fact {i}"\n---\n\nBody.\n')
-    Store([Root("explicit", root)]).write_index()
-    workspace = Workspace.load([Root("explicit", root)])
+    root, workspace = _root_beyond_claude_codes_limit(tmp_path)
     ctx = CheckContext(workspace)
 
     def offered(formatted=None):
-        [problem] = [p for found in check_workspace(ctx).values() for p in found
-                     if p.code == "index-beyond-claude-code-limit"]
+        problem = _limit_problem(ctx)
         before = formatted.calls if formatted is not None else 0
         [fix] = fixes_for(ctx, problem)
         if formatted is not None:
