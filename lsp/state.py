@@ -919,8 +919,25 @@ class ServerState:
         return Positions(self.text(path), self.client.position_encoding)
 
     def version(self, path: Path) -> int | None:
+        """The editor's version that the model's text of ``path`` is; None when no buffer holds that text.
+
+        Also None while the editor has not reloaded a ``MEMORY.md`` the server
+        wrote under its unmodified buffer (:meth:`awaits_reload`): the model
+        holds the written text, and the buffer's version names the text before.
+        """
         buffer = self.buffers.get(path)
-        return buffer.version if buffer is not None else None
+        if buffer is None or buffer.unreloaded is not None:
+            return None
+        return buffer.version
+
+    def awaits_reload(self, path: Path) -> bool:
+        """Whether the server wrote ``path`` under a buffer whose editor has not reloaded it yet.
+
+        Until it does, the editor's lines are not the model's: an edit planned
+        on the model's would land on other lines of the buffer (``edit_of``).
+        """
+        buffer = self.buffers.get(path)
+        return buffer is not None and buffer.unreloaded is not None
 
     def open_paths(self) -> Iterable[Path]:
         return list(self.buffers)

@@ -63,11 +63,17 @@ def edit_of(state: ServerState, operations: Iterable[Any]) -> types.WorkspaceEdi
     """Engine operations as a workspace edit for this client (engine thread).
 
     Raises :class:`FilesChanged` when a file an operation touches, not open
-    in the editor, is not what the model holds (see the module's docstring).
+    in the editor, is not what the model holds (see the module's docstring),
+    and ``RequestFailed`` when a buffer it touches still shows the text from
+    before the server wrote its file (:meth:`ServerState.awaits_reload`).
     """
     ops = list(operations)
     paths = operation_paths(ops)
     catch_up(state, paths)
+    waiting = sorted(p.name for p in paths if state.awaits_reload(p))
+    if waiting:
+        raise RequestFailed(f"memls rewrote {', '.join(waiting)} and the editor has not reloaded it yet; "
+                            "try again in a moment")
     return workspace_edit(
         ops, state.positions,
         versions={p: state.version(p) for p in paths},

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from .conftest import Session, answer_as_editor, barrier, entry
+from .conftest import Session, answer_as_editor, apply_text_edits, barrier, entry
 from .test_index_edit_while_typing import EditorBuffer
 from .test_index_on_save import rendered, save
 
@@ -176,3 +176,49 @@ async def test_an_index_buffer_reloaded_after_the_warning_gets_edits_again(start
     assert AGENT_LINE in buffer.text and TYPED in buffer.text
     assert "\u2014 v1\n" in index_on_disk(session)  # the buffer is the user's to save
     assert len(warnings(session)) == 1, warnings(session)
+
+
+async def test_a_fix_of_an_index_buffer_the_editor_has_not_reloaded_yet_is_refused_not_placed_on_its_old_lines(start):
+    # Until the editor reloads the MEMORY.md memls wrote under its clean buffer,
+    # the buffer's lines are not the model's: a fix planned on the file, stamped
+    # with the buffer's version, removed a living entry's line from the buffer.
+    curated = "# Memory\n\n- [a](a.md) \u2014 v0\n- [b](b.md) \u2014 second\n- [c](c.md) \u2014 third\n"
+    files = {"a.md": entry("a", "v0"), "b.md": entry("b", "second", extra="status: historical\n"),
+             "c.md": entry("c", "third")}
+    session = await start(files, index=curated)
+    session.open("MEMORY.md")
+    session.open("a.md")
+    await session.diagnostics("MEMORY.md", lambda d: "index-lists-non-living" in session.codes(d))
+    retired = entry("a", "v0", extra="status: historical\n")
+    session.change("a.md", retired, 2)
+    save(session, "a.md", retired)
+    await barrier(session)
+    assert "](a.md)" not in index_on_disk(session)  # written on disk, under the clean buffer
+
+    def fix_all(line: int):
+        return session.client.text_document_code_action_async(types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=session.uri("MEMORY.md")),
+            range=types.Range(start=types.Position(line=line, character=0), end=types.Position(line=line, character=0)),
+            context=types.CodeActionContext(diagnostics=[], only=["source.fixAll"])))
+
+    lazy = session.profile in ("visual-studio-code", "neovim")  # they resolve an action's edit when chosen
+    line = curated.splitlines().index("- [b](b.md) \u2014 second")  # b's line in the text the editor shows
+    if lazy:
+        [action] = await fix_all(line)
+        with pytest.raises(Exception, match="has not reloaded it yet"):
+            await session.client.code_action_resolve_async(action)
+    else:
+        with pytest.raises(Exception, match="has not reloaded it yet"):
+            await fix_all(line)
+
+    session.change("MEMORY.md", index_on_disk(session), 2)  # the editor's reload
+    await barrier(session, "zz-probe-reloaded.md")
+    [action] = await fix_all(2)
+    edit = (await session.client.code_action_resolve_async(action)).edit if lazy else action.edit
+    if edit.document_changes:
+        [change] = edit.document_changes
+        assert change.text_document.version == 2
+        edits = change.edits
+    else:
+        [edits] = edit.changes.values()
+    assert apply_text_edits(index_on_disk(session), edits) == "# Memory\n\n- [c](c.md) \u2014 third\n"
