@@ -45,6 +45,7 @@ once (``Fix`` is hashable).
 from __future__ import annotations
 
 import json
+import os
 import re
 from bisect import bisect_left, insort
 from collections.abc import Callable, Collection, Iterable, Iterator
@@ -991,7 +992,8 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
     if this is not None:
         alone = len(findings) == 1
         edit, whole = _line_repair(doc, [this], expected.text, basis.may_be_apart)
-        out.append(Fix(_line_fix_title([this], doc.root), (edit,), safe=alone and whole))
+        safe = alone and whole and not _points_at_a_file(state, this)
+        out.append(Fix(_line_fix_title([this], doc.root), (edit,), safe=safe))
         if not alone:
             out.append(basis.repair_all)
     elif problem.code == "index-missing-entry" and basis.trimmed:
@@ -1000,6 +1002,22 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
         out.append(Fix(f"Regenerate {INDEX_FILENAME} (replaces its hand-written lines)",
                        regenerate.operations))
     return out
+
+
+def _points_at_a_file(state: RootState, finding: _LineFinding) -> bool:
+    """Whether a broken pointer's target is still a file of the root that memls cannot read as an entry.
+
+    A broken symlink, a directory, a file whose frontmatter is gone: the
+    entry is unreadable, not gone, and no write removes its index line. So
+    removing that line is offered, never applied unasked (``--fix``, fix-all).
+    """
+    if finding.code != "index-broken-link" or _respelled(state, finding.target) is not None:
+        return False  # (a respelled target is written as its entry's file name: the line stays)
+    meant = _markdown_destination(finding.target)
+    if not meant or "/" in meant:
+        return False
+    target = state.path / meant
+    return target in state.documents or os.path.lexists(target)
 
 
 class _FixBasis:
@@ -1072,7 +1090,8 @@ class _FixBasis:
         """The safe fix of every line problem; a trimmed index's missing lines are not added (see ``add_trimmed``)."""
         findings = self.apart
         edit, whole = _line_repair(self.doc, findings, self.expected.text)
-        return Fix(_line_fix_title(findings, self.doc.root), (edit,), safe=whole)
+        safe = whole and not any(_points_at_a_file(self.doc.root, f) for f in findings)
+        return Fix(_line_fix_title(findings, self.doc.root), (edit,), safe=safe)
 
     @cached_property
     def add_trimmed(self) -> Fix:

@@ -229,6 +229,35 @@ def test_fix_leaves_the_examples_index_generated_so_index_check_agrees(examples)
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.parametrize("unreadable", ["broken symlink", "directory", "no frontmatter"])
+def test_fix_keeps_the_index_line_of_an_entry_memls_cannot_read(tmp_path, monkeypatch, unreadable):
+    # Stranger s23a F3: the README promises that no write removes the line of an
+    # entry memls cannot read; --fix (and the editor's fix-all) removed it as broken.
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "kept.md").write_text(entry("kept"), encoding="utf-8")
+    target = root / "lost.md"
+    if unreadable == "broken symlink":
+        target.symlink_to(tmp_path / "nowhere.md")
+    elif unreadable == "directory":
+        target.mkdir()
+    else:
+        target.write_text("Body only: the frontmatter was cut.\n", encoding="utf-8")
+    index = ("# Memory\n\n- [kept](kept.md) \u2014 A fact.\n"
+             "- [My words for lost](lost.md) \u2014 the one about the outage\n")
+    (root / "MEMORY.md").write_text(index, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    memls_check("memory", "--fix")
+    assert "- [My words for lost](lost.md) \u2014 the one about the outage\n" in (
+        root / "MEMORY.md").read_text(encoding="utf-8")
+    if unreadable == "directory":
+        target.rmdir()
+    else:
+        target.unlink()
+    memls_check("memory", "--fix")  # gone for good: the line goes
+    assert (root / "MEMORY.md").read_text(encoding="utf-8") == "# Memory\n\n- [kept](kept.md) \u2014 A fact.\n"
+
+
 def test_fix_leaves_unsafe_problems_files_untouched(examples):
     before = snapshot(examples)
     memls_check("memory", "--fix")
