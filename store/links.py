@@ -165,7 +165,8 @@ def index_target_document(root: RootState, target: str) -> Document | None:
     filename = target[2:] if target.startswith("./") else target
     if not filename or "/" in filename or "\\" in filename:
         return None
-    doc = root.documents.get(root.path / filename)
+    # By file name: a path made and hashed per pointer was half of linking a 10k index.
+    doc = root.by_filename.get(filename)
     if doc is None or doc.kind != "entry" or doc.entry is None:
         return None
     return doc
