@@ -132,7 +132,8 @@ CATALOGUE: tuple[CheckSpec, ...] = (
               "generate `MEMORY.md`"),
     CheckSpec("index-broken-link", "index", "error",
               "a `MEMORY.md` line links to a file that is not an entry of this root",
-              "remove the line; regenerate `MEMORY.md`"),
+              "remove the line (never applied unasked while the file is still there and memls cannot read it: "
+              "a broken symlink, a directory, a file without frontmatter); regenerate `MEMORY.md`"),
     CheckSpec("index-lists-non-living", "index", "warning",
               "a `MEMORY.md` line lists a superseded or historical entry",
               "remove the line; regenerate `MEMORY.md`"),
