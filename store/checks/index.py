@@ -52,7 +52,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ..anchors import anchor as _name_span
 from ..anchors import line_span as _line_span
@@ -179,6 +179,9 @@ def check(ctx: CheckContext, doc: Document) -> Iterable[Problem | None]:
     return ()
 
 
+_Kept = TypeVar("_Kept")
+
+
 def _memoized(ctx: CheckContext, doc: Document, run) -> list[Problem | None]:
     """Reuse the root's last result while nothing it reads has changed.
 
@@ -186,14 +189,16 @@ def _memoized(ctx: CheckContext, doc: Document, run) -> list[Problem | None]:
     ``MEMORY.md`` in the affected set; but most edits (a body, a link) change
     nothing an index check reads, which ``RootState.index_revision`` tracks.
     """
+    return _kept(doc, doc.kind, _memo_key(ctx, doc), lambda: list(run(ctx, doc)))
+
+
+def _kept(doc: Document, slot: str, key: tuple, make: Callable[[], _Kept]) -> _Kept:
+    """``make()``, kept in the root's ``memo`` under ``slot`` and given again while ``key`` is unchanged."""
     state = doc.root
-    key = _memo_key(ctx, doc)
-    cached = state.memo.get(doc.kind)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    result = list(run(ctx, doc))
-    state.memo[doc.kind] = (key, result)
-    return result
+    cached = state.memo.get(slot)
+    if cached is None or cached[0] != key:
+        cached = state.memo[slot] = (key, make())
+    return cached[1]
 
 
 def _memo_key(ctx: CheckContext, doc: Document) -> tuple:
@@ -967,11 +972,7 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
     if doc is None or doc.kind != "index" or doc.too_large:
         return []  # an unread index has no text an edit could replace
     if problem.code == "index-beyond-claude-code-limit":
-        key = _memo_key(ctx, doc)
-        cached = state.memo.get("budgeted-regenerate")
-        if cached is None or cached[0] != key:
-            cached = state.memo["budgeted-regenerate"] = (key, _budgeted_regenerate(state, doc))
-        return cached[1]
+        return _kept(doc, "budgeted-regenerate", _memo_key(ctx, doc), lambda: _budgeted_regenerate(state, doc))
     if problem.code not in ("index-drift", "index-broken-link", "index-lists-non-living",
                             "index-missing-entry"):
         return []
@@ -1102,14 +1103,7 @@ class _FixBasis:
 
 def _fix_basis(ctx: CheckContext, doc: Document, budget: int | None) -> _FixBasis:
     """The root's :class:`_FixBasis`, reused while nothing it reads has changed (as :func:`_memoized`)."""
-    state = doc.root
-    key = (_memo_key(ctx, doc), budget)
-    cached = state.memo.get("fix-basis")
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    basis = _FixBasis(ctx, doc, budget)
-    state.memo["fix-basis"] = (key, basis)
-    return basis
+    return _kept(doc, "fix-basis", (_memo_key(ctx, doc), budget), lambda: _FixBasis(ctx, doc, budget))
 
 
 def _is_finding_of(finding: _LineFinding, problem: Problem) -> bool:
