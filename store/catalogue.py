@@ -132,14 +132,16 @@ CATALOGUE: tuple[CheckSpec, ...] = (
               "generate `MEMORY.md`"),
     CheckSpec("index-broken-link", "index", "error",
               "a `MEMORY.md` line links to a file that is not an entry of this root",
-              "remove the line (never applied unasked while the file is still there and memls cannot read it: "
-              "a broken symlink, a directory, a file without frontmatter); regenerate `MEMORY.md`"),
+              "point the line at the file its entry was moved to by hand (`mv deploy.md deploy-notes.md`), "
+              "keeping its words; remove the line (never applied unasked while the file is still there and "
+              "memls cannot read it: a broken symlink, a directory, a file without frontmatter); regenerate `MEMORY.md`"),
     CheckSpec("index-lists-non-living", "index", "warning",
               "a `MEMORY.md` line lists a superseded or historical entry",
               "remove the line; regenerate `MEMORY.md`"),
     CheckSpec("index-missing-entry", "index", "warning",
               "a living entry has no line in a legacy root's `MEMORY.md` (more than 20 such entries: one warning on the index that counts them, as an index trimmed on purpose lacks most entries)",
-              "add its line; add the lines of all of them (never applied by `--fix` beyond 20); regenerate `MEMORY.md`"),
+              "add its line, or point its old line at its file when it was moved by hand; "
+              "add the lines of all of them (never applied by `--fix` beyond 20); regenerate `MEMORY.md`"),
     CheckSpec("invalid-index-policy", "index", "error",
               "`.memory-index.json` is malformed, or selects a missing or non-living entry"),
     CheckSpec("index-over-budget", "index", "error",

@@ -48,11 +48,12 @@ import json
 import os
 import re
 from bisect import bisect_left, insort
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from ..anchors import anchor as _name_span
 from ..anchors import line_span as _line_span
@@ -84,8 +85,8 @@ from ..index import (
     without_lines,
 )
 from ..model import Document, RootState
-from ..names import is_index_filename
-from ..reader import MAX_INDEX_BYTES
+from ..names import is_index_filename, slugify
+from ..reader import ENTRY_SUFFIX, MAX_INDEX_BYTES
 from ..spans import Span, line_and_column, split_lines
 
 if TYPE_CHECKING:
@@ -991,10 +992,12 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
     this = next((f for f in findings if _is_finding_of(f, problem)), None)
     out = []
     if this is not None:
-        alone = len(findings) == 1
-        edit, whole = _line_repair(doc, [this], expected.text, basis.may_be_apart)
-        safe = alone and whole and not _points_at_a_file(state, this)
-        out.append(Fix(_line_fix_title([this], doc.root), (edit,), safe=safe))
+        # A moved entry's broken line and its missing line are one repair: the line pointed at its file.
+        group = [f for f in basis.findings if f is this or basis.partners(f, this)]
+        alone = all(f in group for f in findings)
+        repair = _line_repair(doc, group, expected.text, basis.may_be_apart, basis.moved)
+        safe = alone and repair.whole and not _points_at_a_file(state, this)
+        out.append(Fix(repair.title, (repair.edit,), safe=safe))
         if not alone:
             out.append(basis.repair_all)
     elif problem.code == "index-missing-entry" and basis.trimmed:
@@ -1087,18 +1090,31 @@ class _FixBasis:
         return len(strays) <= len(filenames) and all(t is not None and t in filenames for t in strays)
 
     @cached_property
+    def moved(self) -> dict[str, str]:
+        """The broken pointers whose entry moved to another file: target -> that file (:func:`_moved_entries`)."""
+        return _moved_entries(self.doc.root, self.findings)
+
+    def partners(self, finding: _LineFinding, other: _LineFinding) -> bool:
+        """Whether ``finding`` and ``other`` are a moved entry's broken line and its missing line."""
+        pair = {finding.code, other.code}
+        if pair != {"index-broken-link", "index-missing-entry"}:
+            return False
+        broken, missing = (finding, other) if finding.code == "index-broken-link" else (other, finding)
+        return self.moved.get(broken.target) == missing.target
+
+    @cached_property
     def repair_all(self) -> Fix:
         """The safe fix of every line problem; a trimmed index's missing lines are not added (see ``add_trimmed``)."""
         findings = self.apart
-        edit, whole = _line_repair(self.doc, findings, self.expected.text)
-        safe = whole and not any(_points_at_a_file(self.doc.root, f) for f in findings)
-        return Fix(_line_fix_title(findings, self.doc.root), (edit,), safe=safe)
+        repair = _line_repair(self.doc, findings, self.expected.text, moved=self.moved)
+        safe = repair.whole and not any(_points_at_a_file(self.doc.root, f) for f in findings)
+        return Fix(repair.title, (repair.edit,), safe=safe)
 
     @cached_property
     def add_trimmed(self) -> Fix:
         """The lines of every entry a trimmed index lacks: offered, never safe (it undoes the trimming)."""
-        edit, _ = _line_repair(self.doc, self._missing, self.expected.text)
-        return Fix(_line_fix_title(self._missing, self.doc.root), (edit,))
+        repair = _line_repair(self.doc, self._missing, self.expected.text)
+        return Fix(repair.title, (repair.edit,))
 
 
 def _fix_basis(ctx: CheckContext, doc: Document, budget: int | None) -> _FixBasis:
@@ -1114,17 +1130,19 @@ def _is_finding_of(finding: _LineFinding, problem: Problem) -> bool:
     return finding.target == problem.data.get("filename")
 
 
-def _line_fix_title(findings: list[_LineFinding], state: RootState) -> str:
-    """What a line repair does, naming each line it adds or removes and the file."""
-    respelled = {f.target: meant for f in findings
-                 if f.code == "index-broken-link" and (meant := _respelled(state, f.target)) is not None}
-    added = [f"'{f.entry.name}'" for f in findings if f.code == "index-missing-entry" and f.entry is not None
-             and f.target not in respelled.values()]
-    removed = list(dict.fromkeys(f"'{f.target}'" for f in findings
-                                 if f.code != "index-missing-entry" and f.target not in respelled))
+def _line_fix_title(findings: list[_LineFinding], respelled: Mapping[str, str], moved: Mapping[str, str]) -> str:
+    """What a line repair does, naming each line it rewrites, adds or removes, and the file.
+
+    ``findings`` are the lines added or removed; ``respelled`` and ``moved``
+    map the targets rewritten in place to what they become.
+    """
+    added = [f"'{f.entry.name}'" for f in findings if f.code == "index-missing-entry" and f.entry is not None]
+    removed = list(dict.fromkeys(f"'{f.target}'" for f in findings if f.code != "index-missing-entry"))
     parts = []
     if respelled:
         parts.append("write " + ", ".join(f"'{target}' as '{meant}'" for target, meant in respelled.items()))
+    if moved:
+        parts.append("point " + ", ".join(f"'{target}' at '{now}'" for target, now in moved.items()))
     if len(added) > MISSING_ENTRIES_APART:
         parts.append(f"add the lines of {len(added)} entries")
     elif added:
@@ -1135,37 +1153,82 @@ def _line_fix_title(findings: list[_LineFinding], state: RootState) -> str:
     return f"{text[0].upper()}{text[1:]} in {INDEX_FILENAME}"
 
 
+def _moved_entries(state: RootState, findings: Sequence[_LineFinding]) -> dict[str, str]:
+    """The broken pointers whose entry a person moved to another file: old target -> the entry's file now.
+
+    ``mv deploy.md deploy-notes.md`` leaves the line of ``deploy`` pointing at
+    ``deploy.md`` while the entry, still named ``deploy``, has no line: one
+    memory, not a lost one and a new one. Its line is pointed at the new file
+    in place, so the words a person wrote on it stay; removing it and
+    appending a generated line, as for two unrelated problems, lost them.
+    Paired only when nothing else could be meant: one broken line at the
+    target, no file there, and one missing entry whose name gives that file.
+    """
+    broken = Counter(f.target for f in findings if f.code == "index-broken-link")
+    given: dict[str, set[str]] = {}  # the file an entry's name gives -> the files of missing entries named so
+    for f in findings:
+        if f.code == "index-missing-entry" and f.entry is not None:
+            for filename in {f"{f.entry.name}{ENTRY_SUFFIX}", f"{slugify(f.entry.name)}{ENTRY_SUFFIX}"}:
+                given.setdefault(filename, set()).add(f.target)
+    moved = {}
+    for f in findings:
+        files = given.get(f.target, ())
+        if f.code == "index-broken-link" and f.link is not None and broken[f.target] == 1 and len(files) == 1 \
+                and _respelled(state, f.target) is None and not _points_at_a_file(state, f):
+            [moved[f.target]] = files
+    return moved
+
+
+class _Repair(NamedTuple):
+    """A line repair of ``MEMORY.md``: its edit, whether Claude Code still loads it whole, and its title."""
+
+    edit: TextEdit
+    whole: bool
+    title: str
+
+
 def _line_repair(
     doc: Document, findings: list[_LineFinding], rendering: str | None,
-    may_be_apart: Callable[[Collection[str]], bool] | None = None,
-) -> tuple[TextEdit, bool]:
-    """The index with the findings' lines added or removed, as one minimal edit, and whether it may be safe.
+    may_be_apart: Callable[[Collection[str]], bool] | None = None, moved: Mapping[str, str] | None = None,
+) -> _Repair:
+    """The index with the findings' lines added, removed or rewritten, as one minimal edit.
 
-    It may not when the index was loaded whole by Claude Code and the
+    ``whole`` is False when the index was loaded whole by Claude Code and the
     repaired one would not be: a safe fix never hides lines from the agent
     (an index trimmed to 199 lines had 20 lines appended by ``--fix``).
 
     When the index is memls's rendering apart from those entries' lines, it
     was generated before the hand edit that caused them, and the repair is
     the rendering (lines in their type's section, memls's order). Otherwise
-    the index is curated: the doomed lines go and each missing entry's line
-    is appended as gptme's save appends it; every other byte stays.
+    the index is curated: a line whose entry moved (``moved``, of
+    :func:`_moved_entries`) is pointed at its file, the doomed lines go and
+    each missing entry's line is appended as gptme's save appends it; every
+    other byte stays.
     """
     text = doc.text
     # A link spelling an entry as a Markdown reader would open it is written as gptme finds it, not removed.
     retargets = [(f.link, meant) for f in findings if f.code == "index-broken-link" and f.link is not None
                  and (meant := _respelled(doc.root, f.target)) is not None]
-    respelled = {link.target for link, _ in retargets}
+    respelled = {link.target: meant for link, meant in retargets}
     # The entries those lines list once respelled have their line: none is added for them.
-    findings = [f for f in findings if f.target not in {meant for _, meant in retargets}]
+    findings = [f for f in findings if f.target not in respelled.values()]
     filenames = [f.target for f in findings if f.target not in respelled]
+    pointed: dict[str, str] = {}
     if not retargets and rendering is not None and (may_be_apart is None or may_be_apart(filenames)) \
             and generated_apart_from(text, rendering, filenames):
         new = rendering
     else:
-        new = _repaired(text, findings, retargets, respelled)
+        known = moved or {}
+        for f in findings:
+            if f.code == "index-broken-link" and f.link is not None and f.target in known:
+                pointed[f.target] = known[f.target]
+                retargets.append((f.link, known[f.target]))
+        # The moved entries' lines are those lines, pointed at their files: neither removed nor added.
+        findings = [f for f in findings if f.target not in pointed and f.target not in pointed.values()]
+        new = _repaired(text, findings, retargets, set(respelled) | set(pointed))
+    findings = [f for f in findings if f.target not in respelled]
     whole = claude_code_visible_limit(text) is not None or claude_code_visible_limit(new) is None
-    return minimal_edit(doc.path, text, new), whole
+    return _Repair(minimal_edit(doc.path, text, new), whole, _line_fix_title(findings, respelled, pointed))
 
 
 def _repaired(text: str, findings: list[_LineFinding], retargets: list[tuple[IndexLink, str]],

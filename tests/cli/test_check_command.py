@@ -256,6 +256,23 @@ def test_fix_keeps_the_index_line_of_an_entry_memls_cannot_read(tmp_path, monkey
     assert (root / "MEMORY.md").read_text(encoding="utf-8") == "# Memory\n\n- [kept](kept.md) \u2014 A fact.\n"
 
 
+def test_fix_points_the_line_of_an_entry_moved_by_hand_at_its_file_keeping_its_words(tmp_path, monkeypatch):
+    # Found in session 19: after `mv deploy.md deploy-notes.md`, --fix removed the curated line
+    # and appended a generated one at the end: "ask Sam before touching prod" was gone.
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "deploy-notes.md").write_text(entry("deploy", "How we deploy"), encoding="utf-8")
+    (root / "other.md").write_text(entry("other"), encoding="utf-8")
+    index = ("# Memory\n\n- [deploy](deploy.md) \u2014 ask Sam before touching prod\n"
+             "- [other](other.md) \u2014 A fact.\n\n<!-- curated by hand -->\n")
+    (root / "MEMORY.md").write_text(index, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = memls_check("memory", "--fix")
+    assert "Point 'deploy.md' at 'deploy-notes.md' in MEMORY.md" in result.output
+    assert (root / "MEMORY.md").read_text(encoding="utf-8") == index.replace("(deploy.md)", "(deploy-notes.md)")
+    assert "index-" not in memls_check("memory").output
+
+
 def test_fix_leaves_unsafe_problems_files_untouched(examples):
     before = snapshot(examples)
     memls_check("memory", "--fix")

@@ -13,6 +13,7 @@ from memls.store.checks import check_workspace, fixes_for
 from memls.store.checks.index import MISSING_ENTRIES_APART
 from memls.store.diagnostics import CreateFile, Fix
 from memls.store.edits import apply_edits
+from memls.store.fix_all import fix_all
 from memls.store.index import render_index, upsert_index_line
 from memls.store.parse import parse_document
 from memls.store.reader import MAX_DOCUMENT_BYTES, MAX_INDEX_BYTES
@@ -237,6 +238,64 @@ def test_the_safe_fix_of_a_link_only_markdown_resolves_writes_the_bare_filename_
     after = apply(checked, safe)
     assert (root_of(after) / "MEMORY.md").read_text() == text.replace("(./caf", "(caf")
     assert after.problems("index-broken-link") == []
+
+
+MOVED_INDEX = (f"{HEADER}\n\n- [Deploy, read first](deploy.md) \u2014 ask Sam before touching prod\n"
+               "- [other](other.md) \u2014 o\n\n<!-- kept by hand -->\n")
+
+
+def _moved_by_hand(check_root, extra: dict[str, str] | None = None) -> Checked:
+    """A curated index whose ``deploy`` entry a person moved to ``deploy-notes.md`` (``mv``)."""
+    return check_root({**(extra or {}), "deploy-notes.md": living("deploy", "How we deploy"),
+                       "other.md": living("other", "o"), "MEMORY.md": MOVED_INDEX})
+
+
+@pytest.mark.parametrize("code", ["index-broken-link", "index-missing-entry"])
+def test_the_line_of_an_entry_moved_by_hand_is_pointed_at_its_file_with_its_words_kept(check_root, code):
+    """Either problem's safe fix is the one repair of both: the line's target rewritten in place.
+    Removing the line and appending a generated one lost the words a person wrote on it."""
+    checked = _moved_by_hand(check_root)
+    [problem] = checked.problems(code)
+    [safe] = [f for f in fixes_for(checked.ctx, problem) if f.safe]
+    assert safe.title == "Point 'deploy.md' at 'deploy-notes.md' in MEMORY.md"
+    after = apply(checked, safe)
+    assert (root_of(after) / "MEMORY.md").read_text() == MOVED_INDEX.replace("(deploy.md)", "(deploy-notes.md)")
+    assert after.problems("index-broken-link") == after.problems("index-missing-entry") == []
+
+
+def test_fix_all_points_a_moved_entrys_line_at_its_file(check_root):
+    checked = _moved_by_hand(check_root)
+    fix_all(checked.ctx)
+    assert (root_of(checked) / "MEMORY.md").read_text() == MOVED_INDEX.replace("(deploy.md)", "(deploy-notes.md)")
+
+
+def test_a_moved_entrys_line_is_pointed_at_its_file_beside_an_index_trimmed_on_purpose(check_root):
+    """The missing entries are one problem there and their lines are never added unasked: the moved
+    entry's line is still pointed at its file, not removed with nothing to list it again."""
+    checked = _moved_by_hand(check_root, _unlisted(MISSING_ENTRIES_APART + 5))
+    fix_all(checked.ctx)
+    text = (root_of(checked) / "MEMORY.md").read_text()
+    assert text == MOVED_INDEX.replace("(deploy.md)", "(deploy-notes.md)")
+
+
+def test_a_broken_line_two_moved_entries_could_mean_is_not_pointed_at_either(check_root):
+    # 'deploy' and 'Deploy' would both be saved to deploy.md: which one the line meant is the person's call.
+    checked = _moved_by_hand(check_root, {"deploy-old.md": living("Deploy", "older notes")})
+    [problem] = checked.problems("index-broken-link")
+    titles = [f.title for f in fixes_for(checked.ctx, problem)]
+    assert not any(t.startswith("Point") for t in titles), titles
+
+
+def test_a_generated_index_with_an_entry_moved_by_hand_is_regenerated(check_root, tmp_path):
+    """Generated before the move, it is memls's to write again: the entry's line in memls's order."""
+    root = tmp_path / "memory"
+    files = {"deploy-notes.md": living("deploy", "How we deploy"), "other.md": living("other", "o")}
+    generated = render_index([parse_document(files["deploy-notes.md"], root / "deploy.md").entry,
+                              parse_document(files["other.md"], root / "other.md").entry])
+    checked = check_root({**files, "MEMORY.md": generated})
+    fix_all(checked.ctx)
+    expected = render_index([parse_document(t, root / n).entry for n, t in files.items()])
+    assert (root / "MEMORY.md").read_text() == expected
 
 
 def test_broken_link_to_unparsable_file_is_reported(check_root):
