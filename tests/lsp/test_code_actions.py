@@ -342,6 +342,26 @@ async def test_fix_all_applies_the_documents_safe_fixes_until_none_is_left(start
 
 
 @pytest.mark.timeout(30)
+async def test_fix_all_points_the_line_of_an_entry_moved_by_hand_at_its_file_keeping_its_words(start):
+    # The editor's fix-all on save ran the same repair as --fix: the line of an entry renamed in a
+    # terminal (`mv deploy.md deploy-notes.md`) went, and a generated one was appended at the end.
+    text = "# Memory\n\n- [deploy](deploy.md) \u2014 ask Sam before touching prod\n- [other](other.md) \u2014 o\n\nMine.\n"
+    session = await start({"deploy-notes.md": entry("deploy"), "other.md": entry("other")}, index=text)
+    await scan_done(session)
+    session.open("MEMORY.md", text)
+    await session.diagnostics("MEMORY.md", lambda d: {"index-broken-link", "index-missing-entry"} <= session.codes(d))
+    [action] = await fix_all(session, "MEMORY.md")
+    edit = await take(session, action)
+    uri = session.uri("MEMORY.md")
+    edits = [e for change in edit.document_changes or [] if getattr(change, "text_document", None)
+             and change.text_document.uri == uri for e in change.edits]
+    edits += (edit.changes or {}).get(uri, [])
+    encoding = (session.initialize_result.capabilities.position_encoding  # type: ignore[attr-defined]
+                or types.PositionEncodingKind.Utf16)
+    assert apply_text_edits(text, edits, encoding) == text.replace("(deploy.md)", "(deploy-notes.md)")
+
+
+@pytest.mark.timeout(30)
 @pytest.mark.parametrize("eol", ["\n", "\r"])
 async def test_fix_all_of_an_index_with_a_stray_cr_edits_the_lines_the_editor_numbers(start, eol):
     # A lone CR ends a line for the editor (LSP), as for the diagnostics: the
