@@ -704,22 +704,26 @@ def sources_identity(paths: Iterable[str], *, prefix: int = 0) -> str:
 
 
 def root_identity(root_dir: str | os.PathLike[str]) -> str:
-    """A root as a cached answer is keyed by: as spelled (made absolute, not normalized) and resolved.
+    """A root as a cached answer is keyed by: as spelled (not normalized), from where if relative, and resolved.
 
     The directory is what the files are; the spelling is how answers name
     them (``check``'s ``path:line`` lines, paths inside messages such as an
     ``OSError``'s text or ``audit``'s details). An answer computed through a
     symlinked directory or a ``..`` is never replayed to a command that
     named the directory another way: re-basing paths inside free text could
-    not be exact, and a new spelling costs one computation.
+    not be exact, and a new spelling costs one computation. A relative
+    spelling names paths from the working directory, so that directory is
+    part of it: an answer cached under ``mem`` once printed ``mem/x.md`` to
+    a command that named the root ``/home/me/mem``, or ran elsewhere.
     """
     path = os.fspath(root_dir)
+    where = ""
     if not os.path.isabs(path):
         try:
-            path = os.path.join(os.getcwd(), path)
-        except OSError:  # the working directory is gone: the spelling as given
+            where = os.getcwd()
+        except OSError:  # the working directory is gone: the spelling alone
             pass
-    return f"{path}\0{resolved_path(Path(root_dir))}"
+    return f"{path}\0{where}\0{resolved_path(Path(root_dir))}"
 
 
 def resolved_path(root_dir: Path) -> str:

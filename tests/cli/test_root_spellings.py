@@ -32,7 +32,10 @@ FINE = "---\nname: alpha\ndescription: first\n---\nbody\n"
 NOT_AN_ENTRY = "no frontmatter\n"
 # The same directory, spelled directly, through a symlinked directory, and with ``..``.
 SPELLINGS = ("real/mem", "link/mem", "real/x/../mem")
-COMMANDS = ("check", "check-file", "check-github", "audit", "list", "index", "show")
+COMMANDS = ("check", "check-file", "check-github", "check-json", "check-roots", "check-roots-json",
+            "audit", "list", "index", "show")
+# Where the command runs, under the tree: a relative spelling names the root from there.
+WORKING_DIRECTORIES = (".", "real", "home")
 
 
 def memls(args: list[str], *, cwd: Path, env: dict[str, str], cached: bool) -> tuple[int, str, str]:
@@ -56,9 +59,15 @@ def command_line(command: str, spelling: str, base: Path) -> tuple[list[str], di
         return ["check", f"{spelling}/beta.md"], {}
     if command == "check-github":
         return ["check", spelling, "--format", "github"], {}
-    roots = {"MEMLS_MEMORY_DIRS": os.path.join(base, spelling)}
+    if command == "check-json":  # with each problem's fixes, made from the model
+        return ["check", spelling, "--format", "json"], {}
+    roots = {"MEMLS_MEMORY_DIRS": spelling}  # relative to the working directory, or absolute
     if command == "show":
         return ["show", "alpha"], roots
+    if command == "check-roots":  # the roots the settings resolve, as a hook runs it
+        return ["check"], roots
+    if command == "check-roots-json":
+        return ["check", "--format", "json"], roots
     return [command], roots
 
 
@@ -81,24 +90,42 @@ def tree() -> Iterator[Path]:
     shutil.rmtree(base, ignore_errors=True)
 
 
-step = st.tuples(st.sampled_from(SPELLINGS), st.sampled_from(COMMANDS), st.booleans())
+step = st.tuples(st.sampled_from(SPELLINGS), st.sampled_from(COMMANDS), st.booleans(),
+                 st.sampled_from(WORKING_DIRECTORIES))
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(step, min_size=2, max_size=4))
 def test_a_cached_answer_is_the_uncached_answer_of_the_spelling_used_now(tree: Path, steps: list) -> None:
+    """Also from another working directory: a relative spelling's answer names paths from where it ran
+    (an answer cached under ``r`` was replayed to ``/abs/r`` and to other directories, paths and all)."""
     cache = Path(tempfile.mkdtemp(prefix="cache-", dir=tree))
     try:
         env = base_env(tree, cache)
-        for spelling, command, absolute in steps:
-            if absolute:
-                spelling = os.path.join(tree, spelling)
-            args, extra = command_line(command, spelling, tree)
+        for spelling, command, absolute, where in steps:
+            cwd = tree / where
+            spelling = os.path.join(tree, spelling) if absolute else os.path.relpath(tree / spelling, cwd)
+            args, extra = command_line(command, spelling, cwd)
             run_env = {**env, **extra}
-            cached = memls(args, cwd=tree, env=run_env, cached=True)
-            assert cached == memls(args, cwd=tree, env=run_env, cached=False), (spelling, command)
+            cached = memls(args, cwd=cwd, env=run_env, cached=True)
+            assert cached == memls(args, cwd=cwd, env=run_env, cached=False), (spelling, command, where)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
+
+
+@pytest.mark.parametrize("command", ["check-roots", "check-roots-json", "audit"])
+@pytest.mark.parametrize("second", ["absolute", "elsewhere"])
+def test_an_answer_cached_under_a_relative_spelling_is_not_replayed_to_another_spelling(tree: Path, command, second):
+    """Found by stranger s24a: ``MEMLS_MEMORY_DIRS=real/mem memls check``, then the same root spelled
+    absolutely (or relatively from another directory) printed ``real/mem/...`` paths from the first run."""
+    env = base_env(tree, Path(tempfile.mkdtemp(prefix="cache-", dir=tree)))
+    args, extra = command_line(command, "real/mem", tree)
+    memls(args, cwd=tree, env={**env, **extra}, cached=True)
+    cwd = tree / "home"
+    spelling = str(tree / "real" / "mem") if second == "absolute" else os.path.relpath(tree / "real" / "mem", cwd)
+    args, extra = command_line(command, spelling, cwd)
+    cached = memls(args, cwd=cwd, env={**env, **extra}, cached=True)
+    assert cached == memls(args, cwd=cwd, env={**env, **extra}, cached=False)
 
 
 def test_a_file_check_finds_the_error_after_a_check_of_its_root_through_a_link(tree: Path) -> None:
