@@ -582,12 +582,11 @@ def _store(location: Path, write: Callable[[Any], Any]) -> None:
     crash (a torn or missing cache is just a cold one).
     """
     directory = location.parent
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    st = os.stat(directory)
-    if st.st_uid != os.geteuid():
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)  # private when memls makes it
+    # One the user made is left as made (a shared, sticky directory stays shared): each
+    # file is 0600, and a file another user put there is never read (``_trusted``).
+    if os.stat(directory).st_uid != os.geteuid():
         return
-    if stat.S_IMODE(st.st_mode) & 0o077:
-        os.chmod(directory, 0o700)
     fd, temp = _new_temp_file(directory, location.suffix)
     try:
         with os.fdopen(fd, "wb") as f:

@@ -225,6 +225,7 @@ class MemoryStore:
     def write_index(self, scope: str | None = None, *, budget: int | None = None) -> Path:
         """Regenerate ``MEMORY.md`` from entries read inside the lock."""
         from .files import FileWrite, commit, root_lock
+        from .index_provenance import remember_rendering
         from .safe_read import FileTooLarge, text_to_rewrite
 
         root = self.root(scope)
@@ -237,8 +238,10 @@ class MemoryStore:
                 current = text_to_rewrite(path)
             except FileTooLarge:
                 current = None
-            if current is None or current[0] != text.encode("utf-8"):
-                commit([FileWrite(path, text.encode("utf-8"))], root=root.path)
+            data = text.encode("utf-8")
+            if current is None or current[0] != data:
+                commit([FileWrite(path, data)], root=root.path)
+            remember_rendering(root.path, data)
         return path
 
     def check_index(self, scope: str | None = None, *, budget: int | None = None) -> bool:

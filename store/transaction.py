@@ -37,6 +37,7 @@ from .index import (
     render_policy_view,
     replace_pointer,
 )
+from .index_provenance import remember_rendering, written_as_rendering
 from .index_view import IndexView
 from .lookup import resolve_name, save_target
 from .parse import NO_FRONTMATTER, parse_document
@@ -247,6 +248,7 @@ class RootTransaction:
         # The staged entry files' index entries, for the staged files they were made from.
         self._changes: tuple[tuple, dict[str, MemoryEntry | None]] | None = None
         self._view: IndexView | None = None  # the read's index view, when no store keeps one
+        self._rendering: bytes | None = None  # the staged index, when it is a rendering (index_provenance)
 
     # reads (through the staged overlay)
 
@@ -402,6 +404,12 @@ class RootTransaction:
             self.staged[self.index_path] = data
         else:
             self.staged.pop(self.index_path, None)
+        self._rendering = None
+
+    def _stage_rendering(self) -> None:
+        """Stage the index rendered whole; once committed, its bytes are known as memls's rendering."""
+        self._stage_index(self._render())
+        self._rendering = self.staged.get(self.index_path)
 
     def _render(self) -> str:
         if self.policy is None and self._legacy_budget() is None:
@@ -441,6 +449,8 @@ class RootTransaction:
         """
         if self.policy is not None or self._original_text is None:
             return True
+        if written_as_rendering(self.root.path, self._original_index):
+            return True  # memls wrote these very bytes as the rendering, whatever changed since
         text = self._original_text
         if omission_budget(text) is not None:
             return is_generated_index(
@@ -522,7 +532,7 @@ class RootTransaction:
         in memls's order (gptme appends it at the end).
         """
         if self._regenerate() and (self.policy is not None or self._original_index is not None):
-            self._stage_index(self._render())
+            self._stage_rendering()
         elif entry.is_living:
             self._stage_index(refresh_index_line(self._index_text(), previous, entry))
         elif self._original_index is not None:
@@ -537,7 +547,7 @@ class RootTransaction:
         living one gets a line only if it has none, so its own text stays.
         """
         if self._regenerate():
-            self._stage_index(self._render())
+            self._stage_rendering()
             return
         text = self._index_text()
         for entry in changed:
@@ -556,7 +566,7 @@ class RootTransaction:
         line it did not ask for.
         """
         if self._regenerate():
-            self._stage_index(self._render())
+            self._stage_rendering()
             return
         text = self._index_text()
         if _has_pointer(text, new.filename) or not gets_index_line(new):
@@ -575,7 +585,7 @@ class RootTransaction:
         (as the editor's rename, :func:`memls.store.rename_plan.plan_rename`).
         """
         if self._regenerate():
-            self._stage_index(self._render())
+            self._stage_rendering()
             return
         text = self._index_text()
         if not pointers_to(text, {old.filename}):
@@ -619,6 +629,8 @@ class RootTransaction:
             for path, data in self.staged.items()
         ]
         commit(changes, root=self.root.path)
+        if self._rendering is not None and self.staged.get(self.index_path) == self._rendering:
+            remember_rendering(self.root.path, self._rendering)
         if self._warm is not None:
             self._warm.committed({
                 filename: (data, read) for filename, data in self._staged_entry_files().items()

@@ -295,6 +295,18 @@ def test_cache_is_written_outside_the_root_privately(root: Path) -> None:
         assert location.parent.stat().st_mode & 0o777 == 0o700
 
 
+def test_a_shared_cache_directory_the_user_made_keeps_its_mode(root: Path, tmp_path: Path, monkeypatch) -> None:
+    """Stranger s24a: memls made a sticky 1777 MEMLS_CACHE_DIR 0700, locking the other users out of it."""
+    shared = tmp_path / "shared-cache"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    monkeypatch.setenv("MEMLS_CACHE_DIR", str(shared))
+    read_root(root, "project")
+    location = cache_file(root, "entries")
+    assert location.parent == shared and location.stat().st_mode & 0o777 == 0o600
+    assert shared.stat().st_mode & 0o7777 == 0o1777
+
+
 def test_unchanged_read_does_not_rewrite_the_cache(root: Path) -> None:
     read_root(root, "project")
     location = cache_file(root, "entries")

@@ -20,11 +20,23 @@ from memls.store.store import MemoryStore
 HOUR_NS = 3600 * 10**9
 
 
+class Clock:
+    """The time the store reads: an hour ahead (every file settled) unless ``fresh`` (files just written are racy)."""
+
+    def __init__(self) -> None:
+        self.fresh = False
+
+    def __call__(self) -> int:
+        return time.time_ns() + (0 if self.fresh else HOUR_NS)
+
+
 @pytest.fixture(autouse=True)
-def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     """Every file counts as settled, so the parse cache keeps it (as it would an hour later)."""
+    now = Clock()
     for module in ("cache", "reader"):
-        monkeypatch.setattr(f"memls.store.{module}.now_ns", lambda: time.time_ns() + HOUR_NS)
+        monkeypatch.setattr(f"memls.store.{module}.now_ns", now)
+    return now
 
 
 def a_new_process(root: Path) -> MemoryStore:
@@ -75,4 +87,54 @@ def test_an_index_a_person_shortened_stays_curated_when_another_entry_changed(tm
     store.save("tz", "Works from Stockholm.", type="user")
     index = (root / "MEMORY.md").read_text(encoding="utf-8")
     assert "gamma.md" not in index
+    assert index.endswith("- [tz](tz.md) \u2014 Works from Stockholm.\n")
+
+
+def test_an_index_a_save_rendered_while_an_entry_was_fresh_stays_generated(tmp_path: Path, clock: Clock) -> None:
+    """Stranger s24a: an entry edited a moment before a save is too fresh for the parse cache to keep,
+    so the index that save rendered matched no state the cache knew once the entry was edited again:
+    the next save took memls's own index for a curated one, kept the stale line and appended its own."""
+    root = tmp_path / "memory"
+    generated_root(root)
+    clock.fresh = True
+    edit_by_hand(root / "beta.md", "Beta thing.", "Beta, edited.")
+    a_new_process(root).save("delta", "Delta thing.", type="project")
+    clock.fresh = False
+    edit_by_hand(root / "beta.md", "Beta, edited.", "Beta, edited twice.")
+    store = a_new_process(root)
+    store.save("tz", "Works from Stockholm.", type="user")
+    assert (root / "MEMORY.md").read_text(encoding="utf-8") == store.render_root_index()
+
+
+def test_an_index_rendered_after_changes_the_parse_cache_did_not_store_stays_generated(tmp_path: Path) -> None:
+    """The parse cache is not rewritten for a few changed files of a large root: what it holds is older
+    than the index a save rendered, and an entry edited again made that index look curated."""
+    root = tmp_path / "memory"
+    generated_root(root)
+    for i in range(400):  # a root whose parse cache is not rewritten for a changed file or two
+        (root / f"more-{i:03d}.md").write_text(f"---\nname: more-{i:03d}\ndescription: More {i}.\n---\n",
+                                              encoding="utf-8")
+    a_new_process(root).write_index()
+    assert a_new_process(root).check_index()
+    edit_by_hand(root / "beta.md", "Beta thing.", "Beta, edited.")
+    a_new_process(root).save("delta", "Delta thing.", type="project")
+    edit_by_hand(root / "beta.md", "Beta, edited.", "Beta, edited twice.")
+    store = a_new_process(root)
+    store.save("tz", "Works from Stockholm.", type="user")
+    assert (root / "MEMORY.md").read_text(encoding="utf-8") == store.render_root_index()
+
+
+def test_an_index_memls_rendered_and_a_person_then_edited_stays_curated(tmp_path: Path, clock: Clock) -> None:
+    """Only the very bytes memls wrote count: one line changed by hand, and the index is the person's."""
+    root = tmp_path / "memory"
+    generated_root(root)
+    clock.fresh = True
+    edit_by_hand(root / "beta.md", "Beta thing.", "Beta, edited.")
+    a_new_process(root).save("delta", "Delta thing.", type="project")
+    clock.fresh = False
+    edit_by_hand(root / "MEMORY.md", "\u2014 Alpha thing.", "\u2014 Alpha: ask Sam first.")
+    edit_by_hand(root / "beta.md", "Beta, edited.", "Beta, edited twice.")
+    a_new_process(root).save("tz", "Works from Stockholm.", type="user")
+    index = (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "\u2014 Alpha: ask Sam first." in index
     assert index.endswith("- [tz](tz.md) \u2014 Works from Stockholm.\n")

@@ -1,0 +1,54 @@
+"""Which ``MEMORY.md`` memls wrote as a rendering: the digest of its bytes, kept with the root's caches.
+
+A legacy index is rewritten whole by a save only while it is memls's
+rendering (generated); any other is curated, and a save edits its lines
+alone. Whether an index is a rendering was judged from the entries: the
+rendering of the root before or after the change, or of the root as the
+parse cache last held it (an index rendered before an entry was edited
+since). The parse cache is not the rendering's record, though: it does not
+keep a file changed moments before it is read, nor is it rewritten for a
+few changes. An entry edited a second before a save, and edited again
+later, left the index that save wrote looking curated, and every save after
+appended its line at the end and kept the stale one (stranger s24a).
+
+The bytes memls wrote are exact where the entries are not: an index whose
+bytes are the last rendering memls wrote is generated, however its entries
+changed since. One a person edited no longer has those bytes and is judged
+from the entries as before, so a curated line is never taken for a
+rendering. Kept outside the root, in the cache directory
+(``MEMLS_CACHE_DIR``), but not a cache: it is kept with caching off too
+(``MEMLS_NO_CACHE``), so whether a write renders the index whole never
+depends on that switch. Where nothing can be kept (the directory inside a
+root, unwritable), the entries alone decide.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from .cache import cache_dir, load_private, resolved_path, root_digest, store_private
+
+
+def remember_rendering(root_dir: Path, data: bytes) -> None:
+    """Keep that ``data``, just written as the root's ``MEMORY.md``, is memls's rendering (best effort)."""
+    location = _location(root_dir)
+    if location is not None:
+        store_private(location, resolved_path(root_dir), _digest(data))
+
+
+def written_as_rendering(root_dir: Path, data: bytes | None) -> bool:
+    """Whether ``data`` (the root's ``MEMORY.md`` now) is the last rendering memls wrote there."""
+    location = _location(root_dir) if data is not None else None
+    return location is not None and load_private(location, resolved_path(root_dir)) == _digest(data)
+
+
+def _location(root_dir: Path) -> Path | None:
+    try:
+        return cache_dir([root_dir]) / f"{root_digest(root_dir)}.rendered-index"
+    except (OSError, RuntimeError):
+        return None
+
+
+def _digest(data: bytes | None) -> bytes:
+    return hashlib.blake2b(data or b"", digest_size=20).digest()
