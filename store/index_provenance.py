@@ -25,22 +25,40 @@ root, unwritable), the entries alone decide.
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
-from .cache import cache_dir, load_private, resolved_path, root_digest, store_private
+from .cache import Stamp, cache_dir, load_private, resolved_path, root_digest, stamp_of, store_private
+from .names import INDEX_FILENAME
 
 
 def remember_rendering(root_dir: Path, data: bytes) -> None:
     """Keep that ``data``, just written as the root's ``MEMORY.md``, is memls's rendering (best effort)."""
     location = _location(root_dir)
-    if location is not None:
-        store_private(location, resolved_path(root_dir), _digest(data))
+    stamp = _index_stamp(root_dir)
+    if location is not None and stamp is not None:
+        store_private(location, resolved_path(root_dir), (stamp, _digest(data)))
 
 
 def written_as_rendering(root_dir: Path, data: bytes | None) -> bool:
-    """Whether ``data`` (the root's ``MEMORY.md`` now) is the last rendering memls wrote there."""
+    """Whether ``data``, the root's ``MEMORY.md`` as just read, is the last rendering memls wrote there.
+
+    The file's ``stat`` first: an index memls edited line by line, or a
+    person did, fails there without its 1 MB being hashed at 10k entries.
+    The digest decides, so a write in the same instant as memls's, which
+    the ``stat`` may not show, is still caught.
+    """
     location = _location(root_dir) if data is not None else None
-    return location is not None and load_private(location, resolved_path(root_dir)) == _digest(data)
+    kept = load_private(location, resolved_path(root_dir)) if location is not None else None
+    return isinstance(kept, tuple) and len(kept) == 2 and kept[0] == _index_stamp(root_dir) \
+        and kept[1] == _digest(data)
+
+
+def _index_stamp(root_dir: Path) -> Stamp | None:
+    try:
+        return stamp_of(os.stat(root_dir / INDEX_FILENAME))
+    except OSError:
+        return None
 
 
 def _location(root_dir: Path) -> Path | None:

@@ -39,6 +39,7 @@ from .index import (
     render_index,
     render_policy_view,
 )
+from .index_provenance import written_as_rendering
 from .index_view import renderings_around
 from .safe_read import text_to_rewrite
 from .spans import split_lines
@@ -94,6 +95,7 @@ def index_after_save(
     mode: IndexOnSave = "auto",
     earlier: Sequence[MemoryEntry] = (),
     unsaved: bool = False,
+    root_dir: Path | None = None,
 ) -> str | None:
     """The new ``MEMORY.md`` text, or None when it should not change.
 
@@ -109,11 +111,16 @@ def index_after_save(
     but the saved entry's pointers (:func:`keeps_lines_but_pointers_to`): a
     rendering that would drop a line the user typed gives way to the curated
     rule, which changes only the entry's line.
+    ``root_dir``: the root, whose ``MEMORY.md`` on disk ``current`` is; an
+    index memls wrote as a rendering there stays generated
+    (:mod:`memls.store.index_provenance`).
     Raises ValueError when a managed root's policy cannot be rendered.
     """
     if mode == "off":
         return None
-    text = _index_after_save(around, saved, previous, removed_filename, policy, current, mode, earlier)
+    ours = root_dir is not None and current is not None and not unsaved \
+        and written_as_rendering(root_dir, current.encode("utf-8"))
+    text = _index_after_save(around, saved, previous, removed_filename, policy, current, mode, earlier, ours)
     if unsaved and current is not None:
         entry_files = {e.filename for e in (saved, previous) if e is not None}
         if removed_filename is not None:
@@ -156,8 +163,12 @@ def keeps_lines_but_pointers_to(old: str, new: str, filenames: Collection[str]) 
 def _index_after_save(
     around: RootAroundSave, saved: MemoryEntry | None, previous: MemoryEntry | None, removed_filename: str | None,
     policy: IndexPolicy | None, current: str | None, mode: IndexOnSave, earlier: Sequence[MemoryEntry],
+    ours: bool = False,
 ) -> str:
-    """:func:`index_after_save`'s text by the mode and what ``current`` is (rendered or curated)."""
+    """:func:`index_after_save`'s text by the mode and what ``current`` is (rendered or curated).
+
+    ``ours``: ``current`` is the last rendering memls wrote, generated whatever changed since.
+    """
     if policy is not None:
         text = render_policy_view(index_entries(around.entries()[1], managed=True), policy)
     elif mode == "regenerate" or current is None:
@@ -165,11 +176,11 @@ def _index_after_save(
     elif omission_budget(current) is None and opens_like_a_rendering(current):
         # Unbudgeted, the usual case: generated before or after stays generated.
         rendered_before, rendered_after = around.rendered()
-        if current in (rendered_before, rendered_after) or current in around.rendered_earlier():
+        if ours or current in (rendered_before, rendered_after) or current in around.rendered_earlier():
             text = rendered_after
         else:
             text = _curated_after_save(current, previous, saved, removed_filename, earlier)
-    elif is_generated_index(current, *around.entries(), *around.earlier_entries()):
+    elif ours or is_generated_index(current, *around.entries(), *around.earlier_entries()):
         # Generated stays generated, cut to the budget it was rendered with.
         text = render_index(index_entries(around.entries()[1], managed=False), budget=omission_budget(current))
     else:

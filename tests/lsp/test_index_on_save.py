@@ -12,8 +12,19 @@ from pytest_lsp import client_capabilities
 from memls.store.entry import PLACEHOLDER_DESCRIPTION
 from memls.store.index import IndexPolicy, index_entries, render_index, render_policy_view
 from memls.store.reader import read_root
+from memls.store.roots import MemoryRoot
+from memls.store.store import MemoryStore
 
-from .conftest import Session, answer_as_editor, apply_text_edits, barrier, entry, initialize_in, write_root
+from .conftest import (
+    SERVER_ENV,
+    Session,
+    answer_as_editor,
+    apply_text_edits,
+    barrier,
+    entry,
+    initialize_in,
+    write_root,
+)
 from .test_deleted_open_file import disk_changed
 
 CURATED = "# Memory\n\nHand-written notes: ask Sam before touching the deploy entries.\n\n" \
@@ -52,6 +63,18 @@ async def test_generated_index_is_regenerated_on_save(start, tmp_path):
     index = (session.root / "MEMORY.md").read_text(encoding="utf-8")
     assert index == rendered(session.root)
     assert "first, now revised" in index
+
+
+async def test_an_index_memls_rendered_stays_generated_after_another_entry_changed_by_hand(start, monkeypatch):
+    """Rendered by ``memls index --write`` (which keeps the digest of what it wrote), then an entry the
+    save is not about edited in a terminal: the index is memls's all the same, rendered again on save,
+    not taken for a curated one that gets the saved entry's line alone."""
+    session = await start({"a.md": entry("a", "first"), "b.md": entry("b", "second")})
+    monkeypatch.setenv("MEMLS_CACHE_DIR", SERVER_ENV["MEMLS_CACHE_DIR"])  # where the server looks
+    MemoryStore([MemoryRoot("project", session.root)]).write_index()
+    (session.root / "b.md").write_text(entry("b", "second, edited in a terminal"), encoding="utf-8")
+    await edit_and_save(session, "a.md", entry("a", "first, now revised"))
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == rendered(session.root)
 
 
 async def test_curated_index_keeps_its_prose_and_gets_the_entry_line_updated(start):
