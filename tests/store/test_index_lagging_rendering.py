@@ -90,16 +90,21 @@ def test_an_index_a_person_shortened_stays_curated_when_another_entry_changed(tm
     assert index.endswith("- [tz](tz.md) \u2014 Works from Stockholm.\n")
 
 
-def test_an_index_a_save_rendered_while_an_entry_was_fresh_stays_generated(tmp_path: Path, clock: Clock) -> None:
-    """Stranger s24a: an entry edited a moment before a save is too fresh for the parse cache to keep,
-    so the index that save rendered matched no state the cache knew once the entry was edited again:
-    the next save took memls's own index for a curated one, kept the stale line and appended its own."""
-    root = tmp_path / "memory"
+def rendered_while_beta_was_fresh(root: Path, clock: Clock) -> None:
+    """A generated root whose beta a person edited a moment before a save rendered the index."""
     generated_root(root)
     clock.fresh = True
     edit_by_hand(root / "beta.md", "Beta thing.", "Beta, edited.")
     a_new_process(root).save("delta", "Delta thing.", type="project")
     clock.fresh = False
+
+
+def test_an_index_a_save_rendered_while_an_entry_was_fresh_stays_generated(tmp_path: Path, clock: Clock) -> None:
+    """Stranger s24a: an entry edited a moment before a save is too fresh for the parse cache to keep,
+    so the index that save rendered matched no state the cache knew once the entry was edited again:
+    the next save took memls's own index for a curated one, kept the stale line and appended its own."""
+    root = tmp_path / "memory"
+    rendered_while_beta_was_fresh(root, clock)
     edit_by_hand(root / "beta.md", "Beta, edited.", "Beta, edited twice.")
     store = a_new_process(root)
     store.save("tz", "Works from Stockholm.", type="user")
@@ -127,11 +132,7 @@ def test_an_index_rendered_after_changes_the_parse_cache_did_not_store_stays_gen
 def test_an_index_memls_rendered_and_a_person_then_edited_stays_curated(tmp_path: Path, clock: Clock) -> None:
     """Only the very bytes memls wrote count: one line changed by hand, and the index is the person's."""
     root = tmp_path / "memory"
-    generated_root(root)
-    clock.fresh = True
-    edit_by_hand(root / "beta.md", "Beta thing.", "Beta, edited.")
-    a_new_process(root).save("delta", "Delta thing.", type="project")
-    clock.fresh = False
+    rendered_while_beta_was_fresh(root, clock)
     edit_by_hand(root / "MEMORY.md", "\u2014 Alpha thing.", "\u2014 Alpha: ask Sam first.")
     edit_by_hand(root / "beta.md", "Beta, edited.", "Beta, edited twice.")
     a_new_process(root).save("tz", "Works from Stockholm.", type="user")
