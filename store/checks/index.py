@@ -48,7 +48,6 @@ import json
 import os
 import re
 from bisect import bisect_left, insort
-from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -317,20 +316,45 @@ def _broken_link_message(state: RootState, target: str) -> str:
 
 def _respelled(state: RootState, target: str) -> str | None:
     """The entry file a Markdown reader opens for ``target`` when gptme would not find it there (else None)."""
-    meant = _markdown_destination(target)
+    meant = _in_root(state, _markdown_destination(target))
     doc = state.documents.get(state.path / meant) if meant != target and "/" not in meant else None
     return meant if doc is not None and doc.kind == "entry" and doc.index_entry is not None else None
 
 
+def _in_root(state: RootState, destination: str) -> str:
+    """``destination``'s file name when it is a path to a file directly in the root (``../mem/a.md``), else itself."""
+    if "/" not in destination:
+        return destination
+    where = os.path.normpath(destination if os.path.isabs(destination) else os.path.join(state.path, destination))
+    return os.path.basename(where) if os.path.dirname(where) == os.path.normpath(state.path) else destination
+
+
+# A link destination's title (``(a.md "Title")``), after the destination and a space.
+_LINK_TITLE = re.compile(r"""\s+(?:"[^"]*"|'[^']*'|\([^()]*\))\Z""")
+
+
 def _markdown_destination(target: str) -> str:
-    """The file a Markdown reader opens for a link destination: ``<...>`` unwrapped, %-escapes decoded, ``./`` dropped."""
+    """The file a Markdown reader opens for a link destination.
+
+    Its title (``"..."``) and the spaces around it dropped, ``<...>``
+    unwrapped, its ``#section`` or ``?query`` dropped, %-escapes decoded, a
+    leading ``./`` dropped and ``x/../`` folded. Each of these opens the
+    file in a viewer while gptme, which finds an entry's line by its bare
+    file name, does not: the line is respelled, never removed with the words
+    a person wrote on it.
+    """
     from urllib.parse import unquote
 
+    target = _LINK_TITLE.sub("", target.strip())
     if target.startswith("<") and target.endswith(">"):
         target = target[1:-1]
+    target = re.split(r"[#?]", target, maxsplit=1)[0]
     target = unquote(target)
     while target.startswith("./"):
         target = target[2:]
+    if "/" in target and not os.path.isabs(target):
+        folded = os.path.normpath(target)
+        target = folded if not folded.startswith("..") else target
     return target
 
 
@@ -1158,23 +1182,29 @@ def _moved_entries(state: RootState, findings: Sequence[_LineFinding]) -> dict[s
 
     ``mv deploy.md deploy-notes.md`` leaves the line of ``deploy`` pointing at
     ``deploy.md`` while the entry, still named ``deploy``, has no line: one
-    memory, not a lost one and a new one. Its line is pointed at the new file
-    in place, so the words a person wrote on it stay; removing it and
-    appending a generated line, as for two unrelated problems, lost them.
-    Paired only when nothing else could be meant: one broken line at the
-    target, no file there, and one missing entry whose name gives that file.
+    memory, not a lost one and a new one. Its lines are pointed at the new
+    file in place, so the words a person wrote on them stay; removing them
+    and appending a generated line, as for two unrelated problems, lost them.
+    The old target is read as a Markdown reader opens it (``./deploy.md``,
+    ``deploy.md#steps``). Paired only when nothing else could be meant: no
+    file there, and one missing entry whose name is the file's (else one
+    whose name's slug is: ``Deploy`` and ``deploy`` both would be left to
+    the person).
     """
-    broken = Counter(f.target for f in findings if f.code == "index-broken-link")
-    given: dict[str, set[str]] = {}  # the file an entry's name gives -> the files of missing entries named so
+    exact: dict[str, set[str]] = {}  # the file a missing entry's name gives -> the missing entries' files
+    slugged: dict[str, set[str]] = {}
     for f in findings:
         if f.code == "index-missing-entry" and f.entry is not None:
-            for filename in {f"{f.entry.name}{ENTRY_SUFFIX}", f"{slugify(f.entry.name)}{ENTRY_SUFFIX}"}:
-                given.setdefault(filename, set()).add(f.target)
+            exact.setdefault(f"{f.entry.name}{ENTRY_SUFFIX}", set()).add(f.target)
+            slugged.setdefault(f"{slugify(f.entry.name)}{ENTRY_SUFFIX}", set()).add(f.target)
     moved = {}
     for f in findings:
-        files = given.get(f.target, ())
-        if f.code == "index-broken-link" and f.link is not None and broken[f.target] == 1 and len(files) == 1 \
-                and _respelled(state, f.target) is None and not _points_at_a_file(state, f):
+        if f.code != "index-broken-link" or f.link is None or _respelled(state, f.target) is not None \
+                or _points_at_a_file(state, f):
+            continue
+        destination = _in_root(state, _markdown_destination(f.target))
+        files = exact.get(destination) or slugged.get(destination, set())
+        if len(files) == 1:
             [moved[f.target]] = files
     return moved
 

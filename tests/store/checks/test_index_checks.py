@@ -279,11 +279,41 @@ def test_a_moved_entrys_line_is_pointed_at_its_file_beside_an_index_trimmed_on_p
 
 
 def test_a_broken_line_two_moved_entries_could_mean_is_not_pointed_at_either(check_root):
-    # 'deploy' and 'Deploy' would both be saved to deploy.md: which one the line meant is the person's call.
-    checked = _moved_by_hand(check_root, {"deploy-old.md": living("Deploy", "older notes")})
+    # 'Deploy' and 'DEPLOY' would both be saved to deploy.md: which one the line meant is the person's call.
+    checked = check_root({"a.md": living("Deploy"), "b.md": living("DEPLOY"), "other.md": living("other", "o"),
+                          "MEMORY.md": MOVED_INDEX})
     [problem] = checked.problems("index-broken-link")
     titles = [f.title for f in fixes_for(checked.ctx, problem)]
     assert not any(t.startswith("Point") for t in titles), titles
+
+
+def test_the_entry_named_exactly_as_the_old_file_is_the_one_its_line_is_pointed_at(check_root):
+    # Stranger s24b: a copy named 'Deploy' (the same slug) beside the moved 'deploy' made the line go.
+    checked = _moved_by_hand(check_root, {"deploy-old.md": living("Deploy", "older notes")})
+    fix_all(checked.ctx)
+    text = (root_of(checked) / "MEMORY.md").read_text()
+    assert text.startswith(MOVED_INDEX.replace("(deploy.md)", "(deploy-notes.md)").split("\n\n<!--")[0])
+    assert "ask Sam before touching prod" in text
+
+
+@pytest.mark.parametrize("spelled", ["./deploy.md", "deplo%79.md", "deploy.md#steps", 'deploy.md "Deploy steps"',
+                                     " deploy.md ", "sub/../deploy.md"])
+def test_a_moved_entrys_line_spelled_as_a_markdown_viewer_opens_it_is_pointed_at_its_file(check_root, spelled):
+    # Stranger s24b: with the old target spelled so, the moved entry's line was removed with its words.
+    index = MOVED_INDEX.replace("(deploy.md)", f"({spelled})")
+    checked = check_root({"deploy-notes.md": living("deploy", "How we deploy"), "other.md": living("other", "o"),
+                          "MEMORY.md": index})
+    fix_all(checked.ctx)
+    assert (root_of(checked) / "MEMORY.md").read_text() == index.replace(f"({spelled})", "(deploy-notes.md)")
+
+
+def test_two_lines_of_one_moved_entry_are_both_pointed_at_its_file(check_root):
+    # Stranger s24b: both people's lines went, and one generated line came.
+    index = MOVED_INDEX + "- [deploy](deploy.md) \u2014 CAROL: second line\n"
+    checked = check_root({"deploy-notes.md": living("deploy", "How we deploy"), "other.md": living("other", "o"),
+                          "MEMORY.md": index})
+    fix_all(checked.ctx)
+    assert (root_of(checked) / "MEMORY.md").read_text() == index.replace("(deploy.md)", "(deploy-notes.md)")
 
 
 def test_a_generated_index_with_an_entry_moved_by_hand_is_regenerated(check_root, tmp_path):
@@ -296,6 +326,18 @@ def test_a_generated_index_with_an_entry_moved_by_hand_is_regenerated(check_root
     fix_all(checked.ctx)
     expected = render_index([parse_document(t, root / n).entry for n, t in files.items()])
     assert (root / "MEMORY.md").read_text() == expected
+
+
+@pytest.mark.parametrize("spelled", ["deploy.md#steps", 'deploy.md "Deploy steps"', " deploy.md ",
+                                     "../memory/deploy.md", "{root}/deploy.md"])
+def test_a_line_whose_link_a_markdown_viewer_opens_keeps_its_words(check_root, tmp_path, spelled):
+    """Stranger s24b: ``--fix`` removed these lines (and their words) as broken and appended a generated one."""
+    spelled = spelled.format(root=tmp_path / "memory")
+    index = f"{HEADER}\n\n- [Deploy](deploy.md) \u2014 ALICE: read before any release\n".replace(
+        "(deploy.md)", f"({spelled})")
+    checked = check_root({"deploy.md": living("deploy", "How we deploy"), "MEMORY.md": index})
+    fix_all(checked.ctx)
+    assert (root_of(checked) / "MEMORY.md").read_text() == index.replace(f"({spelled})", "(deploy.md)")
 
 
 def test_broken_link_to_unparsable_file_is_reported(check_root):
