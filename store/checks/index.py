@@ -316,9 +316,14 @@ def _broken_link_message(state: RootState, target: str) -> str:
 
 def _respelled(state: RootState, target: str) -> str | None:
     """The entry file a Markdown reader opens for ``target`` when gptme would not find it there (else None)."""
-    meant = _in_root(state, _markdown_destination(target))
+    meant = _opened(state, target)
     doc = state.documents.get(state.path / meant) if meant != target and "/" not in meant else None
     return meant if doc is not None and doc.kind == "entry" and doc.index_entry is not None else None
+
+
+def _opened(state: RootState, target: str) -> str:
+    """The file a Markdown reader opens for a pointer's ``target``: its name when it is directly in the root."""
+    return _in_root(state, _markdown_destination(target))
 
 
 def _in_root(state: RootState, destination: str) -> str:
@@ -1041,7 +1046,7 @@ def _points_at_a_file(state: RootState, finding: _LineFinding) -> bool:
     """
     if finding.code != "index-broken-link" or _respelled(state, finding.target) is not None:
         return False  # (a respelled target is written as its entry's file name: the line stays)
-    meant = _markdown_destination(finding.target)
+    meant = _opened(state, finding.target)
     if not meant or "/" in meant:
         return False
     target = state.path / meant
@@ -1188,7 +1193,7 @@ def _moved_entries(state: RootState, findings: Sequence[_LineFinding]) -> dict[s
     The old target is read as a Markdown reader opens it (``./deploy.md``,
     ``deploy.md#steps``). Paired only when nothing else could be meant: no
     file there, and one missing entry whose name is the file's (else one
-    whose name's slug is: ``Deploy`` and ``deploy`` both would be left to
+    whose name's slug is: ``Deploy`` and ``DEPLOY`` both would be left to
     the person).
     """
     exact: dict[str, set[str]] = {}  # the file a missing entry's name gives -> the missing entries' files
@@ -1202,7 +1207,7 @@ def _moved_entries(state: RootState, findings: Sequence[_LineFinding]) -> dict[s
         if f.code != "index-broken-link" or f.link is None or _respelled(state, f.target) is not None \
                 or _points_at_a_file(state, f):
             continue
-        destination = _in_root(state, _markdown_destination(f.target))
+        destination = _opened(state, f.target)
         files = exact.get(destination) or slugged.get(destination, set())
         if len(files) == 1:
             [moved[f.target]] = files

@@ -229,8 +229,9 @@ def test_fix_leaves_the_examples_index_generated_so_index_check_agrees(examples)
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.parametrize("spelled", ["lost.md", "../memory/lost.md"])
 @pytest.mark.parametrize("unreadable", ["broken symlink", "directory", "no frontmatter"])
-def test_fix_keeps_the_index_line_of_an_entry_memls_cannot_read(tmp_path, monkeypatch, unreadable):
+def test_fix_keeps_the_index_line_of_an_entry_memls_cannot_read(tmp_path, monkeypatch, unreadable, spelled):
     # Stranger s23a F3: the README promises that no write removes the line of an
     # entry memls cannot read; --fix (and the editor's fix-all) removed it as broken.
     root = tmp_path / "memory"
@@ -243,7 +244,7 @@ def test_fix_keeps_the_index_line_of_an_entry_memls_cannot_read(tmp_path, monkey
         target.mkdir()
     else:
         target.write_text("Body only: the frontmatter was cut.\n", encoding="utf-8")
-    index = "# Memory\n\n- [kept](kept.md) \u2014 A fact.\n- [lost](lost.md) \u2014 the one about the outage\n"
+    index = f"# Memory\n\n- [kept](kept.md) \u2014 A fact.\n- [lost]({spelled}) \u2014 the one about the outage\n"
     (root / "MEMORY.md").write_text(index, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     memls_check("memory", "--fix")
