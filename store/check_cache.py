@@ -78,7 +78,7 @@ from __future__ import annotations
 
 import marshal
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import partial
@@ -110,9 +110,7 @@ if TYPE_CHECKING:
     from .model import Document, RootState, Workspace
     from .replay import RootFiles
 
-FORMAT = 6
-SCAN_ROUNDS = 6
-"""How many times the component search scans every stored record before it maps keys to files."""
+FORMAT = 7
 COMPONENT_LIMIT = 2000
 """Past this many documents to re-check, one full check is cheaper than the piecemeal one."""
 REWRITE_FRACTION = 200
@@ -131,8 +129,6 @@ Identity = Any
 IndexFields = tuple[str, str | None, str, str, str]
 # What other documents' checks read of one: its keys, its index digest and index fields (None: no line).
 Facts = tuple[tuple[str, ...], bytes | None, IndexFields | None]
-# Per document file: (identity, *facts).
-Record = tuple[Identity, tuple[str, ...], bytes | None, IndexFields | None]
 _NO_FACTS: Facts = ((), None, None)
 _UNSEEN: Any = object()
 
@@ -154,6 +150,26 @@ class CheckRun:
     # The paths of ``results`` whose problems are placed alike in every unit, with their text's length
     # (:func:`plain_length`): a reader converting those positions needs not read the file.
     plain: dict[Path, int] = field(default_factory=dict)
+    # What the run was computed from, for a re-check of buffers over it (:func:`checked_with_texts`).
+    basis: _Basis | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class _Basis:
+    """What a run from the stored results was computed from: the roots as listed, and where they stand.
+
+    ``behind``: per root, the files whose stored record may not be theirs
+    now (changed since the records were written, a superset), for the
+    records written with ``token``; None when not known. A re-check of
+    buffers over the same listing reads no identity: it re-checks those
+    files and the buffers' (10k entries: comparing every identity cost
+    10-20 ms of a restart under unsaved buffers).
+    """
+
+    location: Path
+    listings: list[_Listing]
+    token: bytes | None
+    behind: tuple[frozenset[str], ...] | None
 
 
 @dataclass
@@ -166,29 +182,142 @@ class _Listing:
     index_identity: tuple[Identity, Identity, bool]  # MEMORY.md, the policy, the policy is a link
 
 
-@dataclass
 class _RootResults:
-    """What one root's last run left: per document file, and the index files' part."""
+    """What one root's last run left: per document file, and the index files' part.
 
-    records: dict[str, Record]
-    problems: dict[str, list[Problem]]  # by file name (index files and an absent index too)
-    index_identity: tuple[Identity, Identity, bool]
-    # The index problems stand whatever the entries' titles, descriptions and types
-    # (:func:`memls.store.checks.index.judged_without_rendering`).
-    without_rendering: bool = False
-    # By file name: the text's length of a file whose problems are plain (:func:`plain_length`).
-    plain: dict[str, int] = field(default_factory=dict)
+    Stored by parts, each decoded when a run first reads it: a run after a
+    change of one file reads the identities (which files changed), the
+    keys' holders (who is connected to them) and the few records of the
+    connected files, not the 10k records whole (decoding those and their
+    problems was most of a restart under unsaved buffers). A record is
+    kept as its marshalled bytes until read, and written back as it was
+    read when it did not change.
+    """
+
+    def __init__(
+        self, identities: dict[str, Identity], facts: dict[str, Facts | bytes],
+        problems: dict[str, list[Problem]], index_identity: tuple[Identity, Identity, bool],
+        without_rendering: bool = False, plain: dict[str, int] | None = None,
+        holders: dict[str, tuple[str, ...]] | None = None,
+    ) -> None:
+        self._identities: dict[str, Identity] | bytes = identities
+        # Per document file (entries and reserved names): its facts, or their marshalled bytes.
+        self._facts = facts
+        # Every key, with the files holding it (None: not made yet).
+        self._holders: dict[str, tuple[str, ...]] | bytes | None = holders
+        # By file name (the index files' too), or pickled: the index files' apart from the rest.
+        self._problems: dict[str, list[Problem]] | tuple[bytes, bytes] = problems
+        self.index_identity = index_identity
+        # The index problems stand whatever the entries' titles, descriptions and types
+        # (:func:`memls.store.checks.index.judged_without_rendering`).
+        self.without_rendering = without_rendering
+        # By file name: the text's length of a file whose problems are plain (:func:`plain_length`).
+        self.plain = plain if plain is not None else {}
+
+    def __len__(self) -> int:
+        return len(self._facts)
+
+    def names(self) -> Iterable[str]:
+        """Every document file recorded."""
+        return self._facts.keys()
+
+    @property
+    def identities(self) -> dict[str, Identity]:
+        """Each recorded file's identity when its record was made."""
+        identities = self._identities
+        if isinstance(identities, bytes):
+            identities = self._identities = marshal.loads(identities)
+        return identities
+
+    def fact(self, name: str) -> Facts | None:
+        """The facts recorded of file ``name``; None when it has no record."""
+        found = self._facts.get(name)
+        if isinstance(found, bytes):
+            found = self._facts[name] = marshal.loads(found)
+        return found
+
+    @property
+    def holders(self) -> dict[str, tuple[str, ...]]:
+        """Every recorded key, with the files holding it."""
+        holders = self._holders
+        if holders is None:
+            made: dict[str, list[str]] = {}
+            for name in self._facts:
+                fact = self.fact(name)
+                assert fact is not None
+                for key in fact[0]:
+                    made.setdefault(key, []).append(name)
+            holders = self._holders = {key: tuple(names) for key, names in made.items()}
+        elif isinstance(holders, bytes):
+            holders = self._holders = marshal.loads(holders)
+        return holders
+
+    @property
+    def problems(self) -> dict[str, list[Problem]]:
+        """The problems found, by file name (the index files and an absent index too)."""
+        if isinstance(self._problems, tuple):
+            self._problems = {**_unpickled_problems(self._problems[1]), **_unpickled_problems(self._problems[0])}
+        return self._problems
+
+    def index_problems(self) -> dict[str, list[Problem]]:
+        """The problems found in the index files (and an absent index), by file name."""
+        if isinstance(self._problems, tuple):
+            return _unpickled_problems(self._problems[0])
+        return {name: found for name in _INDEX_NAMES if (found := self._problems.get(name)) is not None}
+
+    def replaced(self, records: Mapping[str, tuple[Identity, Facts] | None], problems: dict[str, list[Problem]],
+                 index_identity: tuple[Identity, Identity, bool], without_rendering: bool,
+                 plain: dict[str, int]) -> _RootResults:
+        """These results with the records of ``records`` replaced (None: the file has none now)."""
+        identities, facts, holders = dict(self.identities), dict(self._facts), dict(self.holders)
+        for name, record in records.items():
+            old = self.fact(name)
+            for key in old[0] if old is not None else ():
+                others = tuple(held for held in holders[key] if held != name)
+                if others:
+                    holders[key] = others
+                else:
+                    del holders[key]
+            if record is None:
+                identities.pop(name, None)
+                facts.pop(name, None)
+                continue
+            identities[name], facts[name] = record
+            for key in record[1][0]:
+                holders[key] = (*holders.get(key, ()), name)
+        return _RootResults(identities, facts, problems, index_identity, without_rendering, plain, holders)
 
     # The problems name a thousand paths at 10k entries: kept as their text, and each made
     # once as it is read (:func:`_unpickled`), not parsed again for every problem.
     def __getstate__(self) -> tuple:
-        return self.records, _pickled(self.problems), self.index_identity, self.without_rendering, self.plain
+        def encoded(part: Any) -> bytes:
+            return part if isinstance(part, bytes) else marshal.dumps(part)
+
+        facts = {name: encoded(fact) for name, fact in self._facts.items()}
+        problems = self._problems
+        if not isinstance(problems, tuple):
+            problems = (_pickled(self.index_problems()),
+                        _pickled({name: found for name, found in problems.items() if name not in _INDEX_NAMES}))
+        return (encoded(self._identities), facts, encoded(self.holders), problems,
+                self.index_identity, self.without_rendering, self.plain)
 
     def __setstate__(self, state: tuple) -> None:
-        self.records, problems, self.index_identity, self.without_rendering, self.plain = state
-        self.problems = _unpickled(problems)
-        if not isinstance(self.problems, dict):
+        (self._identities, self._facts, self._holders, self._problems,
+         self.index_identity, self.without_rendering, self.plain) = state
+        if not all(isinstance(part, bytes) for part in (self._identities, self._holders, *self._problems)) \
+                or not isinstance(self._facts, dict):
             raise ValueError("broken per-file records")  # a miss (load_private), never an error
+
+
+_INDEX_NAMES = (INDEX_FILENAME, POLICY_FILENAME)
+
+
+def _unpickled_problems(data: bytes) -> dict[str, list[Problem]]:
+    """Problems by file name, as :meth:`_RootResults.__getstate__` pickled them."""
+    problems = _unpickled(data)
+    if not isinstance(problems, dict):
+        raise ValueError("broken per-file records")
+    return problems
 
 
 def check_roots(
@@ -219,7 +348,7 @@ def check_roots(
             return run
     run, kept, worth_storing = _full(roots, settings, today, listings if location is not None else None)
     if location is not None:
-        _keep(location, identity, key, state, run, kept, worth_storing)
+        _keep(location, identity, key, state, run, kept, worth_storing, None, None)
     return run
 
 
@@ -235,15 +364,19 @@ def _from_stored(
     # The last run's answer alone first: replaying it reads no per-file record.
     replayed = _replayed_summary(location, identity, key, state)
     if replayed is not None:
-        return replayed, _nothing
-    stored = _stored_records(location, identity, key, len(roots))
-    if stored is None:
+        run, (token, behind) = replayed
+        run.basis = _Basis(location, listings, token, behind)
+        return run, _nothing
+    found = _stored_records(location, identity, key, len(roots))
+    if found is None:
         return None
+    token, stored = found
     outcome = _incremental(roots, settings, today, listings, stored, may_load_all=may_load_all)
     if outcome is None:
         return None
-    run, kept, worth_storing = outcome
-    return run, partial(_keep, location, identity, key, state, run, kept, worth_storing)
+    run, kept, worth_storing, changed = outcome
+    run.basis = _Basis(location, listings, token, changed)
+    return run, partial(_keep, location, identity, key, state, run, kept, worth_storing, token, changed)
 
 
 def checked_from_stored(
@@ -294,17 +427,18 @@ def _observed_listings(roots: Sequence[MemoryRoot], settings: Settings, observat
     return location, [_list_root(root, files, seen.observed_ns) for root, (_, _, files) in zip(roots, seen.fingerprint)]
 
 
-def _stored_records(location: Path, identity: str, key: tuple, count: int) -> list[_RootResults] | None:
-    """The per-file records a run over ``count`` roots under ``key`` left; None when there are none."""
+def _stored_records(location: Path, identity: str, key: tuple, count: int,
+                    ) -> tuple[bytes, list[_RootResults]] | None:
+    """The per-file records a run over ``count`` roots under ``key`` left, with their token; None: none."""
     cached = load_private(location.with_suffix(".records"), identity)
-    if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == key and len(cached[1]) == count:
-        return cached[1]
+    if isinstance(cached, tuple) and len(cached) == 3 and cached[0] == key and len(cached[2]) == count:
+        return cached[1], cached[2]
     return None
 
 
 def checked_with_texts(
     roots: Sequence[MemoryRoot], settings: Settings, observation: Observation, texts: Mapping[Path, str],
-    *, today: date | None = None,
+    *, today: date | None = None, over: CheckRun | None = None,
 ) -> CheckRun | None:
     """What a check of the model answers once editor buffers holding ``texts`` are opened over those entry files.
 
@@ -317,16 +451,24 @@ def checked_with_texts(
     not load leaves the other entries checked against the file's. Nothing
     is kept: the results are of texts no file holds.
 
+    ``over``: the run from the stored results over ``observation``
+    (:func:`checked_from_stored`), whose listing and knowledge of which
+    records are behind the files are taken rather than found again.
+
     None when that cannot be answered from the stored results: caching off,
     no records for these roots and settings, a text of a file that is not a
     listed entry (an index, a new file), a check that would need the whole
     model (a managed or budgeted index to judge again), a component too large.
     """
     today = today or date.today()
-    found = _observed_listings(roots, settings, observation)
-    if found is None:
-        return None
-    location, listings = found
+    basis = over.basis if over is not None else None
+    if basis is not None:
+        location, listings = basis.location, basis.listings
+    else:
+        found = _observed_listings(roots, settings, observation)
+        if found is None:
+            return None
+        location, listings = found
     where = {listing.root.path: i for i, listing in enumerate(listings)}
     by_document: dict[tuple[int, str], str] = {}
     for path, text in texts.items():
@@ -334,12 +476,16 @@ def checked_with_texts(
         if i is None or document_kind(path.name) not in ("entry", "reserved") or path.name not in listings[i].identities:
             return None
         by_document[(i, path.name)] = text
-    stored = _stored_records(location, _identity(roots, settings), (FORMAT, today.isoformat()), len(roots))
-    if stored is None:
+    found_records = _stored_records(location, _identity(roots, settings), (FORMAT, today.isoformat()), len(roots))
+    if found_records is None:
         return None
+    token, stored = found_records
+    # Which records are behind the files is known when they are the ones the basis was computed against.
+    behind = basis.behind if basis is not None and basis.token == token else None
     # Tens of thousands of records were just read: collector passes over them would cost more than the check.
     with paused_gc():
-        outcome = _incremental(roots, settings, today, listings, stored, by_document)
+        outcome = _incremental(roots, settings, today, listings, stored, by_document, behind=behind,
+                               over=over if basis is not None else None)
     if outcome is None:
         return None
     run = outcome[0]
@@ -370,37 +516,50 @@ def check_loaded(
     run, kept, worth_storing = _full(roots, settings, today, listings, workspace)
     if location is not None and listings is not None:
         _keep(location, _identity(roots, settings), (FORMAT, today.isoformat()), _state_digest(listings),
-              run, kept, worth_storing)
+              run, kept, worth_storing, None, None)
     return run
 
 
-def _replayed_summary(location: Path, identity: str, key: tuple, state: bytes | None) -> CheckRun | None:
-    """The stored answer when it was computed from exactly ``state`` under ``key``; None otherwise."""
+def _replayed_summary(location: Path, identity: str, key: tuple, state: bytes | None,
+                      ) -> tuple[CheckRun, tuple[bytes | None, tuple[frozenset[str], ...] | None]] | None:
+    """The stored answer when it was computed from exactly ``state`` under ``key``; None otherwise.
+
+    With it, the token of the records it was computed against and the files
+    whose records were behind them then (see :class:`_Basis`).
+    """
     if state is None:
         return None
     summary = load_private(location, identity)
-    if isinstance(summary, tuple) and len(summary) == 6 and summary[:3] == (*key, state):
-        documents, found = summary[3], _unpickled(summary[4])
-        if isinstance(found, list):
+    if isinstance(summary, tuple) and len(summary) == 7 and summary[:3] == (*key, state):
+        documents, found, against = summary[3], _unpickled(summary[4]), summary[6]
+        if isinstance(found, list) and isinstance(against, tuple) and len(against) == 2:
             try:
                 plain = {found[i][0]: length for i, length in summary[5]}
             except (TypeError, ValueError, IndexError):
                 return None
-            return CheckRun(dict(found), documents, None, "replayed", 0, plain)
+            return CheckRun(dict(found), documents, None, "replayed", 0, plain), against
     return None
 
 
 def _keep(location: Path, identity: str, key: tuple, state: bytes | None, run: CheckRun,
-          kept: list[_RootResults], worth_storing: bool) -> None:
-    """Store a run's per-file records (when worth it) and its answer (when every file had settled)."""
+          kept: list[_RootResults], worth_storing: bool, token: bytes | None,
+          behind: tuple[frozenset[str], ...] | None) -> None:
+    """Store a run's per-file records (when worth it) and its answer (when every file had settled).
+
+    ``token``: the stored records' the run started from, and ``behind`` the
+    files whose record it found behind them; records written now are
+    written with a new token, and none is behind them.
+    """
     if worth_storing:
-        store_private(location.with_suffix(".records"), identity, (key, kept))
+        token, behind = os.urandom(8), tuple(frozenset() for _ in kept)
+        store_private(location.with_suffix(".records"), identity, (key, token, kept))
     if state is not None and (worth_storing or run.how == "incremental"):
         # The problems pickled apart: a run that does not replay them does not unpickle them.
         # The plain paths by their place in the results: (index, text length) pairs.
         order = {path: i for i, path in enumerate(run.results)}
         plain = [(order[path], length) for path, length in run.plain.items() if path in order]
-        store_private(location, identity, (*key, state, run.documents, _pickled(list(run.results.items())), plain))
+        store_private(location, identity, (*key, state, run.documents, _pickled(list(run.results.items())), plain,
+                                           (token, behind)))
 
 
 def _pickled(obj: Any) -> bytes:
@@ -527,15 +686,17 @@ def _full(
         return run, [], False
     stored = []
     for listing, state in zip(listings, workspace.roots):
-        records = {}
+        identities: dict[str, Identity] = {}
+        facts: dict[str, Facts | bytes] = {}
         for path, doc in state.documents.items():
             if doc.kind in ("entry", "reserved"):
                 # A file the listing did not see (created since) is stored as racy.
-                records[path.name] = (listing.identities.get(path.name), *_facts(doc))
+                identities[path.name] = listing.identities.get(path.name)
+                facts[path.name] = _facts(doc)
         problems = {path.name: found[path] for path in results if path in found and path.parent == state.path}
         plain = _plain_of(state, problems)
         run.plain.update((state.path / name, length) for name, length in plain.items())
-        stored.append(_RootResults(records, problems, _kept_index_identity(listing, state),
+        stored.append(_RootResults(identities, facts, problems, _kept_index_identity(listing, state),
                                    _without_rendering(listing, state), plain))
     return run, stored, True
 
@@ -672,6 +833,7 @@ def _facts(doc: Document) -> Facts:
     if key is None:
         return tuple(sorted(keys)), None, None
     name, _title, _description, _type, status, where, status_at = key
+    keys.add(f"n:{name}")  # the line findings find the files of a name by it
     entry = doc.index_entry
     assert entry is not None  # it has an index key
     # Whether the entry gets a line at all is read by the line findings too: a title its
@@ -689,15 +851,21 @@ def _incremental(
     roots: Sequence[MemoryRoot], settings: Settings, today: date,
     listings: list[_Listing], stored: list[_RootResults],
     texts: Mapping[tuple[int, str], str] | None = None, *, may_load_all: bool = True,
-) -> tuple[CheckRun, list[_RootResults], bool] | None:
+    behind: tuple[frozenset[str], ...] | None = None, over: CheckRun | None = None,
+) -> tuple[CheckRun, list[_RootResults], bool, tuple[frozenset[str], ...]] | None:
     """The run from the stored results and the changed files' component; None: check in full.
 
     ``texts``: documents (root index, file name) to take as holding these
     texts rather than their files' (:func:`checked_with_texts`); they count
     as changed, and a check that would need the whole model answers None,
     as it does without ``may_load_all`` (a caller that loads the model itself).
+    ``behind``: the files whose records are not theirs, when known (see
+    :class:`_Basis`): no identity is compared. ``over``: a run over the
+    same listing, whose results are patched rather than the stored ones
+    assembled (nothing is stored: no new records are made).
 
-    The flag says whether the new per-file records are worth writing. Not
+    With the run come the new stored results, and the files found behind
+    the stored records (they were re-checked). The flag says whether the new per-file records are worth writing. Not
     while the index results stand and either every file that changed is
     still racy (the next run re-checks those files whatever is stored) or
     the documents re-checked are fewer than :data:`REWRITE_FRACTION` asks:
@@ -708,10 +876,12 @@ def _incremental(
     texts = texts or {}
     changed: list[set[str]] = []
     for i, (listing, before) in enumerate(zip(listings, stored)):
-        now, records = listing.identities, before.records
-        moved = {name for name, ident in now.items()
-                 if ident is None or (rec := records.get(name)) is None or rec[0] != ident}
-        moved.update(name for name in records if name not in now)
+        if behind is not None:
+            moved = set(behind[i])
+        else:
+            now, recorded = listing.identities, before.identities
+            moved = {name for name, ident in now.items() if ident is None or recorded.get(name, _UNSEEN) != ident}
+            moved.update(name for name in recorded if name not in now)
         moved.update(name for j, name in texts if j == i)
         changed.append(moved)
     index_files_moved = [_index_files_moved(listing, before) for listing, before in zip(listings, stored)]
@@ -721,7 +891,8 @@ def _incremental(
     if not any(changed) and not any(index_moved):
         # An index kept by its bytes and found unchanged: the answer is stored under the new identities.
         read_again = any(listing.index_identity != before.index_identity for listing, before in zip(listings, stored))
-        return _assemble(listings, stored, 0, "incremental" if read_again else "replayed"), stored, False
+        return (_assemble(listings, stored, 0, "incremental" if read_again else "replayed"), stored, False,
+                tuple(frozenset() for _ in stored))
 
     from .checks import CheckContext, check_paths
     from .model import Workspace
@@ -730,12 +901,18 @@ def _incremental(
     part = Workspace(roots)
     loaded: dict[tuple[int, str], Facts] = {}
 
+    # The keys of the files under the texts: what a run over the files (``over``) connected them to.
+    beneath: set[str] = set()
+
     def load(i: int, name: str) -> None:
         state = part.roots[i]
         path = state.path / name
         text = texts.get((i, name))
         part.load_document(path, cached=False)
         if text is not None:  # a buffer over the file, as the model takes it (see checked_with_texts)
+            under = state.documents.get(path)
+            if under is not None:
+                beneath.update(_facts(under)[0])
             part.update(path, text)
         doc = state.documents.get(path)
         loaded[(i, name)] = _facts(doc) if doc is not None else _NO_FACTS
@@ -745,8 +922,7 @@ def _incremental(
     for i, names in enumerate(changed):
         for name in names:
             members.add((i, name))
-            old = stored[i].records.get(name)
-            old_keys, old_digest, old_fields = (old[1], old[2], old[3]) if old is not None else ((), None, None)
+            old_keys, old_digest, old_fields = stored[i].fact(name) or _NO_FACTS
             new_keys: tuple[str, ...] = ()
             new_digest: bytes | None = None
             new_fields: IndexFields | None = None
@@ -759,25 +935,15 @@ def _incremental(
                 index_moved[i] = True
             elif old_fields != new_fields:  # its rendered line alone
                 rendering_moved[i] = True
+    frontier |= beneath
     # Who shares a key with the component, until nothing new joins (the unchanged
-    # files' keys as stored). A round scans every record once, cheaper than
-    # building a map from keys to files for a component a few links deep; a
-    # longer chain gets the map.
+    # files' keys as stored: a key of a file behind its record may be held no more).
     seen_keys: set[str] = set()
-    holders: dict[str, list[tuple[int, str]]] | None = None
-    rounds = 0
     while keys := frontier - seen_keys:
         seen_keys |= keys
         frontier = set()
-        if holders is None and rounds < SCAN_ROUNDS:
-            rounds += 1
-            joining = [(i, name) for i, before in enumerate(stored)
-                       for name, record in before.records.items()
-                       if not keys.isdisjoint(record[1]) and (i, name) not in members]
-        else:
-            if holders is None:
-                holders = _holders(stored)
-            joining = [member for key in keys for member in holders.get(key, ()) if member not in members]
+        joining = [(i, name) for key in keys for i, before in enumerate(stored)
+                   for name in before.holders.get(key, ()) if (i, name) not in members]
         for member in joining:
             if member in members:
                 continue
@@ -787,14 +953,14 @@ def _incremental(
             i, name = member
             load(i, name)
             new_keys, digest, fields = loaded[member]
-            record = stored[i].records[name]
+            old_keys, old_digest, old_fields = stored[i].fact(name) or _NO_FACTS
             frontier.update(new_keys)
-            if new_keys != record[1] or digest != record[2] or fields != record[3]:
+            if new_keys != old_keys or digest != old_digest or fields != old_fields:
                 # Changed after it was listed: a change like any other.
-                frontier.update(record[1])
+                frontier.update(old_keys)
                 changed[i].add(name)
-                index_moved[i] = index_moved[i] or digest != record[2]
-                rendering_moved[i] = rendering_moved[i] or fields != record[3]
+                index_moved[i] = index_moved[i] or digest != old_digest
+                rendering_moved[i] = rendering_moved[i] or fields != old_fields
     ctx = CheckContext(part, settings, today)
     # Roots whose index had no line finding and whose new ones are found from
     # the changed files' lines alone: those problems beside the stored ones.
@@ -837,48 +1003,97 @@ def _incremental(
     results = check_paths(ctx if workspace is part else CheckContext(workspace, settings, today), paths)
     fresh = {path: problems for path, problems in results.items() if problems}
     rechecked = len(results)
-    # The new stored results: the component's records and problems replaced.
-    updated = []
+    # Per root: the component's records, and its problems found again (the names whose problems went).
+    redone: list[tuple[dict[str, tuple[Identity, Facts] | None], dict[str, list[Problem]], set[str], bool]] = []
     for i, (listing, before) in enumerate(zip(listings, stored)):
-        records = dict(before.records)
-        problems = dict(before.problems)
-        plain = dict(before.plain)
         state = workspace.roots[i]
-        redone: dict[str, list[Problem]] = {}
+        records: dict[str, tuple[Identity, Facts] | None] = {}
+        again: dict[str, list[Problem]] = {}
+        gone: set[str] = set()
         for name in sorted(n for j, n in members if j == i):
             path = state.path / name
-            problems.pop(name, None)
-            plain.pop(name, None)
+            gone.add(name)
             doc = state.documents.get(path)
             if doc is None or doc.kind not in ("entry", "reserved"):
-                records.pop(name, None)
+                records[name] = None
                 continue
-            facts = loaded.get((i, name)) or _facts(doc)
-            records[name] = (listing.identities.get(name), *facts)
+            records[name] = (listing.identities.get(name), loaded.get((i, name)) or _facts(doc))
             if path in fresh:
-                problems[name] = redone[name] = fresh[path]
+                again[name] = fresh[path]
         without_rendering = before.without_rendering
         if index_moved[i]:
             for name in (INDEX_FILENAME, POLICY_FILENAME):
-                problems.pop(name, None)
-                plain.pop(name, None)
-                path = state.path / name
-                if path in fresh:
-                    problems[name] = redone[name] = fresh[path]
+                gone.add(name)
+                if state.path / name in fresh:
+                    again[name] = fresh[state.path / name]
             without_rendering = _without_rendering(listing, state)
         elif i in pointed:
-            plain.pop(INDEX_FILENAME, None)
-            joined = sorted([*problems.get(INDEX_FILENAME, ()), *pointed[i]], key=lambda p: p.sort_key())
-            problems[INDEX_FILENAME] = redone[INDEX_FILENAME] = joined
+            gone.add(INDEX_FILENAME)
+            standing = before.index_problems().get(INDEX_FILENAME, ())
+            again[INDEX_FILENAME] = sorted([*standing, *pointed[i]], key=lambda p: p.sort_key())
             without_rendering = False  # it has line findings now
-        plain.update(_plain_of(state, redone))
-        updated.append(_RootResults(records, problems, _kept_index_identity(listing, state), without_rendering, plain))
+        redone.append((records, again, gone, without_rendering))
+    if over is not None:
+        return _patched(over, listings, stored, workspace, redone, rechecked), [], False, ()
+    updated = []
+    for (records, again, gone, without_rendering), listing, before, state in zip(
+            redone, listings, stored, workspace.roots):
+        problems = dict(before.problems)
+        plain = dict(before.plain)
+        for name in gone:
+            problems.pop(name, None)
+            plain.pop(name, None)
+        problems.update(again)
+        plain.update(_plain_of(state, again))
+        updated.append(before.replaced(records, problems, _kept_index_identity(listing, state), without_rendering,
+                                       plain))
     settled = any(
         listings[i].identities.get(name) is not None or name not in listings[i].identities
         for i, names in enumerate(changed) for name in names
     )
-    worth = len(members) * REWRITE_FRACTION >= sum(len(before.records) for before in stored)
-    return _assemble(listings, updated, rechecked, "incremental"), updated, any(index_moved) or bool(pointed) or (settled and worth)
+    worth = len(members) * REWRITE_FRACTION >= sum(len(before) for before in stored)
+    return (_assemble(listings, updated, rechecked, "incremental"), updated,
+            any(index_moved) or bool(pointed) or (settled and worth), tuple(frozenset(names) for names in changed))
+
+
+def _patched(
+    over: CheckRun, listings: list[_Listing], stored: list[_RootResults], workspace: Workspace,
+    redone: list[tuple[Any, dict[str, list[Problem]], set[str], bool]], rechecked: int,
+) -> CheckRun:
+    """``over``'s results with the files checked again replaced, in the order a full check gives them.
+
+    ``over`` is a run over the same listing: it differs from the stored
+    results in the files behind their records and their component, which
+    were checked again here too (the component here holds theirs: it
+    starts from the same files, with the keys of the files under the
+    texts), and in the index problems, which it judged from those files as
+    they are. Here the index problems not judged again are the stored ones,
+    as the changed files' facts were found unchanged against those records.
+    """
+    found, plain = dict(over.results), dict(over.plain)
+    for listing, before, state, (_, problems, gone, _) in zip(listings, stored, workspace.roots, redone):
+        directory = listing.root.path
+        for name in {*gone, *_INDEX_NAMES}:
+            found.pop(directory / name, None)
+            plain.pop(directory / name, None)
+        found.update((directory / name, here) for name, here in problems.items() if here)
+        plain.update((directory / name, length) for name, length in _plain_of(state, problems).items())
+        for name, standing in before.index_problems().items():
+            if name not in gone and standing:
+                found[directory / name] = standing
+                if name in before.plain:
+                    plain[directory / name] = before.plain[name]
+    at = {listing.root.path: (i, listing) for i, listing in enumerate(listings)}
+
+    def place(path: Path) -> tuple:
+        i, listing = at[path.parent]
+        name = path.name
+        # (as :func:`_assemble` orders them: an absent index after the files)
+        absent = name in _INDEX_NAMES and listing.index_identity[_INDEX_NAMES.index(name)] is None
+        return i, absent, name not in listing.unreadable, name
+
+    ordered = {path: found[path] for path in sorted(found, key=place)}
+    return CheckRun(ordered, over.documents, None, "incremental", rechecked, plain)
 
 
 def _index_view_suffices(
@@ -910,7 +1125,8 @@ def _index_view_suffices(
             if entry is not None:
                 entries.append((name, entry))
             continue
-        fields = before.records[name][3]
+        fact = before.fact(name)
+        fields = fact[2] if fact is not None else None
         if fields is not None:
             name_, title, description, type_, status = fields
             entries.append((name, MemoryEntry(name=name_, title=title, description=description, type=type_,
@@ -962,26 +1178,29 @@ def _line_findings_since(
         return []  # its checks read no entry
     if omission_budget(index.text) is not None:
         return None
-    records = before.records
+
+    def stored_fields(name: str) -> IndexFields | None:
+        fact = before.fact(name)
+        return fact[2] if fact is not None else None
 
     def fields(name: str) -> IndexFields | None:
         if name in changed:
             facts = loaded.get((i, name))
             return facts[2] if facts is not None else None
-        record = records.get(name)
-        return record[3] if record is not None else None
+        return stored_fields(name)
 
     names = set()
     for name in changed:
-        record = records.get(name)
-        for known in (fields(name), record[3] if record is not None else None):
+        for known in (fields(name), stored_fields(name)):
             if known is not None:
                 names.add(known[0])
     holders: dict[str, list[str]] = {}
-    for name, record in records.items():
-        known = record[3]
-        if known is not None and known[0] in names and name not in changed:
-            holders.setdefault(known[0], []).append(name)
+    for entry_name in names:
+        # A file with a line holds its entry's name as a key (:func:`_facts`).
+        for name in before.holders.get(f"n:{entry_name}", ()):
+            known = stored_fields(name)
+            if known is not None and known[0] == entry_name and name not in changed:
+                holders.setdefault(entry_name, []).append(name)
     for name in changed:
         known = fields(name)
         if known is not None:
@@ -1011,16 +1230,6 @@ def _line_findings_since(
     return found
 
 
-def _holders(stored: list[_RootResults]) -> dict[str, list[tuple[int, str]]]:
-    """Every stored key, with the files holding it (root index, file name)."""
-    holders: dict[str, list[tuple[int, str]]] = {}
-    for i, before in enumerate(stored):
-        for name, record in before.records.items():
-            for key in record[1]:
-                holders.setdefault(key, []).append((i, name))
-    return holders
-
-
 def _assemble(listings: list[_Listing], stored: list[_RootResults], rechecked: int, how: str) -> CheckRun:
     """The run's results in the order a full check gives them (unreadable entries, files, an absent index)."""
     found: dict[Path, list[Problem]] = {}
@@ -1029,7 +1238,7 @@ def _assemble(listings: list[_Listing], stored: list[_RootResults], rechecked: i
     for listing, results in zip(listings, stored):
         directory = listing.root.path
         child = child_path_maker(directory)
-        names = list(results.records)
+        names = list(results.names())
         index_name, policy_name = INDEX_FILENAME, POLICY_FILENAME
         present = [n for n, ident in ((index_name, listing.index_identity[0]),
                                       (policy_name, listing.index_identity[1])) if ident is not None]

@@ -49,7 +49,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .check_cache import check_loaded, checked_from_stored, checked_with_texts
+from .check_cache import CheckRun, check_loaded, checked_from_stored, checked_with_texts
 from .names import count_entry_filenames
 from .replay import Observation, observe, roots_fingerprint
 from .roots import MemoryRoot
@@ -86,6 +86,8 @@ class WarmStart:
     # Stores the results brought up to date, so the next start replays them (nothing for a replay):
     # run by the caller once it has shown them (see :func:`warm_start`).
     keep: Callable[[], None] = field(default=lambda: None, compare=False, repr=False)
+    # The run the results are of: a re-check of buffers over the same listing starts from what it knows.
+    run: CheckRun | None = field(default=None, compare=False, repr=False)
 
     @property
     def entries(self) -> int:
@@ -104,7 +106,8 @@ class WarmStart:
         still show a whole check's problems before the model is loaded. None
         when only the model can tell (the caller loads it and checks those first).
         """
-        run = checked_with_texts(self.listing.roots, settings, self.listing.observation, texts, today=today)
+        run = checked_with_texts(self.listing.roots, settings, self.listing.observation, texts, today=today,
+                                 over=self.run)
         return WarmStart(self.listing, run.results, run.plain, self.how, self.keep) if run is not None else None
 
     def still_current(self) -> bool:
@@ -138,7 +141,7 @@ def warm_start(listing: StartListing, settings: Settings, *, today: date | None 
     if stored is None:
         return None
     run, keep = stored
-    return WarmStart(listing, run.results, run.plain, run.how, keep)
+    return WarmStart(listing, run.results, run.plain, run.how, keep, run)
 
 
 def check_started(listing: StartListing, settings: Settings, workspace: Workspace,
