@@ -20,6 +20,7 @@ writes belong to the callers.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -27,7 +28,7 @@ from pathlib import Path
 
 from .entry import TYPE_ORDER, MemoryEntry
 from .names import INDEX_FILENAME as INDEX_FILENAME  # re-exported: the index's file name
-from .names import POLICY_FILENAME, is_index_filename
+from .names import POLICY_FILENAME, is_index_filename, slugify
 from .reader import shadow_by_name
 from .safe_read import MAX_INDEX_BYTES, read_whole
 from .spans import split_lines
@@ -574,7 +575,8 @@ def _without_spans(text: str, doomed: list[tuple[int, int, int]]) -> str:
 
 
 def refresh_index_line(
-    index_text: str, before: MemoryEntry | None, after: MemoryEntry, earlier: Sequence[MemoryEntry] = ()
+    index_text: str, before: MemoryEntry | None, after: MemoryEntry, earlier: Sequence[MemoryEntry] = (),
+    moved_from: Sequence[str] = (),
 ) -> str:
     """``MEMORY.md`` after ``before`` became ``after`` (a save or a rename), curated text kept.
 
@@ -591,8 +593,18 @@ def refresh_index_line(
     written for (an editor's buffer that took another tool's write, or a
     save the server saw late): a part that is memls's text for any of them
     follows the entry too.
+
+    ``moved_from``: files the entry's line may still point at when it has
+    none at its file (:func:`lines_left_behind`); the first with a line is
+    taken as its file was, so the line is pointed at the entry's file with
+    its words kept, never left broken beside an appended one (the next
+    ``--fix`` removed the broken line, and the person's words with it).
     """
     links = [] if before is None else _pointers_at(index_text, {before.filename})
+    for filename in moved_from if before is not None else ():
+        if links:
+            break
+        links = _pointers_at(index_text, {filename})
     if not links:
         return add_index_line(index_text, after)
     assert before is not None
@@ -613,6 +625,22 @@ def refresh_index_line(
             tail = tail[: len(tail) - len(link.description)] + new_description
         new_lines.append((start, end, line[:t0] + title + line[t1:f0] + after.filename + tail))
     return _spliced(index_text, new_lines)
+
+
+def lines_left_behind(root_dir: Path, entry: MemoryEntry) -> list[str]:
+    """The files a hand move of ``entry`` may have left its index line at: those its name gives, gone.
+
+    ``mv deploy.md deploy-notes.md`` leaves the line of ``deploy`` pointing
+    at ``deploy.md``. The file named as the entry comes first, then its
+    name's slug; a file that is there keeps its line (its own, or one
+    pointing at a file memls cannot read: never taken over).
+    """
+    out = []
+    for filename in (f"{entry.name}.md", f"{slugify(entry.name)}.md"):
+        if filename != entry.filename and filename not in out and "/" not in filename \
+                and not is_index_filename(filename) and not os.path.lexists(root_dir / filename):
+            out.append(filename)
+    return out
 
 
 def line_may_describe(index_text: str, version: MemoryEntry, besides: MemoryEntry | None = None) -> bool:

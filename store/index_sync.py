@@ -30,6 +30,7 @@ from .index import (
     IndexPolicy,
     index_entries,
     is_generated_index,
+    lines_left_behind,
     omission_budget,
     opens_like_a_rendering,
     pointer_line,
@@ -113,20 +114,24 @@ def index_after_save(
     rule, which changes only the entry's line.
     ``root_dir``: the root, whose ``MEMORY.md`` on disk ``current`` is; an
     index memls wrote as a rendering there stays generated
-    (:mod:`memls.store.index_provenance`).
+    (:mod:`memls.store.index_provenance`), and a curated line left at a
+    file the saved entry was moved from by hand follows it
+    (:func:`memls.store.index.lines_left_behind`).
     Raises ValueError when a managed root's policy cannot be rendered.
     """
     if mode == "off":
         return None
     ours = root_dir is not None and current is not None and not unsaved \
         and written_as_rendering(root_dir, current.encode("utf-8"))
-    text = _index_after_save(around, saved, previous, removed_filename, policy, current, mode, earlier, ours)
+    moved_from = lines_left_behind(root_dir, saved) if root_dir is not None and saved is not None else []
+    text = _index_after_save(around, saved, previous, removed_filename, policy, current, mode, earlier, ours,
+                             moved_from)
     if unsaved and current is not None:
-        entry_files = {e.filename for e in (saved, previous) if e is not None}
+        entry_files = {e.filename for e in (saved, previous) if e is not None} | set(moved_from)
         if removed_filename is not None:
             entry_files.add(removed_filename)
         if not keeps_lines_but_pointers_to(current, text, entry_files):
-            text = _curated_after_save(current, previous, saved, removed_filename, earlier)
+            text = _curated_after_save(current, previous, saved, removed_filename, earlier, moved_from)
     return None if text == current else text
 
 
@@ -163,11 +168,12 @@ def keeps_lines_but_pointers_to(old: str, new: str, filenames: Collection[str]) 
 def _index_after_save(
     around: RootAroundSave, saved: MemoryEntry | None, previous: MemoryEntry | None, removed_filename: str | None,
     policy: IndexPolicy | None, current: str | None, mode: IndexOnSave, earlier: Sequence[MemoryEntry],
-    ours: bool = False,
+    ours: bool = False, moved_from: Sequence[str] = (),
 ) -> str:
     """:func:`index_after_save`'s text by the mode and what ``current`` is (rendered or curated).
 
     ``ours``: ``current`` is the last rendering memls wrote, generated whatever changed since.
+    ``moved_from``: the files the saved entry's curated line may be left at.
     """
     if policy is not None:
         text = render_policy_view(index_entries(around.entries()[1], managed=True), policy)
@@ -179,12 +185,12 @@ def _index_after_save(
         if ours or current in (rendered_before, rendered_after) or current in around.rendered_earlier():
             text = rendered_after
         else:
-            text = _curated_after_save(current, previous, saved, removed_filename, earlier)
+            text = _curated_after_save(current, previous, saved, removed_filename, earlier, moved_from)
     elif ours or is_generated_index(current, *around.entries(), *around.earlier_entries()):
         # Generated stays generated, cut to the budget it was rendered with.
         text = render_index(index_entries(around.entries()[1], managed=False), budget=omission_budget(current))
     else:
-        text = _curated_after_save(current, previous, saved, removed_filename, earlier)
+        text = _curated_after_save(current, previous, saved, removed_filename, earlier, moved_from)
     return text
 
 
@@ -204,11 +210,11 @@ def _changed_files(
 
 def _curated_after_save(
     current: str, previous: MemoryEntry | None, saved: MemoryEntry | None, removed_filename: str | None,
-    earlier: Sequence[MemoryEntry] = (),
+    earlier: Sequence[MemoryEntry] = (), moved_from: Sequence[str] = (),
 ) -> str:
     """A curated index after a save: only the saved entry's line is added, updated or removed."""
     if saved is not None and saved.is_living:
-        return refresh_index_line(current, previous, saved, earlier)
+        return refresh_index_line(current, previous, saved, earlier, moved_from)
     filename = saved.filename if saved is not None else removed_filename
     return remove_index_line(current, filename) if filename else current
 

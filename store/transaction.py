@@ -28,6 +28,7 @@ from .index import (
     gets_index_line,
     index_entries,
     is_generated_index,
+    lines_left_behind,
     omission_budget,
     opens_like_a_rendering,
     pointers_to,
@@ -534,7 +535,8 @@ class RootTransaction:
         if self._regenerate() and (self.policy is not None or self._original_index is not None):
             self._stage_rendering()
         elif entry.is_living:
-            self._stage_index(refresh_index_line(self._index_text(), previous, entry))
+            self._stage_index(refresh_index_line(self._index_text(), previous, entry,
+                                                 moved_from=self._lines_left_behind(entry)))
         elif self._original_index is not None:
             self._stage_index(remove_index_line(self._index_text(), entry.filename))
 
@@ -588,13 +590,19 @@ class RootTransaction:
             self._stage_rendering()
             return
         text = self._index_text()
-        if not pointers_to(text, {old.filename}):
+        moved_from = self._lines_left_behind(old)
+        if not pointers_to(text, {old.filename, *moved_from}):
             return
         if renamed.is_living:
-            text = refresh_index_line(text, old, renamed)
+            text = refresh_index_line(text, old, renamed, moved_from=moved_from)
         else:
             text = remove_index_line(text, old.filename)
         self._stage_index(text)
+
+    def _lines_left_behind(self, entry: MemoryEntry) -> list[str]:
+        """:func:`memls.store.index.lines_left_behind`, but for a file this transaction writes (its own line)."""
+        return [name for name in lines_left_behind(self.root.path, entry)
+                if self.staged.get(self.root.path / name) is None]
 
     # commit
 

@@ -457,3 +457,14 @@ async def test_a_save_regenerates_the_index_without_the_entry_no_line_can_hold_a
     assert "first, now revised" in index and "s.md" not in index
     await edit_and_save(session, "s.md", entry("s", "math, revised", extra='title: "s\\ud835y"\n'))
     assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == index
+
+
+async def test_a_save_of_an_entry_moved_by_hand_points_its_curated_line_at_its_file(start):
+    """``mv a.md a-notes.md`` left the line of ``a`` at ``a.md``: the save points it at the file, words kept.
+
+    Not a second line appended beside the broken one (which the next fix-all
+    removed, with the person's words)."""
+    curated = "- [a](a.md) \u2014 ask Sam before touching prod\n- [b](b.md) \u2014 second\n"
+    session = await start({"a-notes.md": entry("a", "first"), "b.md": entry("b", "second")}, index=curated)
+    await edit_and_save(session, "a-notes.md", entry("a", "first, now revised"))
+    assert (session.root / "MEMORY.md").read_text(encoding="utf-8") == curated.replace("(a.md)", "(a-notes.md)")
