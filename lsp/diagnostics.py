@@ -90,6 +90,9 @@ class DiagnosticsPublisher:
         self._fingerprints: dict[Path, tuple[list[types.Diagnostic], tuple]] = {}
         # Paths a full check published while the first scan still ran (``publish_now``): no lone check overrides it.
         self._whole: set[Path] = set()
+        # Once the first scan's results are out (``publish_checked``): the paths left to their own
+        # check. A lone check of any other arriving after would stand over the results.
+        self._replayed: set[Path] | None = None
 
     # -- scheduling (event loop) ---------------------------------------------------
 
@@ -315,8 +318,13 @@ class DiagnosticsPublisher:
         state = self.server.state
         buffered = buffers or {}
         self._whole |= buffered.keys()
-        if buffered:
-            results = {**results, **{path: results.get(path, []) for path in buffered}}
+        # A document shown alone while the scan ran (publish_alone) and not left to its own check
+        # now (closed, or its buffer is its file's again) holds what the results say, even nothing.
+        shown_alone: dict[Path, list[Problem]] = {
+            path: [] for path in self._published if path not in skip and path not in results}
+        self._replayed = set(skip)
+        if buffered or shown_alone:
+            results = {**shown_alone, **results, **{path: results.get(path, []) for path in buffered}}
 
         def compute() -> list[tuple[Path, int | None, list[types.Diagnostic] | list[dict]]]:
             encoding, support, uri_of = state.client.position_encoding, state.client.related_information, state.uris.uri
@@ -442,7 +450,8 @@ class DiagnosticsPublisher:
                     for p in problems]
 
         diags = await self.server.engine.run_now(compute)
-        if diags is None or not diags or not self.server.engine.held or path in self._whole:
+        if (diags is None or not diags or not self.server.engine.held or path in self._whole
+                or (self._replayed is not None and path not in self._replayed)):
             return  # nothing to say yet (push mode sends no empty list first), or the full check's turn
         self._published[path] = _fingerprint(diags)
         self._count(path, diags)

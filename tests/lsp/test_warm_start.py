@@ -271,8 +271,11 @@ async def test_an_edit_right_after_a_replayed_start_waits_for_the_model_and_gets
 
 
 async def start_with_buffers(cache: Path, folder: Path | list[Path], buffers: dict[Path, str],
-                             ) -> tuple[dict, dict, dict]:
+                             undone: dict[Path, str] | None = None) -> tuple[dict, dict, dict]:
     """A start (of one workspace folder, or several) whose editor reopens ``buffers`` (unsaved tabs) right after ``initialized``.
+
+    ``undone``: tabs the user then at once reverts to their files' text
+    (``"revert"``) or closes (``"close"``), before the scan can end.
 
     The diagnostics the client holds when the scan's ``$/progress`` end
     arrives, those it holds once the server is whole and quiet, and the
@@ -299,6 +302,15 @@ async def start_with_buffers(cache: Path, folder: Path | list[Path], buffers: di
         for path, text in buffers.items():
             client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
                 uri=path_to_uri(path), language_id="markdown", version=1, text=text)))
+        for path, how in (undone or {}).items():
+            document = types.VersionedTextDocumentIdentifier(uri=path_to_uri(path), version=2)
+            if how == "revert":
+                client.text_document_did_change(types.DidChangeTextDocumentParams(
+                    text_document=document, content_changes=[
+                        types.TextDocumentContentChangeWholeDocument(text=path.read_text(encoding="utf-8"))]))
+            else:
+                client.text_document_did_close(types.DidCloseTextDocumentParams(
+                    text_document=types.TextDocumentIdentifier(uri=document.uri)))
         info = await wait_until_scanned(client, timeout=30)
         await asyncio.sleep(1.0)  # every check after the scan is published
         info = await run_command(client, "memls.debugInfo")
@@ -376,6 +388,25 @@ async def test_a_start_after_files_changed_with_reopened_unsaved_entries_ends_ho
     assert "dangling-superseded-by" in {x.code for x in cold[a]}
     assert warm == cold
     assert at_end == cold
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["replayed", "checked-in-full"])
+@pytest.mark.parametrize("how", ["revert", "close"])
+async def test_a_restored_tab_reverted_or_closed_before_the_end_keeps_none_of_its_unsaved_problems(tmp_path, warm, how):
+    """The first text's own problems, shown while the scan ran, are withdrawn by the end.
+
+    The restored tab of d names it c (a duplicate, and a name unlike its
+    file's), and the user reverts it or closes it at once: the end must hold
+    what its file has (nothing), not the lone check of a text that is gone.
+    """
+    folder, root, cache = await checked_once(tmp_path)
+    d = root / "d.md"
+    buffers = {d: entry("c", "fourth")}
+    at_end, whole, info = await start_with_buffers(cache if warm else tmp_path / "other-cache", folder, buffers,
+                                                   undone={d: how})
+    assert replayed(info) == warm
+    assert path_to_uri(d) not in whole
+    assert at_end == whole
 
 
 async def test_a_replayed_start_with_documents_reopened_as_their_files_ends_holding_their_replayed_problems(tmp_path):
