@@ -289,19 +289,32 @@ def main(argv: Sequence[str] | None = None) -> None:
 @cli.command("roots")
 @click.option("--json", "as_json", is_flag=True, help="Output as JSON.")
 def roots_command(as_json: bool) -> None:
-    """Show the resolved memory roots, nearest layer first."""
+    """Show the resolved memory roots, nearest layer first, then the roots the settings add.
+
+    The settings' ``roots`` (``.memls.toml``, ``[tool.memls]``) are served by
+    ``check`` and the editor only, not by the gptme commands; they are listed
+    last and marked so, because a root that ``check`` reports on but
+    ``roots`` never names leaves the reader guessing where a problem came from.
+    """
+    from memls.store.roots import resolve_workspace
+    from memls.store.settings import load_settings
+
     roots = open_store().roots
+    layered = {r.path.resolve() for r in roots}
+    settings_roots = [p for p in load_settings(resolve_workspace()).roots if p.resolve() not in layered]
     if as_json:
         echo_json(
-            [
-                {"scope": r.scope, "path": str(r.path), "exists": r.path.is_dir()}
-                for r in roots
-            ]
+            [{"scope": r.scope, "path": str(r.path), "exists": r.path.is_dir()} for r in roots]
+            + [{"scope": "explicit", "path": str(p), "exists": p.is_dir(), "from": "settings"}
+               for p in settings_roots]
         )
         return
     for r in roots:
         marker = "" if r.path.is_dir() else "  (missing)"
         click.echo(f"{r.scope:8s} {r.path}{marker}")
+    for p in settings_roots:
+        marker = "" if p.is_dir() else ", missing"
+        click.echo(f"{'explicit':8s} {p}  (settings: check and editor only{marker})")
 
 
 @cli.command("list")

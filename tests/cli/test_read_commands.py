@@ -37,6 +37,26 @@ def test_roots_json_gives_scope_path_and_existence(run, tmp_path):
     ]
 
 
+def test_roots_names_the_roots_the_settings_add_for_check_and_the_editor(run, memory_dir, tmp_path):
+    """A ``.memls.toml`` root is checked by ``memls check`` and the editor: ``roots`` must name it, marked so."""
+    memory_dir.mkdir()
+    extra, gone = tmp_path / "notes", tmp_path / "gone"
+    extra.mkdir()
+    (tmp_path / ".memls.toml").write_text(f'roots = ["{extra}", "{gone}", "{memory_dir}"]\n', encoding="utf-8")
+    env = {"GPTME_WORKSPACE": str(tmp_path)}
+    result = run("roots", env=env)
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        f"explicit {memory_dir}",
+        f"explicit {extra}  (settings: check and editor only)",
+        f"explicit {gone}  (settings: check and editor only, missing)",
+    ]
+    assert json.loads(run("roots", "--json", env=env).stdout)[1:] == [
+        {"scope": "explicit", "path": str(extra), "exists": True, "from": "settings"},
+        {"scope": "explicit", "path": str(gone), "exists": False, "from": "settings"},
+    ]
+
+
 def test_list_filters_by_type(run):
     save_entry(run, "My Fact", "A fact.", "Body text.", "--type", "project")
     save_entry(run, "other", "Something else.", "", "--type", "feedback")
