@@ -300,8 +300,12 @@ def roots_command(as_json: bool) -> None:
     from memls.store.settings import load_settings
 
     roots = open_store().roots
-    layered = {r.path.resolve() for r in roots}
-    settings_roots = [p for p in load_settings(resolve_workspace()).roots if p.resolve() not in layered]
+    seen = {r.path.resolve() for r in roots}
+    settings_roots = []
+    for path in load_settings(resolve_workspace()).roots:  # each directory once, as check and the editor serve it
+        if (resolved := path.resolve()) not in seen:
+            seen.add(resolved)
+            settings_roots.append(path)
     if as_json:
         echo_json(
             [{"scope": r.scope, "path": str(r.path), "exists": r.path.is_dir()} for r in roots]

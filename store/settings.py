@@ -76,6 +76,9 @@ def settings_from_mapping(data: Mapping[str, Any], *, base_dir: Path | None = No
         warnings.append("roots must be a list of directory paths")
         raw_roots = []
     for r in raw_roots:
+        if "\0" in r:  # no file system names it: the whole command would stop on it
+            warnings.append(f"roots: {r!r} holds a NUL character; ignored")
+            continue
         path = Path(r).expanduser()
         if not path.is_absolute() and base_dir is not None:
             path = base_dir / path

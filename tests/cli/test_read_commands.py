@@ -57,6 +57,16 @@ def test_roots_names_the_roots_the_settings_add_for_check_and_the_editor(run, me
     ]
 
 
+def test_roots_names_a_settings_root_spelled_several_ways_once(run, memory_dir, tmp_path):
+    """stranger s26 F7: one directory spelled three ways in ``.memls.toml`` is one root to check and the editor."""
+    memory_dir.mkdir()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / ".memls.toml").write_text(f'roots = ["notes", "./notes/", "../{tmp_path.name}/notes"]\n',
+                                          encoding="utf-8")
+    result = run("roots", env={"GPTME_WORKSPACE": str(tmp_path)})
+    assert result.stdout.splitlines()[1:] == [f"explicit {tmp_path / 'notes'}  (settings: check and editor only)"]
+
+
 def test_list_filters_by_type(run):
     save_entry(run, "My Fact", "A fact.", "Body text.", "--type", "project")
     save_entry(run, "other", "Something else.", "", "--type", "feedback")

@@ -29,6 +29,7 @@ def test_severity_overrides_a_default_and_off_silences():
          "severity.invalid-yaml: '3' is not one of off, hint, information, warning, error"),
         ({"roots": [1, 2]}, "roots must be a list of directory paths"),
         ({"roots": {"a": "b"}}, "roots must be a list of directory paths"),
+        ({"roots": ["bad\0nul"]}, "roots: 'bad\\x00nul' holds a NUL character; ignored"),
         ({"index": {"on_save": "always"}}, "index.on_save: 'always' is not one of auto, regenerate, off"),
         ({"index": "auto"}, "index must be a table"),
         ({"colour": True}, "unknown setting 'colour'"),
