@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -529,14 +529,17 @@ def _appended(index_text: str, lines: list[str]) -> str:
     return text + eol.join(lines) + eol
 
 
-def remove_index_line(index_text: str, filename: str) -> str:
+def remove_index_line(index_text: str, filename: str, moved_from: Collection[str] = ()) -> str:
     """``MEMORY.md`` without any pointer line to ``filename`` (delete, rename).
 
     Unlike the upsert this recognises pointers whose link text contains ``]``,
     so a removal leaves no dangling pointer behind. Every other line keeps
-    its bytes and its own line ending.
+    its bytes and its own line ending. ``moved_from``: the files a hand move
+    may have left the entry's lines at (:func:`lines_left_behind`), whose
+    lines go too: gone files named after the entry, so no line there is
+    another's.
     """
-    found = _pointers_at(index_text, {filename})
+    found = _pointers_at(index_text, {filename, *moved_from})
     if not found:
         return index_text
     return _without_spans(index_text, [(link.line, start, end) for link, start, end in found])
@@ -600,11 +603,7 @@ def refresh_index_line(
     its words kept, never left broken beside an appended one (the next
     ``--fix`` removed the broken line, and the person's words with it).
     """
-    links = [] if before is None else _pointers_at(index_text, {before.filename})
-    for filename in moved_from if before is not None else ():
-        if links:
-            break
-        links = _pointers_at(index_text, {filename})
+    links = [] if before is None else _pointers_at(index_text, {_line_target(index_text, before.filename, moved_from)})
     if not links:
         return add_index_line(index_text, after)
     assert before is not None
@@ -627,20 +626,60 @@ def refresh_index_line(
     return _spliced(index_text, new_lines)
 
 
-def lines_left_behind(root_dir: Path, entry: MemoryEntry) -> list[str]:
+def _line_target(index_text: str, filename: str, moved_from: Sequence[str] = ()) -> str:
+    """The link target of an entry's line: its file's name, or the first file in ``moved_from`` a line points at.
+
+    ``moved_from`` is where a hand move may have left the line
+    (:func:`lines_left_behind`): a file that is gone. A save or a rename
+    points that line at the entry's file when the file has none, so no
+    write leaves the entry's line broken behind it.
+    """
+    if not moved_from or _pointers_at(index_text, {filename}):
+        return filename
+    return next((name for name in moved_from if _pointers_at(index_text, {name})), filename)
+
+
+def stale_line_error(name: str, new_name: str, filename: str, line: int) -> ValueError:
+    """The refusal of a rename onto ``filename`` while a curated line (1-based ``line``) points there at nothing.
+
+    That line, broken and about something else, would become a second line
+    of the renamed entry with its words standing for it; the person settles
+    it first (the engine's rename and the editor's refuse alike).
+    """
+    return ValueError(f"cannot rename '{name}' to '{new_name}': line {line} of MEMORY.md already points at "
+                      f"{filename}, which no file holds; change or remove that line first")
+
+
+def lines_left_behind(root_dir: Path, entry: MemoryEntry, index_text: str,
+                      names: Callable[[], Iterable[str]]) -> list[str]:
     """The files a hand move of ``entry`` may have left its index line at: those its name gives, gone.
 
     ``mv deploy.md deploy-notes.md`` leaves the line of ``deploy`` pointing
     at ``deploy.md``. The file named as the entry comes first, then its
     name's slug; a file that is there keeps its line (its own, or one
-    pointing at a file memls cannot read: never taken over).
+    pointing at a file memls cannot read: never taken over). A line at the
+    slug's file is this entry's only when no other entry of the root
+    (``names``, asked only then) may be meant, as ``memls check`` pairs a
+    moved entry with its line: one named exactly as the file wins
+    (``deploy`` over ``Deploy`` for ``deploy.md``), and two whose names slug
+    to it leave the line to the person.
     """
+    exact = f"{entry.name}.md"
     out = []
-    for filename in (f"{entry.name}.md", f"{slugify(entry.name)}.md"):
-        if filename != entry.filename and filename not in out and "/" not in filename \
-                and not is_index_filename(filename) and not os.path.lexists(root_dir / filename):
-            out.append(filename)
+    for filename in (exact, f"{slugify(entry.name)}.md"):
+        if filename == entry.filename or filename in out or "/" in filename \
+                or is_index_filename(filename) or os.path.lexists(root_dir / filename):
+            continue
+        if filename != exact and _pointers_at(index_text, {filename}) \
+                and _meant_by_another(filename[: -len(".md")], entry.name, names()):
+            continue
+        out.append(filename)
     return out
+
+
+def _meant_by_another(stem: str, name: str, names: Iterable[str]) -> bool:
+    """Whether an entry other than ``name`` is named ``stem`` or has a name whose slug is ``stem``."""
+    return any(other != name and (other == stem or slugify(other) == stem) for other in names)
 
 
 def line_may_describe(index_text: str, version: MemoryEntry, besides: MemoryEntry | None = None) -> bool:
@@ -669,14 +708,15 @@ def _spliced(text: str, replacements: list[tuple[int, int, str]]) -> str:
     return "".join(pieces)
 
 
-def replace_pointer(index_text: str, filename: str, line: str) -> str:
+def replace_pointer(index_text: str, filename: str, line: str, moved_from: Collection[str] = ()) -> str:
     """``line`` in place of the first pointer to ``filename``, any further ones dropped.
 
     Pointers are found by the index parser, which also recognises a title
     containing ``]``, so no pointer to a renamed or retired file survives.
     The line taken keeps its ending; every other line keeps its bytes.
+    ``moved_from``: as for :func:`remove_index_line`, lines there count as pointers to ``filename``.
     """
-    doomed = [link.line for link in pointers_to(index_text, {filename})]
+    doomed = [link.line for link in pointers_to(index_text, {filename, *moved_from})]
     if not doomed:
         return index_text
     lines, breaks = _lines_and_breaks(index_text)

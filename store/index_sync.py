@@ -123,7 +123,8 @@ def index_after_save(
         return None
     ours = root_dir is not None and current is not None and not unsaved \
         and written_as_rendering(root_dir, current.encode("utf-8"))
-    moved_from = lines_left_behind(root_dir, saved) if root_dir is not None and saved is not None else []
+    moved_from = [] if root_dir is None or saved is None or current is None else lines_left_behind(
+        root_dir, saved, current, lambda: (e.name for e in around.entries()[0]))
     text = _index_after_save(around, saved, previous, removed_filename, policy, current, mode, earlier, ours,
                              moved_from)
     if unsaved and current is not None:
@@ -215,8 +216,9 @@ def _curated_after_save(
     """A curated index after a save: only the saved entry's line is added, updated or removed."""
     if saved is not None and saved.is_living:
         return refresh_index_line(current, previous, saved, earlier, moved_from)
-    filename = saved.filename if saved is not None else removed_filename
-    return remove_index_line(current, filename) if filename else current
+    if saved is not None:
+        return remove_index_line(current, saved.filename, moved_from)
+    return remove_index_line(current, removed_filename) if removed_filename else current
 
 
 def index_after_commit(

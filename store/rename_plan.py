@@ -35,11 +35,13 @@ from .index import (
     IndexLink,
     IndexPolicy,
     is_generated_index,
+    lines_left_behind,
     omission_budget,
     opens_like_a_rendering,
     parse_index_lines,
     render_index,
     render_policy_view,
+    stale_line_error,
 )
 from .index_view import IndexView
 from .model import Document, RootState, Workspace
@@ -127,6 +129,7 @@ def plan_rename(workspace: Workspace, doc: Document, new_name: str) -> Fix:
         )
     if new_path != current:
         _refuse_existing(state, entry.name, new_path)
+        _refuse_stale_line(state, entry, new_slug, new_path.name)
     operations: list = _plan_edits(state, doc, entry, new_name=new_slug, new_path=new_path)
     if new_path != current:
         operations.append(RenameFile(doc.path, new_path))
@@ -214,6 +217,17 @@ def _clashes(state: RootState, current: Path, names: set[str]) -> list[Document]
         paths.update(state.by_slug.get(slugify(name), ()))
     paths.discard(current)
     return [state.documents[p] for p in sorted(paths)]
+
+
+def _refuse_stale_line(state: RootState, entry: MemoryEntry, new_name: str, filename: str) -> None:
+    """Refuse as the engine's rename does when a curated line points at ``filename``, where no file is."""
+    basis = _index_basis(state)
+    links = basis.links_to(filename) if basis.index_doc is not None and basis.policy is None else []
+    if not links or basis.generated_before:
+        return
+    own = filename in basis.left_behind(state, entry) and not basis.links_to(entry.filename)
+    if not own:  # (a line the entry left there by a hand move is its own, while it has none at its file)
+        raise stale_line_error(entry.name, new_name, filename, links[0].line + 1)
 
 
 def _refuse_existing(state: RootState, name: str, new_path: Path) -> None:
@@ -341,8 +355,11 @@ def _index_edits(
     if rendered is not None:
         return [minimal_edit(state.index_path, text, rendered)] if rendered != text else []
     edits = []
-    for link in basis.links_to(old_filename):
-        if renamed.filename != old_filename:
+    # The line a hand move left at the file the entry's name gives is its line too (memls.store.index.lines_left_behind).
+    links = basis.links_to(old_filename) or next(
+        (found for name in basis.left_behind(state, entry) if (found := basis.links_to(name))), [])
+    for link in links:
+        if renamed.filename != link.target:
             edits.append(TextEdit(state.index_path, Span(link.line, link.target_span[0], link.line, link.target_span[1]), renamed.filename))
         if link.title in (entry.index_title, entry.name) and renamed.index_title != link.title:
             edits.append(TextEdit(state.index_path, Span(link.line, link.title_span[0], link.line, link.title_span[1]), renamed.index_title))
@@ -385,7 +402,7 @@ class _IndexBasis:
         return IndexView.build((e.filename, e) for e in self.before)
 
     @cached_property
-    def _generated_before(self) -> bool:
+    def generated_before(self) -> bool:
         if self._budget is None:
             return self._view.renders(self._text)
         return is_generated_index(self._text, self.before)
@@ -400,6 +417,10 @@ class _IndexBasis:
         for link in parse_index_lines(self._text):
             by_target.setdefault(link.target, []).append(link)
         return by_target
+
+    def left_behind(self, state: RootState, entry: MemoryEntry) -> list[str]:
+        """:func:`memls.store.index.lines_left_behind` of ``entry`` in this index, among the root's entries."""
+        return lines_left_behind(state.path, entry, self._text, lambda: (e.name for e in self.before))
 
     def links_to(self, filename: str) -> list[IndexLink]:
         """The index's pointer lines to ``filename``, in line order."""
@@ -423,12 +444,12 @@ class _IndexBasis:
         if self._budget is not None:
             # An index under an omission marker: rendered in full, as the engine does.
             after = _entries_after(self.before, doc, renamed)
-            if not (self._generated_before or is_generated_index(self._text, after)):
+            if not (self.generated_before or is_generated_index(self._text, after)):
                 return None
             return render_index(shadow_by_name(after), budget=self._budget)
         changes: dict[str, MemoryEntry | None] = {doc.path.name: None}
         changes[renamed.filename] = renamed
-        if not (self._generated_before or self._view.renders_with(changes, self._text)):
+        if not (self.generated_before or self._view.renders_with(changes, self._text)):
             return None
         return self._view.rendering_with(changes)
 

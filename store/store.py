@@ -60,6 +60,7 @@ from .index import (
     index_entries,
     render_index,
     render_policy_view,
+    stale_line_error,
 )
 from .lookup import resolve_name
 from .names import check_name, slugify
@@ -468,6 +469,9 @@ class MemoryStore:
                     if clash.name != new_slug else
                     f"cannot rename '{old.name}' to '{new_slug}': entry {clash.filename} already has that name"
                 )
+            stale = tx.stale_lines_at(new_path.name, old)
+            if stale:
+                raise stale_line_error(old.name, new_slug, new_path.name, stale[0])
             renamed = replace(old, name=new_slug, path=new_path)
             check_index_fields(_read_back(renamed, create=False))
             linked = []

@@ -24,7 +24,6 @@ from .index import (
     INDEX_FILENAME,
     POLICY_FILENAME,
     IndexPolicy,
-    add_index_line,
     gets_index_line,
     index_entries,
     is_generated_index,
@@ -50,6 +49,8 @@ from .spans import KeySpans
 from .text import one_line
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from .warm_root import WarmRoot
 
 
@@ -538,7 +539,7 @@ class RootTransaction:
             self._stage_index(refresh_index_line(self._index_text(), previous, entry,
                                                  moved_from=self._lines_left_behind(entry)))
         elif self._original_index is not None:
-            self._stage_index(remove_index_line(self._index_text(), entry.filename))
+            self._stage_index(self._without_line(self._index_text(), entry))
 
     def update_index_for_lifecycle(
         self, changed: list[MemoryEntry], *, deleted: bool = False
@@ -554,9 +555,9 @@ class RootTransaction:
         text = self._index_text()
         for entry in changed:
             if deleted or not entry.is_living:
-                text = remove_index_line(text, entry.filename)
-            elif not _has_pointer(text, entry.filename):
-                text = add_index_line(text, entry)
+                text = self._without_line(text, entry)
+            elif not _has_pointer(text, entry.filename):  # its line left behind by a hand move, else a new one
+                text = refresh_index_line(text, entry, entry, moved_from=self._lines_left_behind(entry))
         self._stage_index(text)
 
     def update_index_for_supersede(self, old: MemoryEntry, new: MemoryEntry) -> None:
@@ -571,10 +572,14 @@ class RootTransaction:
             self._stage_rendering()
             return
         text = self._index_text()
-        if _has_pointer(text, new.filename) or not gets_index_line(new):
-            text = remove_index_line(text, old.filename)
+        old_moved, new_moved = self._lines_left_behind(old), self._lines_left_behind(new)
+        if not gets_index_line(new):
+            text = remove_index_line(text, old.filename, old_moved)
+        elif pointers_to(text, {new.filename, *new_moved}):
+            # The successor's own line stays as written, pointed at its file if a hand move left it behind.
+            text = refresh_index_line(remove_index_line(text, old.filename, old_moved), new, new, moved_from=new_moved)
         else:
-            text = replace_pointer(text, old.filename, new.index_line())
+            text = replace_pointer(text, old.filename, new.index_line(), old_moved)
         self._stage_index(text)
 
     def update_index_for_rename(self, old: MemoryEntry, renamed: MemoryEntry) -> None:
@@ -596,12 +601,34 @@ class RootTransaction:
         if renamed.is_living:
             text = refresh_index_line(text, old, renamed, moved_from=moved_from)
         else:
-            text = remove_index_line(text, old.filename)
+            text = remove_index_line(text, old.filename, moved_from)
         self._stage_index(text)
+
+    def stale_lines_at(self, filename: str, entry: MemoryEntry) -> list[int]:
+        """The curated index's lines (1-based) that point at ``filename``, where no file is, and are not ``entry``'s.
+
+        What a rename onto ``filename`` refuses (:func:`memls.store.index.stale_line_error`).
+        A generated or managed index is rendered again (the line goes), and
+        a line ``entry`` left there by a hand move is its own, unless the
+        entry has a line at its file too: both would then point at one file.
+        """
+        if filename == entry.filename or self._regenerate():
+            return []
+        text = self._index_text()
+        if filename in self._lines_left_behind(entry) and not pointers_to(text, {entry.filename}):
+            return []
+        return [link.line + 1 for link in pointers_to(text, {filename})]
+
+    def _without_line(self, text: str, entry: MemoryEntry) -> str:
+        """``text`` without ``entry``'s line, at its file or where a hand move left it."""
+        return remove_index_line(text, entry.filename, self._lines_left_behind(entry))
 
     def _lines_left_behind(self, entry: MemoryEntry) -> list[str]:
         """:func:`memls.store.index.lines_left_behind`, but for a file this transaction writes (its own line)."""
-        return [name for name in lines_left_behind(self.root.path, entry)
+        def names() -> Iterator[str]:  # asked only for a line another entry may be meant by
+            return (e.name for e in self._read.entries)
+
+        return [name for name in lines_left_behind(self.root.path, entry, self._index_text(), names)
                 if self.staged.get(self.root.path / name) is None]
 
     # commit

@@ -12,15 +12,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memls.store.apply import apply_fixes
 from memls.store.check_cache import check_roots
 from memls.store.entry import MemoryEntry
 from memls.store.index_sync import RootAroundSave, index_after_save
+from memls.store.model import Workspace
+from memls.store.rename_plan import plan_rename
+from memls.store.roots import MemoryRoot
 from memls.store.settings import Settings
 
-from .store_test_helpers import index_text, store_for
+from .store_test_helpers import entry_file, index_text, store_for
 
 CURATED = (
     "# Persistent Memory\n\n"
@@ -76,22 +81,25 @@ def test_an_entry_never_listed_gets_a_line_appended_as_before(tmp_path):
                                 "- [deploy](deploy-notes.md) \u2014 How we deploy, revised\n")
 
 
-def test_the_servers_index_on_save_points_the_line_left_behind_at_the_moved_file(tmp_path):
-    root = tmp_path / "memory"
-    root.mkdir()
+def server_save(root: Path, after: MemoryEntry, current: str, *, root_known: bool = True) -> str | None:
+    """The server's index-on-save of ``deploy``, moved by hand to deploy-notes.md, as ``after``; ``other`` beside it."""
+    root.mkdir(exist_ok=True)
     other = MemoryEntry(name="other", description="Other thing", path=root / "other.md")
     before = MemoryEntry(name="deploy", description="How we deploy", path=root / "deploy-notes.md")
-    after = MemoryEntry(name="deploy", description="How we deploy, revised", path=root / "deploy-notes.md")
     for entry in (other, after):
         assert entry.path is not None
         entry.path.write_text(entry.to_markdown(), encoding="utf-8")
+    return index_after_save(around=RootAroundSave(lambda: ([before, other], [after, other])), saved=after,
+                            previous=before, policy=None, current=current, root_dir=root if root_known else None)
+
+
+def test_the_servers_index_on_save_points_the_line_left_behind_at_the_moved_file(tmp_path):
+    root = tmp_path / "memory"
+    after = MemoryEntry(name="deploy", description="How we deploy, revised", path=root / "deploy-notes.md")
     current = CURATED.replace("\n", "\r\n")
-    new = index_after_save(around=RootAroundSave(lambda: ([before, other], [after, other])), saved=after,
-                           previous=before, policy=None, current=current, root_dir=root)
-    assert new == current.replace("(deploy.md)", "(deploy-notes.md)")
+    assert server_save(root, after, current) == current.replace("(deploy.md)", "(deploy-notes.md)")
     # Without knowing the root, the line is not looked for (as before): one is appended.
-    appended = index_after_save(around=RootAroundSave(lambda: ([before, other], [after, other])), saved=after,
-                                previous=before, policy=None, current=current)
+    appended = server_save(root, after, current, root_known=False)
     assert appended is not None and "(deploy.md)" in appended and appended.count("deploy-notes.md") == 1
 
 
@@ -128,3 +136,169 @@ def test_a_rename_of_an_entry_moved_by_hand_takes_its_curated_line_along(tmp_pat
     (root / "deploy.md").rename(root / "deploy-notes.md")
     store_for(root).rename("deploy", "shipping")
     assert index_text(root) == CURATED.replace("[deploy](deploy.md)", "[shipping](shipping.md)")
+
+
+RETIRING = {
+    "historical": lambda s: s.set_status("deploy", "historical"),
+    "delete": lambda s: s.delete("deploy"),
+    "supersede, the successor listed": lambda s: s.supersede("deploy", "other"),
+    "rename of a superseded entry": lambda s: (s.supersede("deploy", "other"), s.rename("deploy", "shipping")),
+    "save of a superseded entry": lambda s: (s.supersede("deploy", "other"),
+                                             s.save("deploy", "How we deployed", "Steps, revised.")),
+}
+
+
+@pytest.mark.parametrize("retire", RETIRING.values(), ids=RETIRING.keys())
+@pytest.mark.parametrize("at_its_file", ["", "- [deploy, again](deploy-notes.md) \u2014 more words\n"],
+                         ids=["line left behind", "and a line at its file"])
+def test_retiring_an_entry_moved_by_hand_takes_its_line_left_behind_away(tmp_path, retire, at_its_file):
+    """A retired or deleted entry loses its curated lines; after a hand move, the line left behind is one.
+
+    With a line at its new file too (stranger s26 F6), the line left behind stayed, broken.
+    """
+    root = tmp_path / "memory"
+    curated_root(root)
+    (root / "MEMORY.md").write_text(CURATED + at_its_file, encoding="utf-8")
+    (root / "deploy.md").rename(root / "deploy-notes.md")
+    retire(store_for(root))
+    assert index_text(root) == "# Persistent Memory\n\n- [other](other.md) \u2014 Other thing\n"
+
+
+def test_a_successor_without_a_line_takes_the_place_of_the_line_left_behind(tmp_path):
+    root = tmp_path / "memory"
+    curated_root(root)
+    store_for(root).save("next", "The next way", "Body.")
+    (root / "MEMORY.md").write_text(CURATED, encoding="utf-8")
+    (root / "deploy.md").rename(root / "deploy-notes.md")
+    store_for(root).supersede("deploy", "next")
+    assert index_text(root) == CURATED.replace("- [deploy](deploy.md) \u2014 ask Sam before touching prod",
+                                               "- [next](next.md) \u2014 The next way")
+
+
+def test_the_servers_save_of_a_retired_moved_entry_removes_the_line_left_behind(tmp_path):
+    root = tmp_path / "memory"
+    after = MemoryEntry(name="deploy", description="How we deploy", path=root / "deploy-notes.md",
+                        status="historical")
+    assert server_save(root, after, CURATED) == "# Persistent Memory\n\n- [other](other.md) \u2014 Other thing\n"
+
+
+def test_the_editors_rename_of_an_entry_moved_by_hand_retargets_its_line_left_behind(tmp_path):
+    root = tmp_path / "memory"
+    curated_root(root)
+    (root / "deploy.md").rename(root / "deploy-notes.md")
+    ws = Workspace.load([MemoryRoot("explicit", root)])
+    doc = ws.document(root / "deploy-notes.md")
+    assert doc is not None
+    fix = plan_rename(ws, doc, "shipping")
+    apply_fixes([fix], {d.path: d.text for d in ws.documents()}, root=root)
+    assert index_text(root) == CURATED.replace("[deploy](deploy.md)", "[shipping](shipping.md)")
+    assert (root / "shipping.md").is_file() and not (root / "deploy-notes.md").exists()
+
+
+@pytest.mark.parametrize("old_listed", [True, False], ids=["old listed", "old not listed"])
+def test_a_successor_moved_by_hand_keeps_its_own_line_pointed_at_its_file(tmp_path, old_listed):
+    """stranger s26 F2: the successor's line left behind was kept broken beside a generated one."""
+    root = tmp_path / "memory"
+    curated_root(root)
+    index = CURATED if old_listed else CURATED.replace("- [deploy](deploy.md) \u2014 ask Sam before touching prod\n", "")
+    (root / "MEMORY.md").write_text(index, encoding="utf-8")
+    (root / "other.md").rename(root / "other-notes.md")
+    store_for(root).supersede("deploy", "other")
+    assert index_text(root) == "# Persistent Memory\n\n- [other](other-notes.md) \u2014 Other thing\n"
+
+
+def test_an_entry_made_living_again_after_a_hand_move_gets_its_line_left_behind_back(tmp_path):
+    root = tmp_path / "memory"
+    curated_root(root)
+    store_for(root).set_status("deploy", "historical")
+    (root / "MEMORY.md").write_text(CURATED, encoding="utf-8")  # the person kept its line
+    (root / "deploy.md").rename(root / "deploy-notes.md")
+    store_for(root).set_status("deploy", "living")
+    assert index_text(root) == CURATED.replace("(deploy.md)", "(deploy-notes.md)")
+
+
+STALE = CURATED + "- [Old](gone.md) \u2014 a stale line someone left\n"
+
+
+def test_a_rename_onto_a_file_a_stale_curated_line_points_at_is_refused_and_touches_nothing(tmp_path):
+    """stranger s26 F5: the stale line became a second line of the renamed entry, its words standing for it."""
+    root = tmp_path / "memory"
+    curated_root(root)
+    (root / "MEMORY.md").write_text(STALE, encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in root.iterdir()}
+    with pytest.raises(ValueError, match="line 5 of MEMORY.md already points at gone.md"):
+        store_for(root).rename("deploy", "gone")
+    assert {p.name: p.read_bytes() for p in root.iterdir()} == before
+
+
+def test_the_editors_rename_onto_such_a_file_is_refused_alike(tmp_path):
+    root = tmp_path / "memory"
+    curated_root(root)
+    (root / "MEMORY.md").write_text(STALE, encoding="utf-8")
+    ws = Workspace.load([MemoryRoot("explicit", root)])
+    doc = ws.document(root / "deploy.md")
+    assert doc is not None
+    with pytest.raises(ValueError, match="line 5 of MEMORY.md already points at gone.md"):
+        plan_rename(ws, doc, "gone")
+
+
+def test_a_rename_back_onto_the_line_its_own_hand_move_left_is_no_stale_line(tmp_path):
+    root = tmp_path / "memory"
+    curated_root(root)
+    (root / "deploy.md").rename(root / "deploy-notes.md")
+    store_for(root).rename("deploy", "deploy")  # the file back where its name puts it
+    assert index_text(root) == CURATED
+    assert (root / "deploy.md").is_file() and not (root / "deploy-notes.md").exists()
+
+
+def two_claims_root(root: Path, *, other_name: str) -> str:
+    """``deploy`` moved by hand to deploy-x.md, its line left at deploy.md; another entry whose name slugs to it."""
+    entry_file(root, "deploy-x.md", "deploy", "How we deploy")
+    entry_file(root, "dep-b.md", other_name, "Theirs")
+    index = "# Persistent Memory\n\n- [D1](deploy.md) \u2014 d1 words\n"
+    (root / "MEMORY.md").write_text(index, encoding="utf-8")
+    return index
+
+
+WRITES_ON_THE_OTHER = {
+    "historical": lambda s: s.set_status("Deploy", "historical"),
+    "delete": lambda s: s.delete("Deploy"),
+    "rename": lambda s: s.rename("Deploy", "zed"),
+    "save": lambda s: s.save("Deploy", "Theirs, revised", "Body."),
+}
+
+
+@pytest.mark.parametrize("write", WRITES_ON_THE_OTHER.values(), ids=WRITES_ON_THE_OTHER.keys())
+def test_a_write_on_an_entry_whose_name_only_slugs_to_the_gone_file_leaves_its_line_alone(tmp_path, write):
+    """stranger s26/s26b F1: the exact name wins (``deploy`` for deploy.md), as ``memls check`` pairs them."""
+    root = tmp_path / "memory"
+    two_claims_root(root, other_name="Deploy")
+    write(store_for(root))
+    assert "- [D1](deploy.md) \u2014 d1 words\n" in index_text(root)
+
+
+def test_a_line_two_slugged_names_may_mean_is_left_to_the_person(tmp_path):
+    """stranger s26b F2: ``Deploy`` and ``DEPLOY`` both slug to deploy.md; neither takes its line."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    entry_file(root, "dep-a.md", "Deploy", "Mine")
+    entry_file(root, "dep-c.md", "DEPLOY", "Also mine")
+    (root / "MEMORY.md").write_text("# Persistent Memory\n\n- [D1](deploy.md) \u2014 d1 words\n", encoding="utf-8")
+    store_for(root).set_status("Deploy", "historical")
+    store_for(root).rename("DEPLOY", "zed")
+    assert index_text(root) == "# Persistent Memory\n\n- [D1](deploy.md) \u2014 d1 words\n"
+
+
+def test_a_rename_back_is_refused_while_the_entry_has_a_line_at_its_file_too(tmp_path):
+    """stranger s26b F3: both lines would point at deploy.md, two lines of one entry."""
+    root = tmp_path / "memory"
+    curated_root(root)
+    (root / "MEMORY.md").write_text(CURATED + "- [DX](deploy-x.md) \u2014 at its file\n", encoding="utf-8")
+    (root / "deploy.md").rename(root / "deploy-x.md")
+    with pytest.raises(ValueError, match="line 3 of MEMORY.md already points at deploy.md"):
+        store_for(root).rename("deploy", "deploy")
+    ws = Workspace.load([MemoryRoot("explicit", root)])
+    doc = ws.document(root / "deploy-x.md")
+    assert doc is not None
+    with pytest.raises(ValueError, match="line 3 of MEMORY.md already points at deploy.md"):
+        plan_rename(ws, doc, "deploy")
