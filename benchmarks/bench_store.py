@@ -276,6 +276,8 @@ def figures(m: dict, g: dict, f: dict, cli: dict) -> dict[str, dict[str, Any]]:
         add("save_each", m["save"]["median_s"], g["save"]["median_s"])
     if "stat_all" in f:
         add("floor_stat_all", f["stat_all"]["median_s"])
+    if "save" in f:
+        add("floor_save", f["save"]["median_s"])
     add("floor_read_bytes", f["read_bytes"]["median_s"])
     add("floor_yaml_parse", f["yaml_parse"]["median_s"])
     for command in ("index", "audit", "list", "show", "audit_after_change", "audit_after_description_change", "save"):
@@ -313,6 +315,7 @@ LABELS = {
     "save_total": "save of the new entries (total; 100 in `make bench`)",
     "save_each": "save, per entry",
     "floor_stat_all": "floor: list and stat every file",
+    "floor_save": "floor: a save that proves its name (list + stat all, MEMORY.md + entry written atomically)",
     "floor_read_bytes": "floor: read every file",
     "floor_yaml_parse": "floor: libyaml-parse every frontmatter",
     "cli_index": "CLI index, unchanged root (process; its generated MEMORY.md)",

@@ -302,8 +302,37 @@ def run_floor(root: Path, spec: dict[str, Any]) -> dict[str, Any]:
         finally:
             os.close(fd)
 
+    scratch = root.parent / f"{root.name}-floor-save"
+
+    def save() -> int:
+        # The least a save that proves its name costs: the listing and stat of every file, then
+        # MEMORY.md read and written with one more line and the entry written, each atomically
+        # (a temporary file, fsync, rename), and the directory fsynced. Nothing parsed, locked or
+        # read back; written beside the root, never in it.
+        stat_all()
+        index = root / "MEMORY.md"
+        text = (index.read_bytes() if index.exists() else b"") + "- [floor](floor.md) \u2014 A line.\n".encode()
+        for name, data in (("MEMORY.md", text), ("floor.md", b"---\nname: floor\ndescription: A line.\n---\n\nBody.\n")):
+            temporary = scratch / f".{name}.tmp"
+            with open(temporary, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(temporary, scratch / name)
+        fd = os.open(scratch, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return len(text)
+
     out: dict[str, Any] = {"libyaml": bool(getattr(yaml, "__with_libyaml__", False))}
     out["stat_all"], out["files"] = timed(stat_all, repeats)
+    scratch.mkdir(exist_ok=True)
+    try:
+        out["save"], _ = timed(save, repeats * 5)  # fsyncs vary: more samples than the reads
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     out["read_bytes"], out["bytes"] = timed(read_all, repeats)
     out["yaml_parse"], out["parsed"] = timed(parse_all, repeats)
     return out
