@@ -662,19 +662,44 @@ def lines_left_behind(root_dir: Path, entry: MemoryEntry, index_text: str,
     (``names``, asked only then) may be meant, as ``memls check`` pairs a
     moved entry with its line: one named exactly as the file wins
     (``deploy`` over ``Deploy`` for ``deploy.md``), and two whose names slug
-    to it leave the line to the person.
+    to it leave the line to the person. Last comes the one line whose link
+    text is the entry's name (:func:`titled_left_behind`), at a file no
+    other entry's name gives.
     """
     exact = f"{entry.name}.md"
-    out = []
+    out: list[str] = []
     for filename in (exact, f"{slugify(entry.name)}.md"):
-        if filename == entry.filename or filename in out or "/" in filename \
-                or is_index_filename(filename) or os.path.lexists(root_dir / filename):
+        if not _may_be_left_behind(root_dir, entry, filename, out):
             continue
         if filename != exact and _pointers_at(index_text, {filename}) \
                 and _meant_by_another(filename[: -len(".md")], entry.name, names()):
             continue
         out.append(filename)
+    titled = titled_left_behind(index_text, entry.name)
+    if titled is not None and _may_be_left_behind(root_dir, entry, titled, out) \
+            and not _meant_by_another(titled[: -len(".md")], entry.name, names()):
+        out.append(titled)
     return out
+
+
+def titled_left_behind(index_text: str, name: str) -> str | None:
+    """The target of the one pointer line whose link text is ``name`` and that points at another entry file.
+
+    A second hand move (``mv deploy.md d2.md``, the line pointed at
+    ``d2.md``, then ``mv d2.md d3.md``) leaves the line at a file the name
+    does not give; its link text, the entry's name, still says whose it is.
+    Two such lines are left to the person, as ``memls check`` leaves them.
+    """
+    targets = {link.target for number, start, end in _lines_holding(index_text, f"[{name}](")
+               if (link := pointer_line(number, index_text[start:end])) is not None and link.title == name
+               and link.target.endswith(".md") and "/" not in link.target}
+    return targets.pop() if len(targets) == 1 else None
+
+
+def _may_be_left_behind(root_dir: Path, entry: MemoryEntry, filename: str, taken: Collection[str]) -> bool:
+    """Whether a line at ``filename`` may be ``entry``'s left behind: another entry file's name, and gone."""
+    return filename != entry.filename and filename not in taken and "/" not in filename \
+        and not is_index_filename(filename) and not os.path.lexists(root_dir / filename)
 
 
 def _meant_by_another(stem: str, name: str, names: Iterable[str]) -> bool:

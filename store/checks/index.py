@@ -80,6 +80,7 @@ from ..index import (
     render_index,
     render_policy_view,
     retarget_links,
+    titled_left_behind,
     without_line_numbers,
     without_lines,
 )
@@ -1121,7 +1122,7 @@ class _FixBasis:
     @cached_property
     def moved(self) -> dict[str, str]:
         """The broken pointers whose entry moved to another file: target -> that file (:func:`_moved_entries`)."""
-        return _moved_entries(self.doc.root, self.findings)
+        return _moved_entries(self.doc.root, self.doc.text, self.findings)
 
     def partners(self, finding: _LineFinding, other: _LineFinding) -> bool:
         """Whether ``finding`` and ``other`` are a moved entry's broken line and its missing line."""
@@ -1182,7 +1183,7 @@ def _line_fix_title(findings: list[_LineFinding], respelled: Mapping[str, str], 
     return f"{text[0].upper()}{text[1:]} in {INDEX_FILENAME}"
 
 
-def _moved_entries(state: RootState, findings: Sequence[_LineFinding]) -> dict[str, str]:
+def _moved_entries(state: RootState, index_text: str, findings: Sequence[_LineFinding]) -> dict[str, str]:
     """The broken pointers whose entry a person moved to another file: old target -> the entry's file now.
 
     ``mv deploy.md deploy-notes.md`` leaves the line of ``deploy`` pointing at
@@ -1194,24 +1195,38 @@ def _moved_entries(state: RootState, findings: Sequence[_LineFinding]) -> dict[s
     ``deploy.md#steps``). Paired only when nothing else could be meant: no
     file there, and one missing entry whose name is the file's (else one
     whose name's slug is: ``Deploy`` and ``DEPLOY`` both would be left to
-    the person).
+    the person). A line at a file no entry's name gives is paired by its
+    link text (:func:`titled_left_behind`): after a second move it still
+    names its entry. Every write pairs by the same rule
+    (:func:`memls.store.index.lines_left_behind`).
     """
     exact: dict[str, set[str]] = {}  # the file a missing entry's name gives -> the missing entries' files
     slugged: dict[str, set[str]] = {}
+    named: dict[str, set[str]] = {}  # a missing entry's name -> the missing entries' files
     for f in findings:
         if f.code == "index-missing-entry" and f.entry is not None:
             exact.setdefault(f"{f.entry.name}{ENTRY_SUFFIX}", set()).add(f.target)
             slugged.setdefault(f"{slugify(f.entry.name)}{ENTRY_SUFFIX}", set()).add(f.target)
+            named.setdefault(f.entry.name, set()).add(f.target)
     moved = {}
     for f in findings:
         if f.code != "index-broken-link" or f.link is None or _respelled(state, f.target) is not None \
                 or _points_at_a_file(state, f):
             continue
         destination = _opened(state, f.target)
-        files = exact.get(destination) or slugged.get(destination, set())
+        files = exact.get(destination) or slugged.get(destination) or _titled(state, index_text, f.link, named)
         if len(files) == 1:
             [moved[f.target]] = files
     return moved
+
+
+def _titled(state: RootState, index_text: str, link: IndexLink, named: Mapping[str, set[str]]) -> set[str]:
+    """The files of the missing entries ``link`` names by its link text, when it is that entry's one such line."""
+    stem = link.target.removesuffix(ENTRY_SUFFIX)
+    if link.title not in named or state.by_name.get(stem) or state.by_slug.get(stem) \
+            or titled_left_behind(index_text, link.title) != link.target:
+        return set()
+    return named[link.title]
 
 
 class _Repair(NamedTuple):

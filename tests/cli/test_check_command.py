@@ -274,6 +274,37 @@ def test_fix_points_the_line_of_an_entry_moved_by_hand_at_its_file_keeping_its_w
     assert "index-" not in memls_check("memory").output
 
 
+def test_fix_follows_a_second_hand_move_by_the_lines_link_text(tmp_path, monkeypatch):
+    # Stranger s26 F3: after `mv deploy.md d2.md` and a fix, the line points at d2.md, which the name
+    # `deploy` does not give; `mv d2.md d3.md` then made --fix remove the line with its words.
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "d3.md").write_text(entry("deploy", "How we deploy"), encoding="utf-8")
+    (root / "other.md").write_text(entry("other"), encoding="utf-8")
+    index = "# Memory\n\n- [deploy](d2.md) \u2014 ask Sam before touching prod\n- [other](other.md) \u2014 A fact.\n"
+    (root / "MEMORY.md").write_text(index, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = memls_check("memory", "--fix")
+    assert "Point 'd2.md' at 'd3.md' in MEMORY.md" in result.output
+    assert (root / "MEMORY.md").read_text(encoding="utf-8") == index.replace("(d2.md)", "(d3.md)")
+
+
+@pytest.mark.parametrize("besides", [
+    "- [deploy](d1.md) \u2014 a second line naming deploy\n",  # which one is deploy's: the person says
+    "- [d2](d4.md) \u2014 an entry named d2 may be the one meant\n",
+], ids=["two lines name it", "the file is another entry's name"])
+def test_fix_leaves_a_line_its_link_text_cannot_pair_alone(tmp_path, monkeypatch, besides):
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "d3.md").write_text(entry("deploy", "How we deploy"), encoding="utf-8")
+    if "[d2]" in besides:
+        (root / "d4.md").write_text(entry("d2"), encoding="utf-8")
+    index = f"# Memory\n\n- [deploy](d2.md) \u2014 ask Sam before touching prod\n{besides}"
+    (root / "MEMORY.md").write_text(index, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert "Point 'd2.md'" not in memls_check("memory", "--fix").output
+
+
 def test_fix_leaves_unsafe_problems_files_untouched(examples):
     before = snapshot(examples)
     memls_check("memory", "--fix")

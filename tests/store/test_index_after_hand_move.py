@@ -302,3 +302,34 @@ def test_a_rename_back_is_refused_while_the_entry_has_a_line_at_its_file_too(tmp
     assert doc is not None
     with pytest.raises(ValueError, match="line 3 of MEMORY.md already points at deploy.md"):
         plan_rename(ws, doc, "deploy")
+
+
+SECOND_MOVE = CURATED.replace("(deploy.md)", "(d2.md)")  # the line after the first move's fix or save
+
+WRITES_ON_DEPLOY = {
+    "save": (lambda s: s.save("deploy", "How we deploy, revised", "Steps."), SECOND_MOVE.replace("(d2.md)", "(d3.md)")),
+    "rename": (lambda s: s.rename("deploy", "ship"), SECOND_MOVE.replace("[deploy](d2.md)", "[ship](ship.md)")),
+    "historical": (lambda s: s.set_status("deploy", "historical"), "# Persistent Memory\n\n- [other](other.md) \u2014 Other thing\n"),
+    "delete": (lambda s: s.delete("deploy"), "# Persistent Memory\n\n- [other](other.md) \u2014 Other thing\n"),
+}
+
+
+@pytest.mark.parametrize("write, expected", WRITES_ON_DEPLOY.values(), ids=WRITES_ON_DEPLOY.keys())
+def test_a_write_after_a_second_hand_move_takes_the_line_its_link_text_names(tmp_path, write, expected):
+    """stranger s26 F3: ``mv deploy.md d2.md``, the line pointed at d2.md, then ``mv d2.md d3.md``."""
+    root = tmp_path / "memory"
+    curated_root(root)
+    (root / "MEMORY.md").write_text(SECOND_MOVE, encoding="utf-8")
+    (root / "deploy.md").rename(root / "d3.md")
+    write(store_for(root))
+    assert index_text(root) == expected
+
+
+def test_a_line_two_link_texts_name_alike_is_left_to_the_person(tmp_path):
+    root = tmp_path / "memory"
+    curated_root(root)
+    index = SECOND_MOVE + "- [deploy](d1.md) \u2014 which one?\n"
+    (root / "MEMORY.md").write_text(index, encoding="utf-8")
+    (root / "deploy.md").rename(root / "d3.md")
+    store_for(root).save("deploy", "How we deploy, revised", "Steps.")
+    assert index_text(root) == index + "- [deploy](d3.md) \u2014 How we deploy, revised\n"
