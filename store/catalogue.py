@@ -134,7 +134,9 @@ CATALOGUE: tuple[CheckSpec, ...] = (
               "a `MEMORY.md` line links to a file that is not an entry of this root",
               "point the line at the file its entry was moved to by hand (`mv deploy.md deploy-notes.md`), "
               "keeping its words; remove the line (never applied unasked while the file is still there and "
-              "memls cannot read it: a broken symlink, a directory, a file without frontmatter); regenerate `MEMORY.md`"),
+              "memls cannot read it: a broken symlink, a directory, a file without frontmatter, a file below or "
+              "outside the root, or while an entry lacks its line in a curated index, as the two may be one "
+              "memory); regenerate `MEMORY.md`"),
     CheckSpec("index-lists-non-living", "index", "warning",
               "a `MEMORY.md` line lists a superseded or historical entry",
               "remove the line; regenerate `MEMORY.md`"),

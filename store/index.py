@@ -663,8 +663,8 @@ def lines_left_behind(root_dir: Path, entry: MemoryEntry, index_text: str,
     moved entry with its line: one named exactly as the file wins
     (``deploy`` over ``Deploy`` for ``deploy.md``), and two whose names slug
     to it leave the line to the person. Last comes the one line whose link
-    text is the entry's name (:func:`titled_left_behind`), at a file no
-    other entry's name gives.
+    text is the entry's name, then the one whose link text is its title
+    (:func:`titled_left_behind`), at a file no other entry's name gives.
     """
     exact = f"{entry.name}.md"
     out: list[str] = []
@@ -675,19 +675,21 @@ def lines_left_behind(root_dir: Path, entry: MemoryEntry, index_text: str,
                 and _meant_by_another(filename[: -len(".md")], entry.name, names()):
             continue
         out.append(filename)
-    titled = titled_left_behind(index_text, entry.name)
-    if titled is not None and _may_be_left_behind(root_dir, entry, titled, out) \
-            and not _meant_by_another(titled[: -len(".md")], entry.name, names()):
-        out.append(titled)
+    for text in dict.fromkeys((entry.name, entry.index_title)):
+        titled = titled_left_behind(index_text, text)
+        if titled is not None and _may_be_left_behind(root_dir, entry, titled, out) \
+                and not _meant_by_another(titled[: -len(".md")], entry.name, names()):
+            out.append(titled)
     return out
 
 
 def titled_left_behind(index_text: str, name: str) -> str | None:
-    """The target of the one pointer line whose link text is ``name`` and that points at another entry file.
+    """The target of the one pointer line whose link text is ``name`` (an entry's name or title), at an entry file.
 
     A second hand move (``mv deploy.md d2.md``, the line pointed at
     ``d2.md``, then ``mv d2.md d3.md``) leaves the line at a file the name
-    does not give; its link text, the entry's name, still says whose it is.
+    does not give; its link text, the entry's name or the title memls wrote
+    there, still says whose it is.
     Two such lines are left to the person, as ``memls check`` leaves them.
     """
     targets = {link.target for number, start, end in _lines_holding(index_text, f"[{name}](")

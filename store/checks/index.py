@@ -35,7 +35,10 @@ Which fix is safe (applied by ``memls check --fix`` without asking):
   from exactly those lines, the repair gives the rendering, so a generated
   index stays generated. With several line problems, one repair covering
   all of them is the safe fix (the same ``Fix`` for each problem, applied
-  once), so two added lines never race for one spot.
+  once), so two added lines never race for one spot. A repair of a curated
+  index that would remove a broken line and add a missing entry's line, with
+  no rule pairing the two, is never safe: they may be one memory, and the
+  line's words would be lost (``_Repair.guesses``).
 
 Every regenerate fix over one index is the same ``Fix`` value, so a caller
 applying all safe fixes of one ``MEMORY.md`` must apply identical fixes
@@ -1026,7 +1029,7 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
         group = [f for f in basis.findings if f is this or basis.partners(f, this)]
         alone = all(f in group for f in findings)
         repair = _line_repair(doc, group, expected.text, basis.may_be_apart, basis.moved)
-        safe = alone and repair.whole and not _points_at_a_file(state, this)
+        safe = alone and repair.whole and not repair.guesses and not _points_at_a_file(state, this)
         out.append(Fix(repair.title, (repair.edit,), safe=safe))
         if not alone:
             out.append(basis.repair_all)
@@ -1048,9 +1051,9 @@ def _points_at_a_file(state: RootState, finding: _LineFinding) -> bool:
     if finding.code != "index-broken-link" or _respelled(state, finding.target) is not None:
         return False  # (a respelled target is written as its entry's file name: the line stays)
     meant = _opened(state, finding.target)
-    if not meant or "/" in meant:
+    if not meant:
         return False
-    target = state.path / meant
+    target = Path(os.path.normpath(os.path.join(state.path, meant)))  # (``archive/old.md``, ``../README.md``)
     return target in state.documents or os.path.lexists(target)
 
 
@@ -1137,7 +1140,7 @@ class _FixBasis:
         """The safe fix of every line problem; a trimmed index's missing lines are not added (see ``add_trimmed``)."""
         findings = self.apart
         repair = _line_repair(self.doc, findings, self.expected.text, moved=self.moved)
-        safe = repair.whole and not any(_points_at_a_file(self.doc.root, f) for f in findings)
+        safe = repair.whole and not repair.guesses and not any(_points_at_a_file(self.doc.root, f) for f in findings)
         return Fix(repair.title, (repair.edit,), safe=safe)
 
     @cached_property
@@ -1196,8 +1199,8 @@ def _moved_entries(state: RootState, index_text: str, findings: Sequence[_LineFi
     file there, and one missing entry whose name is the file's (else one
     whose name's slug is: ``Deploy`` and ``DEPLOY`` both would be left to
     the person). A line at a file no entry's name gives is paired by its
-    link text (:func:`titled_left_behind`): after a second move it still
-    names its entry. Every write pairs by the same rule
+    link text, the entry's name or title (:func:`titled_left_behind`):
+    after a second move it still names its entry. Every write pairs by the same rule
     (:func:`memls.store.index.lines_left_behind`).
     """
     exact: dict[str, set[str]] = {}  # the file a missing entry's name gives -> the missing entries' files
@@ -1207,7 +1210,8 @@ def _moved_entries(state: RootState, index_text: str, findings: Sequence[_LineFi
         if f.code == "index-missing-entry" and f.entry is not None:
             exact.setdefault(f"{f.entry.name}{ENTRY_SUFFIX}", set()).add(f.target)
             slugged.setdefault(f"{slugify(f.entry.name)}{ENTRY_SUFFIX}", set()).add(f.target)
-            named.setdefault(f.entry.name, set()).add(f.target)
+            for text in {f.entry.name, f.entry.index_title}:
+                named.setdefault(text, set()).add(f.target)
     moved = {}
     for f in findings:
         if f.code != "index-broken-link" or f.link is None or _respelled(state, f.target) is not None \
@@ -1230,11 +1234,20 @@ def _titled(state: RootState, index_text: str, link: IndexLink, named: Mapping[s
 
 
 class _Repair(NamedTuple):
-    """A line repair of ``MEMORY.md``: its edit, whether Claude Code still loads it whole, and its title."""
+    """A line repair of ``MEMORY.md``: its edit, whether Claude Code still loads it whole, and its title.
+
+    ``guesses`` when it removes a broken line of a curated index while it adds
+    a missing entry's line: the two may be one memory moved in a way no rule
+    pairs (link text rewritten by hand, a file moved onto another's name,
+    two entries that could be meant), and removing the line would lose the
+    words a person wrote for it. Such a repair is offered, never applied
+    unasked.
+    """
 
     edit: TextEdit
     whole: bool
     title: str
+    guesses: bool = False
 
 
 def _line_repair(
@@ -1264,6 +1277,7 @@ def _line_repair(
     findings = [f for f in findings if f.target not in respelled.values()]
     filenames = [f.target for f in findings if f.target not in respelled]
     pointed: dict[str, str] = {}
+    guesses = False
     if not retargets and rendering is not None and (may_be_apart is None or may_be_apart(filenames)) \
             and generated_apart_from(text, rendering, filenames):
         new = rendering
@@ -1276,9 +1290,11 @@ def _line_repair(
         # The moved entries' lines are those lines, pointed at their files: neither removed nor added.
         findings = [f for f in findings if f.target not in pointed and f.target not in pointed.values()]
         new = _repaired(text, findings, retargets, set(respelled) | set(pointed))
+        codes = {f.code for f in findings if f.target not in respelled}
+        guesses = {"index-broken-link", "index-missing-entry"} <= codes
     findings = [f for f in findings if f.target not in respelled]
     whole = claude_code_visible_limit(text) is not None or claude_code_visible_limit(new) is None
-    return _Repair(minimal_edit(doc.path, text, new), whole, _line_fix_title(findings, respelled, pointed))
+    return _Repair(minimal_edit(doc.path, text, new), whole, _line_fix_title(findings, respelled, pointed), guesses)
 
 
 def _repaired(text: str, findings: list[_LineFinding], retargets: list[tuple[IndexLink, str]],

@@ -379,16 +379,30 @@ def test_a_broken_line_added_to_a_generated_index_is_removed_back_to_the_renderi
 
 def test_every_line_problem_of_one_index_offers_the_same_safe_repair(check_root):
     a = living("alpha", "A")
-    text = f"{HEADER}\n\nKeep this.\n- [ghost](ghost.md) \u2014 gone\n"
-    checked = check_root({"alpha.md": a, "MEMORY.md": text})
+    text = f"{HEADER}\n\nKeep this.\n- [old](old.md) \u2014 retired\n"
+    checked = check_root({"alpha.md": a, "old.md": historical("old"), "MEMORY.md": text})
     problems = checked.problems(path=root_of(checked) / "MEMORY.md")
-    assert {p.code for p in problems} == {"index-broken-link", "index-missing-entry"}
+    assert {p.code for p in problems} == {"index-lists-non-living", "index-missing-entry"}
     safe = {f for p in problems for f in fixes_for(checked.ctx, p) if f.safe}
     assert len(safe) == 1
     after = apply(checked, safe.pop())
     assert (root_of(after) / "MEMORY.md").read_text() == (
         f"{HEADER}\n\nKeep this.\n- [alpha](alpha.md) \u2014 A\n"
     )
+
+
+def test_a_repair_removing_a_broken_line_while_adding_a_missing_one_is_offered_never_safe(check_root):
+    """The two may be one memory moved where no rule pairs them: the line's words would be lost (stranger s27)."""
+    a = living("alpha", "A")
+    text = f"{HEADER}\n\nKeep this.\n- [ghost](ghost.md) \u2014 my words\n"
+    checked = check_root({"alpha.md": a, "MEMORY.md": text})
+    problems = checked.problems(path=root_of(checked) / "MEMORY.md")
+    assert {p.code for p in problems} == {"index-broken-link", "index-missing-entry"}
+    fixes = [f for p in problems for f in fixes_for(checked.ctx, p)]
+    assert not [f for f in fixes if f.safe]
+    repair = next(f for f in fixes if f.title.startswith("Add the line for 'alpha' and remove the line for 'ghost.md'"))
+    after = apply(checked, repair)
+    assert (root_of(after) / "MEMORY.md").read_text() == f"{HEADER}\n\nKeep this.\n- [alpha](alpha.md) \u2014 A\n"
 
 
 # -- index-lists-non-living -------------------------------------------------------------------
