@@ -135,8 +135,8 @@ CATALOGUE: tuple[CheckSpec, ...] = (
               "point the line at the file its entry was moved to by hand (`mv deploy.md deploy-notes.md`), "
               "keeping its words; remove the line (never applied unasked while the file is still there and "
               "memls cannot read it: a broken symlink, a directory, a file without frontmatter, a file below or "
-              "outside the root, or while an entry lacks its line in a curated index, as the two may be one "
-              "memory); regenerate `MEMORY.md`"),
+              "outside the root, or a line whose link text is not its deleted entry's name: its words are "
+              "yours); regenerate `MEMORY.md`"),
     CheckSpec("index-lists-non-living", "index", "warning",
               "a `MEMORY.md` line lists a superseded or historical entry",
               "remove the line; regenerate `MEMORY.md`"),

@@ -651,7 +651,7 @@ def stale_line_error(name: str, new_name: str, filename: str, line: int) -> Valu
 
 
 def lines_left_behind(root_dir: Path, entry: MemoryEntry, index_text: str,
-                      names: Callable[[], Iterable[str]]) -> list[str]:
+                      entries: Callable[[], Iterable[MemoryEntry]]) -> list[str]:
     """The files a hand move of ``entry`` may have left its index line at: those its name gives, gone.
 
     ``mv deploy.md deploy-notes.md`` leaves the line of ``deploy`` pointing
@@ -659,12 +659,13 @@ def lines_left_behind(root_dir: Path, entry: MemoryEntry, index_text: str,
     name's slug; a file that is there keeps its line (its own, or one
     pointing at a file memls cannot read: never taken over). A line at the
     slug's file is this entry's only when no other entry of the root
-    (``names``, asked only then) may be meant, as ``memls check`` pairs a
+    (``entries``, asked only then) may be meant, as ``memls check`` pairs a
     moved entry with its line: one named exactly as the file wins
     (``deploy`` over ``Deploy`` for ``deploy.md``), and two whose names slug
-    to it leave the line to the person. Last comes the one line whose link
-    text is the entry's name, then the one whose link text is its title
-    (:func:`titled_left_behind`), at a file no other entry's name gives.
+    to it leave the line to the person. Last, while the entry has no line
+    at its file, comes the one line whose link text is its name or title
+    (:func:`titled_left_behind`), when no other entry has that name or
+    title and none is named as the line's file.
     """
     exact = f"{entry.name}.md"
     out: list[str] = []
@@ -672,15 +673,25 @@ def lines_left_behind(root_dir: Path, entry: MemoryEntry, index_text: str,
         if not _may_be_left_behind(root_dir, entry, filename, out):
             continue
         if filename != exact and _pointers_at(index_text, {filename}) \
-                and _meant_by_another(filename[: -len(".md")], entry.name, names()):
+                and _meant_by_another(filename[: -len(".md")], entry.name, entries()):
             continue
         out.append(filename)
+    if _pointers_at(index_text, {entry.filename}):
+        return out
     for text in dict.fromkeys((entry.name, entry.index_title)):
         titled = titled_left_behind(index_text, text)
-        if titled is not None and _may_be_left_behind(root_dir, entry, titled, out) \
-                and not _meant_by_another(titled[: -len(".md")], entry.name, names()):
+        if titled is None or not _may_be_left_behind(root_dir, entry, titled, out):
+            continue
+        others = [e for e in entries() if e.name != entry.name and e.path != entry.path]
+        if not _meant_by_another(titled[: -len(".md")], entry.name, others) \
+                and not any(text in (e.name, e.index_title) for e in others):
             out.append(titled)
     return out
+
+
+def _meant_by_another(stem: str, name: str, entries: Iterable[MemoryEntry]) -> bool:
+    """Whether an entry other than ``name`` is named ``stem`` or has a name whose slug is ``stem``."""
+    return any(e.name != name and (e.name == stem or slugify(e.name) == stem) for e in entries)
 
 
 def titled_left_behind(index_text: str, name: str) -> str | None:
@@ -702,11 +713,6 @@ def _may_be_left_behind(root_dir: Path, entry: MemoryEntry, filename: str, taken
     """Whether a line at ``filename`` may be ``entry``'s left behind: another entry file's name, and gone."""
     return filename != entry.filename and filename not in taken and "/" not in filename \
         and not is_index_filename(filename) and not os.path.lexists(root_dir / filename)
-
-
-def _meant_by_another(stem: str, name: str, names: Iterable[str]) -> bool:
-    """Whether an entry other than ``name`` is named ``stem`` or has a name whose slug is ``stem``."""
-    return any(other != name and (other == stem or slugify(other) == stem) for other in names)
 
 
 def line_may_describe(index_text: str, version: MemoryEntry, besides: MemoryEntry | None = None) -> bool:

@@ -124,7 +124,7 @@ def index_after_save(
     ours = root_dir is not None and current is not None and not unsaved \
         and written_as_rendering(root_dir, current.encode("utf-8"))
     moved_from = [] if root_dir is None or saved is None or current is None else lines_left_behind(
-        root_dir, saved, current, lambda: (e.name for e in around.entries()[0]))
+        root_dir, saved, current, lambda: around.entries()[0])
     text = _index_after_save(around, saved, previous, removed_filename, policy, current, mode, earlier, ours,
                              moved_from)
     if unsaved and current is not None:

@@ -420,7 +420,7 @@ class _IndexBasis:
 
     def left_behind(self, state: RootState, entry: MemoryEntry) -> list[str]:
         """:func:`memls.store.index.lines_left_behind` of ``entry`` in this index, among the root's entries."""
-        return lines_left_behind(state.path, entry, self._text, lambda: (e.name for e in self.before))
+        return lines_left_behind(state.path, entry, self._text, lambda: self.before)
 
     def links_to(self, filename: str) -> list[IndexLink]:
         """The index's pointer lines to ``filename``, in line order."""

@@ -384,6 +384,12 @@ class MemoryStore:
         with root_lock(root.path, create_root=True):
             tx = self._transaction(root)
             previous = (_entry_before_create if new else _entry_before_save)(tx, name, slug)
+            if tx.bytes_of(path) is None and (claimed := tx.line_of_another_at(previous)) is not None:
+                line, other = claimed
+                raise ValueError(
+                    f"cannot save '{slug}': line {line} of MEMORY.md points at {path.name} for '{other.name}', "
+                    f"now in {other.filename}; point that line at {other.filename} (memls check --fix) "
+                    "or remove it first")
             entry = replace(
                 previous,
                 description=description,

@@ -49,8 +49,6 @@ from .spans import KeySpans
 from .text import one_line
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from .warm_root import WarmRoot
 
 
@@ -619,16 +617,36 @@ class RootTransaction:
             return []
         return [link.line + 1 for link in pointers_to(text, {filename})]
 
+    def line_of_another_at(self, entry: MemoryEntry) -> tuple[int, MemoryEntry] | None:
+        """A curated line (1-based) at ``entry``'s file, not written yet, left there by another entry's move, with it.
+
+        ``mv deploy.md d3.md`` after the line was pointed at ``deploy-notes.md``
+        leaves ``- [deploy](deploy-notes.md)`` at a file no entry holds. A
+        save creating ``deploy-notes.md`` would take that line, with the
+        words written for ``deploy``, as its own; it is refused instead (as
+        a rename onto such a line is) until the line is pointed at its entry.
+        """
+        if self._regenerate():
+            return None
+        for link in pointers_to(self._index_text(), {entry.filename}):
+            if link.title in (entry.name, entry.index_title):
+                continue
+            for other in self.entries():
+                if other.path != entry.path and link.title in (other.name, other.index_title) \
+                        and entry.filename in self._lines_left_behind(other):
+                    return link.line + 1, other
+        return None
+
     def _without_line(self, text: str, entry: MemoryEntry) -> str:
         """``text`` without ``entry``'s line, at its file or where a hand move left it."""
         return remove_index_line(text, entry.filename, self._lines_left_behind(entry))
 
     def _lines_left_behind(self, entry: MemoryEntry) -> list[str]:
         """:func:`memls.store.index.lines_left_behind`, but for a file this transaction writes (its own line)."""
-        def names() -> Iterator[str]:  # asked only for a line another entry may be meant by
-            return (e.name for e in self._read.entries)
+        def entries() -> list[MemoryEntry]:  # asked only for a line another entry may be meant by
+            return self._read.entries
 
-        return [name for name in lines_left_behind(self.root.path, entry, self._index_text(), names)
+        return [name for name in lines_left_behind(self.root.path, entry, self._index_text(), entries)
                 if self.staged.get(self.root.path / name) is None]
 
     # commit

@@ -35,10 +35,13 @@ Which fix is safe (applied by ``memls check --fix`` without asking):
   from exactly those lines, the repair gives the rendering, so a generated
   index stays generated. With several line problems, one repair covering
   all of them is the safe fix (the same ``Fix`` for each problem, applied
-  once), so two added lines never race for one spot. A repair of a curated
-  index that would remove a broken line and add a missing entry's line, with
-  no rule pairing the two, is never safe: they may be one memory, and the
-  line's words would be lost (``_Repair.guesses``).
+  once), so two added lines never race for one spot. Removing a broken
+  line that no rule pairs with an entry and that does not read as a deleted
+  entry's line is never safe: its words would be lost, and it may be a
+  memory moved where no rule follows it (``_Repair.removes_words``). The
+  other lines' repair is then the safe fix (``_FixBasis.repair_rest``), so
+  one such line does not hold every other repair back. A line a rule pairs
+  is pointed at its file, never rendered over.
 
 Every regenerate fix over one index is the same ``Fix`` value, so a caller
 applying all safe fixes of one ``MEMORY.md`` must apply identical fixes
@@ -1029,10 +1032,12 @@ def fixes(ctx: CheckContext, problem: Problem) -> Iterable[Fix]:
         group = [f for f in basis.findings if f is this or basis.partners(f, this)]
         alone = all(f in group for f in findings)
         repair = _line_repair(doc, group, expected.text, basis.may_be_apart, basis.moved)
-        safe = alone and repair.whole and not repair.guesses and not _points_at_a_file(state, this)
+        safe = alone and repair.whole and not repair.removes_words and not _points_at_a_file(state, this)
         out.append(Fix(repair.title, (repair.edit,), safe=safe))
         if not alone:
             out.append(basis.repair_all)
+            if basis.repair_rest is not None and this in basis.rest:
+                out.append(basis.repair_rest)
     elif problem.code == "index-missing-entry" and basis.trimmed:
         out.append(basis.add_trimmed)
     if regenerate is not None:
@@ -1140,8 +1145,24 @@ class _FixBasis:
         """The safe fix of every line problem; a trimmed index's missing lines are not added (see ``add_trimmed``)."""
         findings = self.apart
         repair = _line_repair(self.doc, findings, self.expected.text, moved=self.moved)
-        safe = repair.whole and not repair.guesses and not any(_points_at_a_file(self.doc.root, f) for f in findings)
+        safe = repair.whole and not repair.removes_words and not any(_points_at_a_file(self.doc.root, f) for f in findings)
         return Fix(repair.title, (repair.edit,), safe=safe)
+
+    @cached_property
+    def rest(self) -> list[_LineFinding]:
+        """The findings but the broken lines no safe fix removes (:func:`_written_for_a_gone_entry`, files there)."""
+        root = self.doc.root
+        return [f for f in self.apart if f.code != "index-broken-link" or f.target in self.moved
+                or _respelled(root, f.target) is not None
+                or (_written_for_a_gone_entry(root, f) and not _points_at_a_file(root, f))]
+
+    @cached_property
+    def repair_rest(self) -> Fix | None:
+        """The safe fix of :attr:`rest` while :attr:`repair_all` is not safe (None when it is, or nothing is left)."""
+        if self.repair_all.safe or not self.rest or len(self.rest) == len(self.apart):
+            return None
+        repair = _line_repair(self.doc, self.rest, self.expected.text, moved=self.moved)
+        return Fix(repair.title, (repair.edit,), safe=repair.whole and not repair.removes_words)
 
     @cached_property
     def add_trimmed(self) -> Fix:
@@ -1230,24 +1251,28 @@ def _titled(state: RootState, index_text: str, link: IndexLink, named: Mapping[s
     if link.title not in named or state.by_name.get(stem) or state.by_slug.get(stem) \
             or titled_left_behind(index_text, link.title) != link.target:
         return set()
-    return named[link.title]
+    # Another entry named or titled so, with its line or not, may be the one meant.
+    holders = {doc.path.name for doc in state.documents.values() if doc.kind == "entry"
+               and (e := doc.index_entry) is not None and link.title in (e.name, e.index_title)}
+    return named[link.title] if holders == named[link.title] else set()
 
 
 class _Repair(NamedTuple):
     """A line repair of ``MEMORY.md``: its edit, whether Claude Code still loads it whole, and its title.
 
-    ``guesses`` when it removes a broken line of a curated index while it adds
-    a missing entry's line: the two may be one memory moved in a way no rule
-    pairs (link text rewritten by hand, a file moved onto another's name,
-    two entries that could be meant), and removing the line would lose the
-    words a person wrote for it. Such a repair is offered, never applied
-    unasked.
+    ``removes_words`` when it removes a broken line that no rule pairs with
+    an entry and that does not read as the line of a deleted entry
+    (:func:`_written_for_a_gone_entry`): the words a person wrote there
+    would be lost, and the line may be a memory moved where no rule follows
+    it (link text rewritten by hand, a file moved onto another's name, two
+    entries that could be meant, an entry saved with a new line since).
+    Such a repair is offered, never applied unasked.
     """
 
     edit: TextEdit
     whole: bool
     title: str
-    guesses: bool = False
+    removes_words: bool = False
 
 
 def _line_repair(
@@ -1277,12 +1302,14 @@ def _line_repair(
     findings = [f for f in findings if f.target not in respelled.values()]
     filenames = [f.target for f in findings if f.target not in respelled]
     pointed: dict[str, str] = {}
-    guesses = False
-    if not retargets and rendering is not None and (may_be_apart is None or may_be_apart(filenames)) \
-            and generated_apart_from(text, rendering, filenames):
+    known = moved or {}
+    removes_words = any(f.code == "index-broken-link" and f.target not in respelled and f.target not in known
+                        and not _written_for_a_gone_entry(doc.root, f) for f in findings)
+    # (A line a rule pairs keeps its words however the rest of the index reads: it is pointed, not rendered.)
+    if not retargets and not any(f.target in known for f in findings) and rendering is not None \
+            and (may_be_apart is None or may_be_apart(filenames)) and generated_apart_from(text, rendering, filenames):
         new = rendering
     else:
-        known = moved or {}
         for f in findings:
             if f.code == "index-broken-link" and f.link is not None and f.target in known:
                 pointed[f.target] = known[f.target]
@@ -1290,11 +1317,25 @@ def _line_repair(
         # The moved entries' lines are those lines, pointed at their files: neither removed nor added.
         findings = [f for f in findings if f.target not in pointed and f.target not in pointed.values()]
         new = _repaired(text, findings, retargets, set(respelled) | set(pointed))
-        codes = {f.code for f in findings if f.target not in respelled}
-        guesses = {"index-broken-link", "index-missing-entry"} <= codes
     findings = [f for f in findings if f.target not in respelled]
     whole = claude_code_visible_limit(text) is not None or claude_code_visible_limit(new) is None
-    return _Repair(minimal_edit(doc.path, text, new), whole, _line_fix_title(findings, respelled, pointed), guesses)
+    return _Repair(minimal_edit(doc.path, text, new), whole, _line_fix_title(findings, respelled, pointed), removes_words)
+
+
+def _written_for_a_gone_entry(state: RootState, finding: _LineFinding) -> bool:
+    """Whether a broken line reads as memls and gptme write the line of an entry that is gone.
+
+    Its link text is a name the file's name is the slug of, and no entry of
+    the root is named so: the entry was deleted, and the line goes with it.
+    A line with link text of its own, or whose entry is still there (moved
+    onto another's file), holds words a person wrote for a memory that may
+    have moved where no rule follows it; removing it is offered, never
+    applied unasked.
+    """
+    if finding.link is None:
+        return False
+    stem = os.path.basename(_opened(state, finding.target)).removesuffix(ENTRY_SUFFIX)
+    return slugify(finding.link.title) == stem and not state.by_name.get(stem) and not state.by_slug.get(stem)
 
 
 def _repaired(text: str, findings: list[_LineFinding], retargets: list[tuple[IndexLink, str]],

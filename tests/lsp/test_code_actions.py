@@ -365,14 +365,15 @@ async def test_fix_all_points_the_line_of_an_entry_moved_by_hand_at_its_file_kee
 @pytest.mark.parametrize("eol", ["\n", "\r"])
 async def test_fix_all_of_an_index_with_a_stray_cr_edits_the_lines_the_editor_numbers(start, eol):
     # A lone CR ends a line for the editor (LSP), as for the diagnostics: the
-    # edit removing the broken link must land on that link's line, not one
+    # edit removing a retired entry's line must land on that line, not one
     # line above, where it spliced itself into the prose the CR split.
     head = f"# Memory{eol}Pasted from a Mac tool:\rkeep this prose line intact{eol}"
     text = f"{head}- [Gone](gone.md) \u2014 x{eol}- [First](e01.md) \u2014 mine{eol}"
-    session = await start({"e01.md": entry("e01")}, index=text)
+    session = await start({"e01.md": entry("e01"), "gone.md": entry("Gone", extra="status: historical\n")},
+                          index=text)
     await scan_done(session)
     session.open("MEMORY.md", text)
-    await session.diagnostics("MEMORY.md", lambda d: "index-broken-link" in session.codes(d))
+    await session.diagnostics("MEMORY.md", lambda d: "index-lists-non-living" in session.codes(d))
     actions = await fix_all(session, "MEMORY.md")
     assert [a.kind for a in actions] == ["source.fixAll.memls"]
     edit = await take(session, actions[0])

@@ -208,8 +208,10 @@ def test_fix_all_fixes_many_lines_of_a_curated_index_in_one_repair(tmp_path):
 def test_fix_all_removes_adjacent_bad_lines_of_a_curated_index(tmp_path):
     # Removing line 5 then "line 5" again is a different edit of a different text.
     curated = CURATED + "- [gone](gone.md) — x\n- [old](old.md) — y\n- [gone2](gone2.md) — z\n"
+    retired = entry("old", "status: historical\n")
     root = write(tmp_path / "memory", {
-        "a.md": entry("a"), "old.md": entry("old", "status: historical\n"), "MEMORY.md": curated,
+        "a.md": entry("a"), "MEMORY.md": curated, "old.md": retired,
+        "gone.md": retired.replace("name: old", "name: gone"), "gone2.md": retired.replace("name: old", "name: gone2"),
     })
     ctx = context(root)
     fix_all(ctx)

@@ -333,3 +333,60 @@ def test_a_line_two_link_texts_name_alike_is_left_to_the_person(tmp_path):
     (root / "deploy.md").rename(root / "d3.md")
     store_for(root).save("deploy", "How we deploy, revised", "Steps.")
     assert index_text(root) == index + "- [deploy](d3.md) \u2014 How we deploy, revised\n"
+
+
+def test_a_new_entry_is_not_saved_onto_the_line_another_entrys_hand_move_left_there(tmp_path):
+    """stranger s27 F2: the new entry took the line, with words written for ``deploy``."""
+    root = tmp_path / "memory"
+    curated_root(root)
+    index = CURATED.replace("(deploy.md)", "(deploy-notes.md)")
+    (root / "MEMORY.md").write_text(index, encoding="utf-8")
+    (root / "deploy.md").rename(root / "d3.md")
+    with pytest.raises(ValueError, match=r"line 3 of MEMORY.md points at deploy-notes.md for 'deploy', now in d3.md"):
+        store_for(root).save("deploy-notes", "An unrelated tool", "Body.")
+    assert index_text(root) == index and not (root / "deploy-notes.md").exists()
+    # Once the line points at its entry, the save goes ahead and appends its own line.
+    (root / "MEMORY.md").write_text(index.replace("(deploy-notes.md)", "(d3.md)"), encoding="utf-8")
+    store_for(root).save("deploy-notes", "An unrelated tool", "Body.")
+    assert index_text(root) == index.replace("(deploy-notes.md)", "(d3.md)") + \
+        "- [deploy-notes](deploy-notes.md) \u2014 An unrelated tool\n"
+
+
+def test_a_new_entry_takes_a_line_at_its_file_that_names_it(tmp_path):
+    """A line left by ``rm deploy-notes.md`` whose link text is the name saved again is its line (as gptme's save)."""
+    root = tmp_path / "memory"
+    curated_root(root)
+    (root / "MEMORY.md").write_text(CURATED + "- [deploy-notes](deploy-notes.md) \u2014 my notes\n", encoding="utf-8")
+    store_for(root).save("deploy-notes", "An unrelated tool", "Body.")
+    assert index_text(root) == CURATED + "- [deploy-notes](deploy-notes.md) \u2014 my notes\n"
+
+
+AMBIGUOUS_TEXT = "# Persistent Memory\n\n- [deploy](deploy-notes.md) \u2014 my words\n"
+WRITES_BESIDE_A_TITLE = {
+    "delete the titled entry": (lambda s: s.delete("ship"), AMBIGUOUS_TEXT),
+    "save the titled entry": (lambda s: s.save("ship", "S2", "Body."), AMBIGUOUS_TEXT),
+    "save the named entry": (lambda s: s.save("deploy", "D2", "Body."),
+                             AMBIGUOUS_TEXT + "- [deploy](d3.md) \u2014 D2\n"),
+}
+
+
+@pytest.mark.parametrize("write, expected", WRITES_BESIDE_A_TITLE.values(), ids=WRITES_BESIDE_A_TITLE.keys())
+def test_a_line_whose_link_text_is_one_entrys_name_and_anothers_title_is_left_to_the_person(tmp_path, write, expected):
+    """stranger s27b F2a, F3: ``ship`` titled "deploy" and ``deploy`` moved; whichever was saved first took the line."""
+    root = tmp_path / "memory"
+    entry_file(root, "ship.md", "ship", "S", extra="title: deploy\n")
+    entry_file(root, "d3.md", "deploy", "D")
+    (root / "MEMORY.md").write_text(AMBIGUOUS_TEXT, encoding="utf-8")
+    write(store_for(root))
+    assert index_text(root).startswith(expected)
+    assert "- [deploy](deploy-notes.md) \u2014 my words\n" in index_text(root)
+
+
+def test_an_entry_with_a_line_at_its_file_does_not_take_a_line_by_its_link_text(tmp_path):
+    """stranger s27b F2b: ``historical alpha`` removed a line at a gone file that ``memls check`` keeps."""
+    root = tmp_path / "memory"
+    entry_file(root, "alpha.md", "alpha", "A")
+    index = "# Persistent Memory\n\n- [Alpha fact](alpha.md) \u2014 by hand\n- [alpha](gone.md) \u2014 a gone memory\n"
+    (root / "MEMORY.md").write_text(index, encoding="utf-8")
+    store_for(root).set_status("alpha", "historical")
+    assert index_text(root) == "# Persistent Memory\n\n- [alpha](gone.md) \u2014 a gone memory\n"

@@ -391,18 +391,21 @@ def test_every_line_problem_of_one_index_offers_the_same_safe_repair(check_root)
     )
 
 
-def test_a_repair_removing_a_broken_line_while_adding_a_missing_one_is_offered_never_safe(check_root):
+def test_a_broken_curated_line_stays_while_the_safe_fix_adds_a_missing_entrys_line(check_root):
     """The two may be one memory moved where no rule pairs them: the line's words would be lost (stranger s27)."""
     a = living("alpha", "A")
-    text = f"{HEADER}\n\nKeep this.\n- [ghost](ghost.md) \u2014 my words\n"
+    text = f"{HEADER}\n\nKeep this.\n- [Ghost notes](ghost.md) \u2014 my words\n"
     checked = check_root({"alpha.md": a, "MEMORY.md": text})
     problems = checked.problems(path=root_of(checked) / "MEMORY.md")
     assert {p.code for p in problems} == {"index-broken-link", "index-missing-entry"}
     fixes = [f for p in problems for f in fixes_for(checked.ctx, p)]
-    assert not [f for f in fixes if f.safe]
-    repair = next(f for f in fixes if f.title.startswith("Add the line for 'alpha' and remove the line for 'ghost.md'"))
-    after = apply(checked, repair)
-    assert (root_of(after) / "MEMORY.md").read_text() == f"{HEADER}\n\nKeep this.\n- [alpha](alpha.md) \u2014 A\n"
+    # The safe fix adds alpha's line and keeps the broken one with its words.
+    [safe] = {f for f in fixes if f.safe}
+    assert safe.title == "Add the line for 'alpha' in MEMORY.md"
+    assert (root_of(apply(checked, safe)) / "MEMORY.md").read_text() == f"{text}- [alpha](alpha.md) \u2014 A\n"
+    # Repairing both, the broken line removed, stays offered.
+    assert any(f.title == "Add the line for 'alpha' and remove the line for 'ghost.md' in MEMORY.md" and not f.safe
+               for f in fixes)
 
 
 # -- index-lists-non-living -------------------------------------------------------------------
