@@ -23,7 +23,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from .entry import TYPE_ORDER, MemoryEntry
@@ -32,6 +32,7 @@ from .names import POLICY_FILENAME, is_index_filename, slugify
 from .reader import shadow_by_name
 from .safe_read import MAX_INDEX_BYTES, read_whole
 from .spans import split_lines
+from .structs import struct
 
 INDEX_HEADER = "# Persistent Memory"
 POLICY_VERSION = 1
@@ -333,7 +334,7 @@ def _utf8_len(text: str) -> int:
 # -- the selection policy ------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@struct
 class IndexPolicy:
     """A managed root's ``.memory-index.json``: which files the index shows, in how many bytes.
 
@@ -650,6 +651,18 @@ def stale_line_error(name: str, new_name: str, filename: str, line: int) -> Valu
                       f"{filename}, which no file holds; change or remove that line first")
 
 
+def claimed_line_error(name: str, filename: str, line: int, other: MemoryEntry) -> ValueError:
+    """The refusal of a save of a new ``name`` into ``filename`` while a curated line (1-based ``line``) there is ``other``'s.
+
+    ``other`` was moved by hand and its line still points at ``filename``;
+    the new entry would take that line, and its words, as its own.
+    ``memls check --fix`` points the line at ``other``'s file first.
+    """
+    return ValueError(f"cannot save '{name}': line {line} of MEMORY.md points at {filename} for '{other.name}', "
+                      f"now in {other.filename}; point that line at {other.filename} (memls check --fix) "
+                      "or remove it first")
+
+
 def lines_left_behind(root_dir: Path, entry: MemoryEntry, index_text: str,
                       entries: Callable[[], Iterable[MemoryEntry]]) -> list[str]:
     """The files a hand move of ``entry`` may have left its index line at: those its name gives, gone.
@@ -791,7 +804,7 @@ def _joined(lines: list[str], breaks: list[str]) -> str:
     return "".join(line + eol for line, eol in zip(lines, breaks))
 
 
-@dataclass(frozen=True)
+@struct
 class IndexLink:
     """One pointer line of ``MEMORY.md``; spans are (start, end) columns on its line."""
 

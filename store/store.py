@@ -57,6 +57,7 @@ from .files import read_lock
 from .index import (
     INDEX_FILENAME,
     IndexPolicy,
+    claimed_line_error,
     index_entries,
     render_index,
     render_policy_view,
@@ -385,11 +386,7 @@ class MemoryStore:
             tx = self._transaction(root)
             previous = (_entry_before_create if new else _entry_before_save)(tx, name, slug)
             if tx.bytes_of(path) is None and (claimed := tx.line_of_another_at(previous)) is not None:
-                line, other = claimed
-                raise ValueError(
-                    f"cannot save '{slug}': line {line} of MEMORY.md points at {path.name} for '{other.name}', "
-                    f"now in {other.filename}; point that line at {other.filename} (memls check --fix) "
-                    "or remove it first")
+                raise claimed_line_error(slug, path.name, *claimed)
             entry = replace(
                 previous,
                 description=description,
