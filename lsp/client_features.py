@@ -21,14 +21,15 @@ and whether it shows the ``memls/status`` notification
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from memls.store.structs import struct
 
-@dataclass
+
+@struct(frozen=False)
 class ClientFeatures:
     """What the client declared, reduced to the decisions the server makes."""
 

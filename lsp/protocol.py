@@ -41,7 +41,6 @@ import json
 import logging
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -52,6 +51,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCResponseMessage, RPCRequest
 from pygls.protocol.language_server import lsp_method
 
+from memls.store.structs import struct
 from memls.store.text import one_line
 
 log = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ def _json_dumps() -> Callable[[Any], str]:
 _dumps = _json_dumps()
 
 
-@dataclass
+@struct(frozen=False)
 class MalformedMessage:
     """A message whose params did not convert: answered with ``InvalidParams`` when it is a request."""
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +28,14 @@ from memls.store.model import Document, RootState, StackChange, Workspace, docum
 from memls.store.reader import disk_text
 from memls.store.roots import MemoryRoot, editor_stacks, is_memory_root
 from memls.store.settings import CONFIG_FILES, Settings, load_settings
+from memls.store.structs import struct
 
 from .client_features import ClientFeatures
 from .client_uris import ClientUris
 from .convert import Positions
 
 
-@dataclass
+@struct(frozen=False)
 class Buffer:
     """A document the editor has open: its text and version, and the texts its file and index line may follow."""
 
@@ -107,7 +108,7 @@ class Buffer:
             self.disk_seen = text
 
 
-@dataclass(frozen=True)
+@struct
 class RootsChange:
     """After folders or settings changed the roots: what to re-check, what left the model."""
 
@@ -115,7 +116,7 @@ class RootsChange:
     gone: set[Path]
 
 
-@dataclass(frozen=True)
+@struct
 class DiskCatchUp:
     """What :meth:`ServerState.catch_up_with_disk` took in from a root's files."""
 
@@ -127,7 +128,7 @@ class DiskCatchUp:
     entries_before: dict[str, MemoryEntry | None]
 
 
-@dataclass
+@struct(frozen=False)
 class HeldIndexLine:
     """An entry whose ``MEMORY.md`` line an automatic save left alone (features/save.py)."""
 
@@ -141,7 +142,7 @@ class HeldIndexLine:
         return self.synced_texts[0] if self.synced_texts else None
 
 
-@dataclass
+@struct(frozen=False)
 class ServerState:
     """Everything the server knows of its session: folders, settings, roots, open buffers, leases."""
 

@@ -27,10 +27,12 @@ warnings.
 from __future__ import annotations
 
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
+
+from memls.store.structs import struct
 
 from . import __version__
 
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
 STATUS_METHOD = "memls/status"
 
 
-@dataclass(frozen=True)
+@struct
 class Status:
     """The payload of ``memls/status`` (JSON keys as named here)."""
 

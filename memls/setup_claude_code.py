@@ -41,18 +41,18 @@ import os
 import re
 import shlex
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memls.store.files import atomic_write
+from memls.store.structs import struct
 
 SCOPES = ("project", "user")
 SETTINGS_DIR = ".claude"
 SETTINGS_FILE = "settings.json"
 
 
-@dataclass(frozen=True)
+@struct
 class MemlsHook:
     """One event memls answers: the command it runs and the matcher group it goes in."""
 
@@ -351,7 +351,7 @@ def _top_level_members(text: str) -> tuple[list[tuple[str, int, int, int]], int]
 # A planned change to one file
 
 
-@dataclass(frozen=True)
+@struct
 class SettingsChange:
     """What the set-up would do to one settings file.
 

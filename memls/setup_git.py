@@ -40,10 +40,10 @@ import shlex
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from memls.store.files import LOCK_FILENAME, FileDelete, atomic_write, commit
+from memls.store.structs import struct
 
 DRIVER = "memls"
 ATTRIBUTES_FILE = ".gitattributes"
@@ -141,7 +141,7 @@ def attributes_without_driver(text: str | None) -> str | None:
 # -- the plan ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@struct
 class GitSetup:
     """What ``setup git`` changes in one repository, worked out before anything is written."""
 

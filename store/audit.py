@@ -11,8 +11,9 @@ never disagree with ``memls check`` or the editor.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from .structs import struct
 
 if TYPE_CHECKING:
     from .diagnostics import Problem
@@ -29,7 +30,7 @@ AUDIT_CODES = (
 )
 
 
-@dataclass(frozen=True)
+@struct
 class AuditIssue:
     """One actionable consistency problem in a memory root."""
 

@@ -9,10 +9,10 @@ checks gptme does not have show in ``memls check`` and the editor only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from .diagnostics import Problem, Severity
+from .structs import struct
 
 # Where a diagnostic's code links to: one Markdown page per code, generated
 # from this catalogue and shipped as package data beside this module (in a
@@ -22,7 +22,7 @@ from .diagnostics import Problem, Severity
 PAGES_DIR = Path(__file__).resolve().parent / "codes"
 
 
-@dataclass(frozen=True)
+@struct
 class CheckSpec:
     """One check of the catalogue: its stable code, family, default severity, what sets it off and the fixes it offers."""
 

@@ -79,7 +79,7 @@ from __future__ import annotations
 import marshal
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import date
 from functools import partial
 from pathlib import Path
@@ -103,6 +103,7 @@ from .reader import child_path_maker, decode_document, max_document_bytes, read_
 from .replay import Observation, roots_fingerprint
 from .roots import MemoryRoot
 from .settings import Settings
+from .structs import struct
 
 if TYPE_CHECKING:
     from .diagnostics import Problem
@@ -133,7 +134,7 @@ _NO_FACTS: Facts = ((), None, None)
 _UNSEEN: Any = object()
 
 
-@dataclass
+@struct(frozen=False)
 class CheckRun:
     """The problems of a set of roots, and how they were obtained."""
 
@@ -154,7 +155,7 @@ class CheckRun:
     basis: _Basis | None = field(default=None, repr=False)
 
 
-@dataclass(frozen=True)
+@struct
 class _Basis:
     """What a run from the stored results was computed from: the roots as listed, and where they stand.
 
@@ -172,7 +173,7 @@ class _Basis:
     behind: tuple[frozenset[str], ...] | None
 
 
-@dataclass
+@struct(frozen=False)
 class _Listing:
     """One root on disk now: every document file's identity, and the index files'."""
 

@@ -9,7 +9,6 @@ is rarely valid YAML at the moment completion is asked for.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -25,6 +24,7 @@ from .frontmatter_lines import (
 from .model import Document, RootState, Workspace
 from .schema import FIELD_DOCS, STATUS_DOCS, TYPE_DOCS
 from .spans import Span
+from .structs import struct
 
 _METADATA_KEYS = ("type", "originSessionId")
 _PLAIN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -35,7 +35,7 @@ _YAML_SPECIAL = frozenset(
 _NUMBER_LIKE = re.compile(r"^[-+]?(\d[\d_]*)?(\.\d*)?([eE][-+]?\d+)?$|^0[xob]|^\d+:\d|^\d{4}-\d\d-\d\d")
 
 
-@dataclass(frozen=True)
+@struct
 class CompletionCandidate:
     """One completion at a position in an entry's frontmatter: an entry name, a value or a key."""
 

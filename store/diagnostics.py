@@ -9,11 +9,12 @@ decides anything about them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
 from .spans import Span, line_and_column
+from .structs import struct
 
 Severity = Literal["error", "warning", "information", "hint"]
 SeverityOrOff = Literal["off", "error", "warning", "information", "hint"]
@@ -21,7 +22,7 @@ SEVERITIES: tuple[SeverityOrOff, ...] = ("off", "hint", "information", "warning"
 START = Span(0, 0, 0, 0)
 
 
-@dataclass(frozen=True)
+@struct
 class Location:
     """A span in a file."""
 
@@ -29,7 +30,7 @@ class Location:
     span: Span
 
 
-@dataclass(frozen=True)
+@struct
 class Related:
     """Another place involved in a problem (the other end of a link, the twin file)."""
 
@@ -37,7 +38,7 @@ class Related:
     message: str
 
 
-@dataclass(frozen=True)
+@struct
 class TextEdit:
     """Replace ``span`` of ``path``'s current text with ``new_text``."""
 
@@ -46,7 +47,7 @@ class TextEdit:
     new_text: str
 
 
-@dataclass(frozen=True)
+@struct
 class CreateFile:
     """Create ``path`` with ``text``; never overwrites an existing file."""
 
@@ -54,7 +55,7 @@ class CreateFile:
     text: str
 
 
-@dataclass(frozen=True)
+@struct
 class RenameFile:
     """Rename ``old`` to ``new``; never overwrites an existing file."""
 
@@ -114,7 +115,7 @@ def _common_length(same_from: Callable[[int, int], bool], limit: int) -> int:
     return low
 
 
-@dataclass(frozen=True)
+@struct
 class Fix:
     """One way to resolve a problem.
 
@@ -143,7 +144,7 @@ def operation_paths(operations: Iterable[FileOperation]) -> set[Path]:
     return out
 
 
-@dataclass(frozen=True)
+@struct
 class Problem:
     """One finding of one check on one file."""
 

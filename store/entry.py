@@ -10,11 +10,12 @@ keys memls does not know, so a rewrite never drops them, and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
 from .scalars import written_name
+from .structs import struct
 from .text import (
     LINE_BREAK_HAZARD,
     fold_line_breaks,
@@ -62,7 +63,7 @@ KNOWN_KEYS = (
 )
 
 
-@dataclass
+@struct(frozen=False)
 class MemoryEntry:
     """One memory: its frontmatter fields and its Markdown body (gptme.memory's ``MemoryEntry``, plus memls's keys)."""
 

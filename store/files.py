@@ -26,12 +26,13 @@ import os
 import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from memls.store.errors import ChangedMeanwhile, LockTimeoutError
 from memls.store.safe_read import MAX_INDEX_BYTES, read_whole
+
+from .structs import struct
 
 if TYPE_CHECKING:
     from filelock import UnixFileLock
@@ -212,7 +213,7 @@ Existing files keep their mode on every write.
 """
 
 
-@dataclass(frozen=True)
+@struct
 class FileWrite:
     """Replace (or create) ``path`` with ``data``.
 
@@ -237,7 +238,7 @@ class FileWrite:
     expected: bytes | None = None
 
 
-@dataclass(frozen=True)
+@struct
 class FileDelete:
     """Remove ``path``, which must be an existing regular file."""
 
@@ -247,7 +248,7 @@ class FileDelete:
 Change = FileWrite | FileDelete
 
 
-@dataclass
+@struct(frozen=False)
 class _Original:
     """What a destination held before the commit, for a byte-exact restore."""
 

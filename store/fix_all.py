@@ -15,19 +15,20 @@ which would run past :data:`MAX_PASSES` and leave work for a second run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .apply import apply_fixes
 from .checks import CheckContext, check_workspace
 from .diagnostics import Fix, Problem
 from .fix_merge import choose_combinable, safe_fixes, text_of
 from .model import Workspace
+from .structs import struct
 from .text import one_line
 
 MAX_PASSES = 10
 
 
-@dataclass
+@struct(frozen=False)
 class FixReport:
     """What :func:`fix_all` applied, and the problems whose fixes failed (with the reason)."""
 

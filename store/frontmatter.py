@@ -28,11 +28,11 @@ import errno
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .spans import KeySpans, OversizedValue, Span, YamlProblem
+from .structs import struct
 from .text import one_line
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ at most.
 _UNBOUNDED = 1 << 62
 
 
-@dataclass
+@struct(frozen=False)
 class Frontmatter:
     """The frontmatter block of one document, split from its body and loaded."""
 

@@ -12,12 +12,12 @@ normalised text, like every span the parser produces.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
 
 from .frontmatter import normalize_text
 from .model import Document
 from .spans import Span
+from .structs import struct
 
 _TOP_KEY = re.compile(r"^(?P<key>[A-Za-z_][\w.-]*)[ \t]*:(?=[ \t]|$)")
 _NESTED_KEY = re.compile(r"^(?P<indent>[ \t]+)(?P<key>[A-Za-z_][\w.-]*)[ \t]*:(?=[ \t]|$)")
@@ -25,7 +25,7 @@ _LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)-(?=[ \t]|$)")
 _PARTIAL_KEY = re.compile(r"^[A-Za-z_][\w.-]*")
 
 
-@dataclass(frozen=True)
+@struct
 class LineField:
     """What the cursor's line of frontmatter is: a key, a value, or a list item."""
 

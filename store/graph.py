@@ -19,13 +19,13 @@ Output formats are in :mod:`memls.store.graph_format`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from .entry import MemoryEntry
 from .reader import shadow_by_name
+from .structs import struct
 
 
-@dataclass(frozen=True)
+@struct
 class GraphNode:
     """An entry (``status`` living, superseded or historical) or a dangling name (``status`` None)."""
 
@@ -37,7 +37,7 @@ class GraphNode:
         return self.status is None
 
 
-@dataclass(frozen=True)
+@struct
 class GraphEdge:
     """``older`` was superseded by ``newer``; ``mutual`` when both entries say so."""
 
@@ -46,7 +46,7 @@ class GraphEdge:
     mutual: bool
 
 
-@dataclass(frozen=True)
+@struct
 class RootGraph:
     """The graph of one root: nodes by name (entries first, then dangling names), edges."""
 

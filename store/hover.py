@@ -8,7 +8,6 @@ on a key it shows the field's documentation from the schema.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from .frontmatter_lines import key_at
@@ -16,9 +15,10 @@ from .links import entry_chain, in_doubt, reference_at, resolve
 from .model import Document, Workspace
 from .schema import FIELD_DOCS
 from .spans import Span
+from .structs import struct
 
 
-@dataclass(frozen=True)
+@struct
 class HoverInfo:
     """A hover's Markdown text and the span it is about."""
 

@@ -40,11 +40,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from .entry import TYPE_ORDER
 from .index import INDEX_HEADER, index_order, parse_index_lines, rendered_name
+from .structs import struct
 
 MARKER_SIZE = 7
 OURS_LABEL = "ours"
@@ -52,7 +52,7 @@ THEIRS_LABEL = "theirs"
 _KNOWN_HEADINGS = tuple(f"## {t.capitalize()}" for t in TYPE_ORDER)
 
 
-@dataclass(frozen=True)
+@struct
 class IndexMergeResult:
     """The merged text and how many places in it hold conflict markers."""
 
@@ -64,7 +64,7 @@ class IndexMergeResult:
         return self.conflicts == 0
 
 
-@dataclass(frozen=True)
+@struct
 class _Conflict:
     """One place both sides changed differently: their two texts."""
 
@@ -72,7 +72,7 @@ class _Conflict:
     theirs: str
 
 
-@dataclass(frozen=True)
+@struct
 class _Line:
     """A line with its merge identity: the entry file it points at, or its own text."""
 

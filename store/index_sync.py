@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -44,11 +43,12 @@ from .index_provenance import written_as_rendering
 from .index_view import renderings_around
 from .safe_read import text_to_rewrite
 from .spans import split_lines
+from .structs import struct
 
 IndexOnSave = Literal["auto", "regenerate", "off"]
 
 
-@dataclass(frozen=True)
+@struct
 class RootAroundSave:
     """A root's index entries before and after one save, each form computed only when asked.
 

@@ -17,11 +17,12 @@ import json
 import os
 import sys
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from .names import slugify
+from .structs import struct
 
 # Section headings by the record's entry_type (gptme's knowledge labels): the
 # body keeps what the two text fields meant.
@@ -38,7 +39,7 @@ DESCRIPTION_WIDTH = 120
 PROVENANCE_SOURCE = "knowledge-jsonl"
 
 
-@dataclass(frozen=True)
+@struct
 class MigratedEntry:
     """One knowledge record as the arguments of a memory save."""
 

@@ -16,7 +16,6 @@ place to fix it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from .diagnostics import START, Location
@@ -24,12 +23,13 @@ from .index import parse_index_lines
 from .links import index_target_document, name_location
 from .model import Document
 from .spans import Span
+from .structs import struct
 
 # Above the frontmatter: on its opening ``---``.
 LENS_SPAN = Span(0, 0, 0, 3)
 
 
-@dataclass(frozen=True)
+@struct
 class Target:
     """Where a lens leads: a place, and the name a picker shows for it."""
 
@@ -37,7 +37,7 @@ class Target:
     location: Location
 
 
-@dataclass(frozen=True)
+@struct
 class Lens:
     """One line of text above an entry; a click goes to ``targets`` (one, or a choice)."""
 
@@ -46,7 +46,7 @@ class Lens:
     span: Span = LENS_SPAN
 
 
-@dataclass(frozen=True)
+@struct
 class IndexLink:
     """A ``MEMORY.md`` pointer's target text, and the entry file it opens."""
 

@@ -15,7 +15,6 @@ check reports links that try).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast
 
@@ -25,6 +24,7 @@ from .frontmatter_lines import document_text, frontmatter_region, line_field
 from .index import parse_index_lines
 from .model import Document, RootState, Workspace
 from .spans import Span, split_lines
+from .structs import struct
 
 LinkKind = Literal["supersedes", "superseded_by", "index", "name"]
 _LINK_KEYS: tuple[LinkKind, ...] = ("supersedes", "superseded_by", "name")
@@ -32,7 +32,7 @@ _LINK_KEYS: tuple[LinkKind, ...] = ("supersedes", "superseded_by", "name")
 _MAX_CHAIN = 1000
 
 
-@dataclass(frozen=True)
+@struct
 class LinkRef:
     """A reference to an entry name at a position of a document."""
 

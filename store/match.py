@@ -22,16 +22,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from .entry import MemoryEntry
 from .recall import DEFAULT_BODY_CHARS, EntrySource, truncate
+from .structs import struct
 
 DEFAULT_MATCH_LIMIT = 5
 
 
-@dataclass(frozen=True)
+@struct
 class MemoryMatch:
     """A living entry and the keywords that triggered it."""
 

@@ -16,17 +16,18 @@ so this module only arranges them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from .entry import TYPE_ORDER
 from .model import Document, RootState, Workspace
+from .structs import struct
 
 # The group of entry files whose frontmatter does not load (no type is known).
 UNREADABLE = "unreadable"
 
 
-@dataclass(frozen=True)
+@struct
 class ProblemCount:
     """How many errors and warnings a document has."""
 
@@ -34,7 +35,7 @@ class ProblemCount:
     warnings: int = 0
 
 
-@dataclass
+@struct(frozen=False)
 class EntryNode:
     """An entry in the Memories view, with the entries it superseded nested under it."""
 
@@ -48,7 +49,7 @@ class EntryNode:
     superseded: list[EntryNode] = field(default_factory=list)
 
 
-@dataclass
+@struct(frozen=False)
 class TypeNode:
     """The entries of one type in a root of the Memories view."""
 
@@ -56,7 +57,7 @@ class TypeNode:
     entries: list[EntryNode]
 
 
-@dataclass
+@struct(frozen=False)
 class RootNode:
     """A memory root in the Memories view, its entries grouped by type."""
 

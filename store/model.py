@@ -25,7 +25,7 @@ import os
 import stat
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, replace
 from pathlib import Path
 from stat import S_ISREG
 from typing import Any, NamedTuple, TypeVar
@@ -51,6 +51,7 @@ from .reader import (
     unreadable_why,
 )
 from .roots import MemoryRoot
+from .structs import struct
 from .text import one_line
 
 _StackKey = TypeVar("_StackKey", bound=Hashable)
@@ -80,7 +81,7 @@ class DiskRead(NamedTuple):
         return self.settled and stamp == self.stamp
 
 
-@dataclass
+@struct(frozen=False)
 class Document:
     """One file of a memory root, as the disk or an editor buffer holds it."""
 
@@ -218,7 +219,7 @@ class Document:
         return parsed.links if parsed is not None else frozenset()
 
 
-@dataclass(eq=False)
+@struct(frozen=False, eq=False)
 class RootState:
     """One memory root: its documents and the lookups the checks need.
 
@@ -416,7 +417,7 @@ class RootState:
 DEFAULT_STACK = "default"
 
 
-@dataclass(frozen=True)
+@struct
 class StackChange:
     """What :meth:`Workspace.set_stack` did to the set of roots.
 

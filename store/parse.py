@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
@@ -37,6 +36,7 @@ from .errors import MemoryFrontmatterError, MemoryParseError
 from .frontmatter import Frontmatter, load_yaml, normalize_text, read_document_text, split_frontmatter
 from .names import slugify
 from .spans import Span, YamlProblem
+from .structs import struct
 
 # gptme's fallback for YAML it cannot load: ``key: value`` lines, one level of nesting.
 _KEY_VALUE_LINE = re.compile(
@@ -53,7 +53,7 @@ _Violation = Callable[[str, str], None]
 NO_FRONTMATTER = "no frontmatter: "
 
 
-@dataclass(frozen=True)
+@struct
 class FieldProblem:
     """One strict violation: the top-level key it is about ("" for the whole YAML)."""
 
@@ -61,7 +61,7 @@ class FieldProblem:
     message: str
 
 
-@dataclass
+@struct(frozen=False)
 class ParsedDocument:
     """Everything the store knows about one document after a single parse."""
 

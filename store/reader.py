@@ -19,7 +19,7 @@ import os
 import stat
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from operator import attrgetter
 from pathlib import Path
@@ -30,6 +30,7 @@ from .entry import EntryRecord, MemoryEntry, entry_from_record, entry_record
 from .names import RESERVED_PREFIX
 from .safe_read import MAX_INDEX_BYTES as _MAX_INDEX_BYTES
 from .safe_read import read_at_most
+from .structs import struct
 from .text import one_line
 
 if TYPE_CHECKING:
@@ -212,7 +213,7 @@ class FileRead(NamedTuple):
         return self.record[0] if self.record is not None else None
 
 
-@dataclass
+@struct(frozen=False)
 class RootRead:
     """Every entry file of one root as the readers see it, in file (shadowing) order."""
 

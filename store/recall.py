@@ -21,11 +21,11 @@ import heapq
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from .entry import MemoryEntry
 from .errors import RecallBackendUnavailable
+from .structs import struct
 
 RecallBackend = Literal["auto", "bm25", "overlap", "tfidf"]
 DEFAULT_BODY_CHARS = 1200
@@ -60,7 +60,7 @@ class EntrySource(Protocol):
     def entries(self) -> list[MemoryEntry]: ...
 
 
-@dataclass(frozen=True)
+@struct
 class RecallHit:
     """One ranked entry, its score and the query words that found it."""
 
@@ -78,7 +78,7 @@ class RecallHit:
         }
 
 
-@dataclass(frozen=True)
+@struct
 class RecallResult:
     """Ranked hits plus the backend that produced them: bm25, overlap or tfidf."""
 
@@ -183,7 +183,7 @@ def bm25_words(text: str) -> list[str]:
 # -- BM25 ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@struct
 class Bm25Index:
     """A BM25 index over a fixed list of entries, built once, searched often.
 

@@ -8,11 +8,12 @@ public API, :mod:`memls.store`). Kept apart from the resolution
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
+from .structs import struct
 
-@dataclass(frozen=True)
+
+@struct
 class MemoryRoot:
     """One layer: a directory and the scope it was resolved under."""
 

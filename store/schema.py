@@ -17,18 +17,18 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .entry import CLAUDE_CODE_TYPES, DEFAULT_TYPE, KNOWN_KEYS, STATUSES
+from .structs import struct
 
 SCHEMA_PATH = Path(__file__).parent / "schema" / "memory-frontmatter.schema.json"
 # An identifier, not an address: memls has no published home to serve it from.
 SCHEMA_ID = "urn:memls:schema:memory-frontmatter"
 
 
-@dataclass(frozen=True)
+@struct
 class FieldDoc:
     """What one frontmatter field means, for people (hover, completion, schema)."""
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from .catalogue import codes, spec
 from .diagnostics import SEVERITIES, SeverityOrOff
+from .structs import struct
 from .text import one_line
 
 IndexOnSave = Literal["auto", "regenerate", "off"]
@@ -23,7 +24,7 @@ INDEX_ON_SAVE = ("auto", "regenerate", "off")
 CONFIG_FILES = (".memls.toml", "pyproject.toml")
 
 
-@dataclass(frozen=True)
+@struct
 class Settings:
     """What the settings files and the editor say: severities, extra roots, when a save updates the index."""
 

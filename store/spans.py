@@ -8,8 +8,9 @@ has to import another to name a position.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import NamedTuple
+
+from .structs import struct
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -70,7 +71,7 @@ class KeySpans(NamedTuple):
     items: tuple[Span, ...] = ()
 
 
-@dataclass(frozen=True)
+@struct
 class YamlProblem:
     """Why the YAML did not load, and where (document coordinates)."""
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import heapq
 import re
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from .diagnostics import Location
@@ -20,13 +19,14 @@ from .index import parse_index_lines
 from .links import name_location, name_span
 from .model import Document, Workspace
 from .spans import Span, split_lines
+from .structs import struct
 from .text import one_line
 
 _HEADING = re.compile(r"^ {0,3}(?P<marks>#{1,6})(?:[ \t]+(?P<text>.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})")
 
 
-@dataclass(frozen=True)
+@struct
 class SymbolInfo:
     """One symbol of a document's outline (an entry, a frontmatter key, a heading), with its children."""
 
@@ -38,7 +38,7 @@ class SymbolInfo:
     children: tuple[SymbolInfo, ...] = ()
 
 
-@dataclass(frozen=True)
+@struct
 class WorkspaceSymbol:
     """An entry found by a workspace symbol search, and where its name is."""
 

@@ -44,7 +44,7 @@ Why each rule exists:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -54,6 +54,7 @@ from .names import count_entry_filenames
 from .replay import Observation, observe, roots_fingerprint
 from .roots import MemoryRoot
 from .settings import Settings
+from .structs import struct
 
 if TYPE_CHECKING:
     from collections.abc import Hashable
@@ -62,7 +63,7 @@ if TYPE_CHECKING:
     from .model import Workspace
 
 
-@dataclass(frozen=True)
+@struct
 class StartListing:
     """The roots of a start's one stack, as listed before the model read any file."""
 
@@ -70,7 +71,7 @@ class StartListing:
     observation: Observation
 
 
-@dataclass(frozen=True)
+@struct
 class WarmStart:
     """The problems of every file of a start's roots, from the last check's results."""
 

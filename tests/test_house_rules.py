@@ -80,6 +80,6 @@ def test_every_dataclass_says_what_it_holds():
         for path in sorted((REPO / folder).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if (isinstance(node, ast.ClassDef) and ast.get_docstring(node) is None
-                        and any("dataclass" in ast.unparse(d) for d in node.decorator_list)):
+                        and any(("dataclass" in ast.unparse(d) or ast.unparse(d).startswith("struct")) for d in node.decorator_list)):
                     missing.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name}")
     assert missing == []

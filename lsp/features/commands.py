@@ -45,6 +45,7 @@ from memls.store.model import RootState
 from memls.store.names import check_name
 from memls.store.reader import disk_text
 from memls.store.roots import default_write_root
+from memls.store.structs import struct
 
 from .. import __version__
 from ..convert import uri_to_path
@@ -219,7 +220,7 @@ def _new_memory(state: ServerState, name: str, description: str, type_: str,
     return {"name": slug, "uri": state.uris.uri(written), "path": str(written)}, affected
 
 
-@dataclasses.dataclass
+@struct(frozen=False)
 class RecallCache:
     """One BM25 index per set of visible entries: rebuilt only after the model changed.
 

@@ -31,7 +31,6 @@ import asyncio
 import functools
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,6 +41,7 @@ from memls.store.entry import MemoryEntry
 from memls.store.errors import ChangedMeanwhile
 from memls.store.index import IndexPolicy
 from memls.store.reader import disk_text, read_root
+from memls.store.structs import struct
 from memls.store.text import one_line
 
 from ..errors import reason
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-@dataclass
+@struct(frozen=False)
 class IndexUpdate:
     """What a save does to its root's ``MEMORY.md``: written to disk, or an edit of the open buffer."""
 

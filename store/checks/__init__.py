@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -25,12 +25,13 @@ from ..index import INDEX_FILENAME
 from ..model import Document, Workspace
 from ..settings import Settings
 from ..spans import Span
+from ..structs import struct
 from . import autosave, frontmatter, index, layering, names, supersession
 
 FAMILIES = (frontmatter, names, supersession, index, layering, autosave)
 
 
-@dataclass
+@struct(frozen=False)
 class CheckContext:
     """What every check may look at: the workspace, the settings, today's date."""
 

@@ -55,7 +55,7 @@ import os
 import re
 from bisect import bisect_left, insort
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
@@ -94,6 +94,7 @@ from ..model import Document, RootState
 from ..names import is_index_filename, slugify
 from ..reader import ENTRY_SUFFIX, MAX_INDEX_BYTES
 from ..spans import Span, line_and_column, split_lines
+from ..structs import struct
 
 if TYPE_CHECKING:
     from . import CheckContext
@@ -129,7 +130,7 @@ _EXTERNAL_TARGET = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|#)")
 # -- what the engine would write ---------------------------------------------------
 
 
-@dataclass
+@struct(frozen=False)
 class _Expected:
     """A root's index as the engine sees it: entries, policy, and the rendering."""
 
@@ -285,7 +286,7 @@ def _check_index(ctx: CheckContext, doc: Document) -> Iterator[Problem | None]:
     yield from _check_claude_code_limit(ctx, doc)
 
 
-@dataclass(frozen=True)
+@struct
 class _LineFinding:
     """One line problem of a legacy index: a pointer to drop, or an entry without a line."""
 
