@@ -248,7 +248,8 @@ def render_front_table(summary: dict[str, Any], store: dict[str, Any], server: d
     floors = [(label, figs.get(key, {}).get("memls")) for key, label in (
         ("cli_floor_start", "interpreter start"),
         ("cli_floor_stat", "a process listing and `stat`-ing every file"),
-        ("floor_read_bytes", "reading every file"))]
+        ("floor_read_bytes", "reading every file"),
+        ("floor_save", "a save that proves its name (listing and `stat`-ing every file, two atomic writes)"))]
     floors.append(("an empty pygls 2 server's spawn → `initialize`",
                    srv.get("floor_pygls_initialize_s")))
     floor_text = "; ".join(f"{label} {fmt_seconds(v)}" for label, v in floors if v is not None)

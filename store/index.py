@@ -526,8 +526,9 @@ def _appended(index_text: str, lines: list[str]) -> str:
         index_text = f"{INDEX_HEADER}\n\n"
     first_break = _LINE_BREAKS.search(index_text)
     eol = first_break.group() if first_break is not None else "\n"
-    text = index_text if index_text.endswith(("\n", "\r")) else index_text + eol
-    return text + eol.join(lines) + eol
+    # One copy of the text (a 10k-entry index is a megabyte), not one per concatenation.
+    ended = index_text.endswith(("\n", "\r"))
+    return "".join((index_text, "" if ended else eol, eol.join(lines), eol))
 
 
 def remove_index_line(index_text: str, filename: str, moved_from: Collection[str] = ()) -> str:

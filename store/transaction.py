@@ -249,6 +249,12 @@ class RootTransaction:
         self._changes: tuple[tuple, dict[str, MemoryEntry | None]] | None = None
         self._view: IndexView | None = None  # the read's index view, when no store keeps one
         self._rendering: bytes | None = None  # the staged index, when it is a rendering (index_provenance)
+        # Whether the index as read is the last rendering memls wrote: asked once, as the bytes are
+        # fixed for the transaction and the answer hashes them (1 MB at 10k entries) and reads a record.
+        self._written_as_rendering: bool | None = None
+        # Whether the index as read renders the root as read, or as the parse cache last held it:
+        # asked before and after the entry is staged (a save asks twice), answered once.
+        self._rendered_before: bool | None = None
 
     # reads (through the staged overlay)
 
@@ -385,12 +391,16 @@ class RootTransaction:
             self.staged.pop(self.policy_path, None)
 
     def _index_text(self) -> str:
-        data = self.bytes_of(self.index_path)
+        if self.index_path not in self.staged:
+            # As read under the lock, decoded once (a 10k-entry index is a 2 MB string), not read
+            # again: an editor's write since (it takes no lock) makes the commit refuse, not this.
+            return self._original_text or ""
+        data = self.staged[self.index_path]
         if data is None:
             return ""
         if self._original_utf8 and data == self._original_index:
             assert self._original_text is not None
-            return self._original_text  # decoded once (a 10k-entry index is a 2 MB string)
+            return self._original_text
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -449,7 +459,9 @@ class RootTransaction:
         """
         if self.policy is not None or self._original_text is None:
             return True
-        if written_as_rendering(self.root.path, self._original_index):
+        if self._written_as_rendering is None:
+            self._written_as_rendering = written_as_rendering(self.root.path, self._original_index)
+        if self._written_as_rendering:
             return True  # memls wrote these very bytes as the rendering, whatever changed since
         text = self._original_text
         if omission_budget(text) is not None:
@@ -459,10 +471,13 @@ class RootTransaction:
         # Compared piece by piece with the root's index view: a curated index
         # (most of them) needs neither rendering, a generated one only the
         # one after, which it writes.
-        return opens_like_a_rendering(text) and (
-            self._legacy_renders(text, {}) or self._legacy_renders(text, self._legacy_changes())
-            or bool(self._read.earlier) and self._legacy_renders(text, self._earlier_entries())
-        )
+        if not opens_like_a_rendering(text):
+            return False
+        if self._rendered_before is None:  # the root as read (or as cached before): the same all along
+            self._rendered_before = self._legacy_renders(text, {}) or (
+                bool(self._read.earlier) and self._legacy_renders(text, self._earlier_entries()))
+        after = self._legacy_changes()
+        return self._rendered_before or bool(after) and self._legacy_renders(text, after)
 
     def _earlier_entries(self) -> dict[str, MemoryEntry | None]:
         """The index entries of the files that changed since the parse cache was written, as it held them.

@@ -23,7 +23,7 @@ STORE_FIGURES = (
     "load_check", "load", "check_only", "load_check_uncached", "audit", "audit_after_change",
     "check_replayed", "list", "render_root_index", "render_managed",
     "render_model", "bm25_build", "recall_bm25", "recall_overlap", "recall_api", "get",
-    "get_model", "save_total", "save_each", "floor_stat_all", "floor_read_bytes", "floor_yaml_parse",
+    "get_model", "save_total", "save_each", "floor_save", "floor_stat_all", "floor_read_bytes", "floor_yaml_parse",
     "cli_audit", "cli_list", "cli_index", "cli_check", "cli_startup",
     "cli_show", "cli_audit_after_change", "cli_save", "cli_floor_start", "cli_floor_stat",
 )
