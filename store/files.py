@@ -356,6 +356,16 @@ def _snapshot(change: Change) -> _Original:
         return _Original(f.read(), stat.S_IMODE(found.st_mode), _identity(found))
 
 
+def _refuse_if_changed(change: FileWrite, original: _Original) -> None:
+    """Raise :class:`ChangedMeanwhile` when a guarded file's identity is no longer the one read."""
+    try:
+        now = _identity(os.stat(change.path, follow_symlinks=False))
+    except FileNotFoundError:
+        now = None
+    if now != original.stamp:
+        raise ChangedMeanwhile(Path(change.path))
+
+
 def _identity(found: os.stat_result) -> tuple[int, ...]:
     return (found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino, found.st_dev)
 
@@ -403,14 +413,8 @@ class _Transaction:
         save to land; checked last, so the window left is the renames alone.
         """
         for change, original in zip(self.changes, self.originals, strict=True):
-            if not isinstance(change, FileWrite) or change.expected is None:
-                continue
-            try:
-                now = _identity(os.stat(change.path, follow_symlinks=False))
-            except FileNotFoundError:
-                now = None
-            if now != original.stamp:
-                raise ChangedMeanwhile(Path(change.path))
+            if isinstance(change, FileWrite) and change.expected is not None:
+                _refuse_if_changed(change, original)
 
     def _apply_all(self) -> None:
         for index, change in enumerate(self.changes):
@@ -425,6 +429,10 @@ class _Transaction:
                         os.unlink(tmp)
                     self.temps.pop(index)
                 else:
+                    if change.expected is not None:
+                        # Once more, at its own rename: the files renamed before it took a moment
+                        # in which an editor's save may have landed (the window left is this rename).
+                        _refuse_if_changed(change, self.originals[index])
                     os.replace(tmp, path)
                     self.temps.pop(index)
                     self.applied.append(index)

@@ -41,3 +41,56 @@ def test_a_save_while_an_editor_saves_memory_md_writes_nothing(tmp_path: Path, m
     monkeypatch.setattr(files, "_stage", stage)
     store.save("beta", "Beta thing.", type="project")  # saved again: the person's line stays
     assert index.read_text(encoding="utf-8") == edited + "- [beta](beta.md) \u2014 Beta thing.\n"
+
+
+@pytest.mark.parametrize("write", ["save", "delete"])
+def test_a_write_while_an_editor_creates_the_absent_memory_md_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write: str
+) -> None:
+    root = tmp_path / "memory"
+    store = MemoryStore([MemoryRoot("explicit", root)])
+    store.save("alpha", "Alpha thing.", type="project")
+    index = root / "MEMORY.md"
+    index.unlink()  # read as absent: the write creates it
+    written = "# My notes\n\n- [alpha](alpha.md) \u2014 in my own words\n"
+    stage = files._stage
+
+    def stage_while_the_editor_creates_it(target: Path, data: bytes, *args: object) -> None:
+        stage(target, data, *args)
+        if Path(target) == index and not index.exists():
+            index.write_text(written, encoding="utf-8")
+
+    monkeypatch.setattr(files, "_stage", stage_while_the_editor_creates_it)
+    with pytest.raises(ChangedMeanwhile, match="MEMORY.md changed while memls was writing it"):
+        if write == "save":
+            store.save("beta", "Beta thing.", type="project")
+        else:
+            store.delete("alpha")
+    assert index.read_text(encoding="utf-8") == written
+    assert not (root / "beta.md").exists()
+    assert (root / "alpha.md").exists()
+
+
+def test_an_editor_save_landing_while_the_entry_is_renamed_is_not_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "memory"
+    store = MemoryStore([MemoryRoot("explicit", root)])
+    store.save("alpha", "Alpha thing.", type="project")
+    index = root / "MEMORY.md"
+    index.write_text(CURATED, encoding="utf-8")
+    edited = CURATED + "- a line the person just saved\n"
+    entry = root / "beta.md"
+    replace = files.os.replace
+
+    def replace_then_the_editor_saves(source: object, target: object) -> None:
+        replace(source, target)
+        if Path(str(target)) == entry:  # after the last check before any rename, before the index's
+            index.write_text(edited, encoding="utf-8")
+
+    monkeypatch.setattr(files.os, "replace", replace_then_the_editor_saves)
+    with pytest.raises(ChangedMeanwhile, match="MEMORY.md changed while memls was writing it"):
+        store.save("beta", "Beta thing.", type="project")
+    monkeypatch.setattr(files.os, "replace", replace)
+    assert index.read_text(encoding="utf-8") == edited
+    assert not entry.exists()  # the entry written before it was taken back
