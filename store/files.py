@@ -236,6 +236,10 @@ class FileWrite:
     # commit then raises :class:`ChangedMeanwhile` and changes nothing, so no
     # line they wrote is replaced unseen. None: no such check.
     expected: bytes | None = None
+    # The file was read as absent: it is created only where it still is (a hard
+    # link, which cannot overwrite), and one that appeared since (an editor's new
+    # file) makes the commit raise ChangedMeanwhile instead of being replaced.
+    expect_absent: bool = False
 
 
 @struct
@@ -288,7 +292,10 @@ def commit(changes: Sequence[Change], *, root: Path | None = None) -> None:
     _validate(changes, root)
     originals = [_snapshot(change) for change in changes]
     for change, original in zip(changes, originals, strict=True):
-        if isinstance(change, FileWrite) and change.expected is not None and original.data != change.expected:
+        if isinstance(change, FileWrite) and (
+            change.expected is not None and original.data != change.expected
+            or change.expect_absent and os.path.lexists(change.path)
+        ):
             raise ChangedMeanwhile(Path(change.path))
     _Transaction(changes, originals).run()
 
@@ -413,7 +420,7 @@ class _Transaction:
         save to land; checked last, so the window left is the renames alone.
         """
         for change, original in zip(self.changes, self.originals, strict=True):
-            if isinstance(change, FileWrite) and change.expected is not None:
+            if isinstance(change, FileWrite) and (change.expected is not None or change.expect_absent):
                 _refuse_if_changed(change, original)
 
     def _apply_all(self) -> None:
@@ -422,8 +429,13 @@ class _Transaction:
             if isinstance(change, FileWrite):
                 self.step = f"cannot write {path}"
                 tmp = self.temps[index]
-                if change.create_only:
-                    linked = _publish_new(tmp, path)
+                if change.create_only or change.expect_absent:
+                    try:
+                        linked = _publish_new(tmp, path)
+                    except FileExistsError:
+                        if change.expect_absent:
+                            raise ChangedMeanwhile(path) from None
+                        raise
                     self.applied.append(index)
                     if linked:
                         os.unlink(tmp)

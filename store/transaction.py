@@ -18,7 +18,7 @@ import yaml
 
 from .edit_check import lost_comment, structure_problem
 from .entry import MemoryEntry, entry_from_record
-from .errors import ChangedMeanwhile, MemoryFrontmatterError, MemoryParseError, RoundTripError
+from .errors import MemoryFrontmatterError, MemoryParseError, RoundTripError
 from .files import FileDelete, FileWrite, commit
 from .frontmatter import normalize_text, split_frontmatter
 from .index import (
@@ -246,8 +246,7 @@ class RootTransaction:
         self._original_index: bytes | None = None if original is None else original[0]
         self._original_text: str | None = None if original is None else original[1]
         self._original_utf8 = original is not None  # whether _original_text is the exact (strict) decoding
-        # No MEMORY.md at all (not even a dangling link, which a write replaces): one is created only where
-        # it is still absent, so an editor's created meanwhile is never replaced unseen.
+        # No MEMORY.md at all (not even a dangling link): one written is created only where it still is absent.
         self._index_absent = original is None and not os.path.lexists(self.index_path)
         # The staged entry files' index entries, for the staged files they were made from.
         self._changes: tuple[tuple, dict[str, MemoryEntry | None]] | None = None
@@ -693,22 +692,15 @@ class RootTransaction:
                     f"refusing to write '{entry.name}' to {entry.path}: {why}"
                 )
         self._refuse_hiding(after)
-        # An editor saving MEMORY.md takes no lock: its lines must not be replaced unseen. One read
-        # as absent is created only where it is still absent (a hard link, which cannot overwrite).
-        index_created = self.index_path in self.staged and self._index_absent
         changes = [
             FileDelete(path) if data is None
-            else FileWrite(path, data, create_only=path in self.create_only or index_created and path == self.index_path,
-                           mode=self.modes.get(path),
-                           expected=self._original_index if path == self.index_path else None)
+            else FileWrite(path, data, create_only=path in self.create_only, mode=self.modes.get(path),
+                           # an editor saving MEMORY.md takes no lock: its lines must not be replaced unseen
+                           expected=self._original_index if path == self.index_path else None,
+                           expect_absent=path == self.index_path and self._index_absent)
             for path, data in self.staged.items()
         ]
-        try:
-            commit(changes, root=self.root.path)
-        except FileExistsError:
-            if index_created and os.path.lexists(self.index_path):
-                raise ChangedMeanwhile(self.index_path) from None
-            raise
+        commit(changes, root=self.root.path)
         if self._rendering is not None and self.staged.get(self.index_path) == self._rendering:
             remember_rendering(self.root.path, self._rendering)
         if self._warm is not None:

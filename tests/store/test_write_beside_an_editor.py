@@ -13,6 +13,7 @@ import pytest
 
 import memls.store.files as files
 from memls.store.errors import ChangedMeanwhile
+from memls.store.index_sync import commit_index
 from memls.store.roots import MemoryRoot
 from memls.store.store import MemoryStore
 
@@ -94,3 +95,24 @@ def test_an_editor_save_landing_while_the_entry_is_renamed_is_not_replaced(
     monkeypatch.setattr(files.os, "replace", replace)
     assert index.read_text(encoding="utf-8") == edited
     assert not entry.exists()  # the entry written before it was taken back
+
+
+def test_the_servers_index_write_computes_again_from_a_memory_md_an_editor_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "memory"
+    root.mkdir()
+    index = root / "MEMORY.md"
+    written = "# My notes\n\n- [alpha](alpha.md) \u2014 in my own words\n"
+    line = "- [beta](beta.md) \u2014 Beta thing.\n"
+    stage = files._stage
+
+    def stage_while_the_editor_creates_it(target: Path, data: bytes, *args: object) -> None:
+        stage(target, data, *args)
+        if Path(target) == index and not index.exists():
+            index.write_text(written, encoding="utf-8")
+
+    monkeypatch.setattr(files, "_stage", stage_while_the_editor_creates_it)
+    result = commit_index(root, lambda current: (current or "# Persistent Memory\n\n") + line)
+    assert result == written + line
+    assert index.read_text(encoding="utf-8") == written + line
