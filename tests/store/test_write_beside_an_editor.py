@@ -21,12 +21,7 @@ CURATED = "# Persistent Memory\n\n- [alpha](alpha.md) \u2014 my hook\n"
 
 
 def test_a_save_while_an_editor_saves_memory_md_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    root = tmp_path / "memory"
-    store = MemoryStore([MemoryRoot("explicit", root)])
-    store.save("alpha", "Alpha thing.", type="project")
-    index = root / "MEMORY.md"
-    index.write_text(CURATED, encoding="utf-8")
-    edited = CURATED + "- a line the person just saved\n"
+    store, root, index, edited = _curated_root(tmp_path)
     stage = files._stage
 
     def stage_while_the_editor_saves(target: Path, data: bytes, *args: object) -> None:
@@ -54,14 +49,7 @@ def test_a_write_while_an_editor_creates_the_absent_memory_md_writes_nothing(
     index = root / "MEMORY.md"
     index.unlink()  # read as absent: the write creates it
     written = "# My notes\n\n- [alpha](alpha.md) \u2014 in my own words\n"
-    stage = files._stage
-
-    def stage_while_the_editor_creates_it(target: Path, data: bytes, *args: object) -> None:
-        stage(target, data, *args)
-        if Path(target) == index and not index.exists():
-            index.write_text(written, encoding="utf-8")
-
-    monkeypatch.setattr(files, "_stage", stage_while_the_editor_creates_it)
+    _editor_creates_while_staged(monkeypatch, index, written)
     with pytest.raises(ChangedMeanwhile, match="MEMORY.md changed while memls was writing it"):
         if write == "save":
             store.save("beta", "Beta thing.", type="project")
@@ -75,12 +63,7 @@ def test_a_write_while_an_editor_creates_the_absent_memory_md_writes_nothing(
 def test_an_editor_save_landing_while_the_entry_is_renamed_is_not_replaced(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = tmp_path / "memory"
-    store = MemoryStore([MemoryRoot("explicit", root)])
-    store.save("alpha", "Alpha thing.", type="project")
-    index = root / "MEMORY.md"
-    index.write_text(CURATED, encoding="utf-8")
-    edited = CURATED + "- a line the person just saved\n"
+    store, root, index, edited = _curated_root(tmp_path)
     entry = root / "beta.md"
     replace = files.os.replace
 
@@ -105,6 +88,14 @@ def test_the_servers_index_write_computes_again_from_a_memory_md_an_editor_creat
     index = root / "MEMORY.md"
     written = "# My notes\n\n- [alpha](alpha.md) \u2014 in my own words\n"
     line = "- [beta](beta.md) \u2014 Beta thing.\n"
+    _editor_creates_while_staged(monkeypatch, index, written)
+    result = commit_index(root, lambda current: (current or "# Persistent Memory\n\n") + line)
+    assert result == written + line
+    assert index.read_text(encoding="utf-8") == written + line
+
+
+def _editor_creates_while_staged(monkeypatch: pytest.MonkeyPatch, index: Path, written: str) -> None:
+    """An editor saves ``written`` as a new ``index`` right after memls staged its own (no lock taken)."""
     stage = files._stage
 
     def stage_while_the_editor_creates_it(target: Path, data: bytes, *args: object) -> None:
@@ -113,6 +104,13 @@ def test_the_servers_index_write_computes_again_from_a_memory_md_an_editor_creat
             index.write_text(written, encoding="utf-8")
 
     monkeypatch.setattr(files, "_stage", stage_while_the_editor_creates_it)
-    result = commit_index(root, lambda current: (current or "# Persistent Memory\n\n") + line)
-    assert result == written + line
-    assert index.read_text(encoding="utf-8") == written + line
+
+
+def _curated_root(tmp_path: Path) -> tuple[MemoryStore, Path, Path, str]:
+    """A root with one entry and a curated MEMORY.md; with the text an editor is about to save there."""
+    root = tmp_path / "memory"
+    store = MemoryStore([MemoryRoot("explicit", root)])
+    store.save("alpha", "Alpha thing.", type="project")
+    index = root / "MEMORY.md"
+    index.write_text(CURATED, encoding="utf-8")
+    return store, root, index, CURATED + "- a line the person just saved\n"
