@@ -14,7 +14,6 @@ The rule (setting ``index.onSave``):
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
@@ -324,12 +323,11 @@ def commit_index(root: Path, compute: Callable[[str | None], str | None]) -> str
         for attempt in range(_COMMIT_TRIES):
             read = text_to_rewrite(path)  # refuses a FIFO, a device, non-UTF-8 bytes
             data, current = (None, None) if read is None else read
-            absent = read is None and not os.path.lexists(path)  # (an editor's new file is never replaced)
             new = compute(current)
             if new is None or new == current:
                 return None
             try:
-                commit([FileWrite(path, new.encode("utf-8"), expected=data, expect_absent=absent)], root=root)
+                commit([FileWrite(path, new.encode("utf-8"), expected=data, expect_absent=read is None)], root=root)
             except ChangedMeanwhile:
                 # An editor saved the file after it was read (editors take no memls lock):
                 # computed again from what it wrote, so none of its lines is replaced.

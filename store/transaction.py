@@ -9,7 +9,6 @@ trip is proven on exactly the bytes that will be written.
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -246,8 +245,6 @@ class RootTransaction:
         self._original_index: bytes | None = None if original is None else original[0]
         self._original_text: str | None = None if original is None else original[1]
         self._original_utf8 = original is not None  # whether _original_text is the exact (strict) decoding
-        # No MEMORY.md at all (not even a dangling link): one written is created only where it still is absent.
-        self._index_absent = original is None and not os.path.lexists(self.index_path)
         # The staged entry files' index entries, for the staged files they were made from.
         self._changes: tuple[tuple, dict[str, MemoryEntry | None]] | None = None
         self._view: IndexView | None = None  # the read's index view, when no store keeps one
@@ -697,7 +694,8 @@ class RootTransaction:
             else FileWrite(path, data, create_only=path in self.create_only, mode=self.modes.get(path),
                            # an editor saving MEMORY.md takes no lock: its lines must not be replaced unseen
                            expected=self._original_index if path == self.index_path else None,
-                           expect_absent=path == self.index_path and self._index_absent)
+                           # (read as absent: created only where still absent; a link there is refused anyway)
+                           expect_absent=path == self.index_path and self._original_index is None)
             for path, data in self.staged.items()
         ]
         commit(changes, root=self.root.path)
