@@ -39,6 +39,7 @@ from .model_changes import ModelChangeNotices
 from .protocol import MemlsProtocol
 from .state import RootsChange, ServerState
 from .status import StatusReporter, startup_report
+from .unapplied import UnappliedChanges
 from .watcher import Watching
 
 if TYPE_CHECKING:
@@ -66,8 +67,10 @@ class MemlsServer(LanguageServer):
         self.watching = Watching(self)
         self.model_changes = ModelChangeNotices(self)
         self.timings: dict[str, float] = {}
-        # The latest text and version of each document whose change the engine has not taken yet.
-        self.unapplied: dict[Path, tuple[str, int | None]] = {}
+        # The texts of documents whose changes the engine has not taken yet.
+        self.unapplied = UnappliedChanges()
+        # The jobs taking those changes in, held until done (the loop keeps only weak references).
+        self.changes_in_flight: set[asyncio.Future[None]] = set()
         # Per open file the server edits (an index with unsaved changes): held while
         # an edit of it is built, sent and answered, so the next is built from the
         # text the last one made (memls.lsp.features.save.edit_open_index).
@@ -189,12 +192,12 @@ def create_server() -> MemlsServer:
         ls.after_change(affected)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    async def did_change(ls: MemlsServer, params: types.DidChangeTextDocumentParams) -> None:
+    def did_change(ls: MemlsServer, params: types.DidChangeTextDocumentParams) -> None:
+        # Not a coroutine: pygls runs it right after applying this change to its
+        # document, before the next message, so the text stored is this change's.
         path = ls.memory_path(params.text_document.uri)
         if path is None:
             return
-        # The text and version of the same moment: several changes may have been
-        # applied to pygls's document before this handler runs.
         document = ls.workspace.text_documents.get(unquote(params.text_document.uri))
         if document is None:
             # Never opened (or closed): pygls would make a document of the file, whose text would
@@ -202,11 +205,10 @@ def create_server() -> MemlsServer:
             log.warning("ignoring a change to %s, which is not open", params.text_document.uri)
             return
         version = document.version if document.version is not None else params.text_document.version
-        # Coalesced: a newer change replaces the text still waiting, and the
-        # engine takes only the latest (see _apply_change).
-        ls.unapplied[path] = (document.source, version)
-        affected = await ls.engine.run(_apply_change, ls, path)
-        ls.after_change(affected)
+        ls.unapplied.add(path, document.source, version)
+        task = asyncio.ensure_future(_take_change(ls, path))
+        ls.changes_in_flight.add(task)
+        task.add_done_callback(ls.changes_in_flight.discard)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def did_close(ls: MemlsServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -241,28 +243,31 @@ def create_server() -> MemlsServer:
     return server
 
 
+async def _take_change(ls: MemlsServer, path: Path) -> None:
+    affected = await ls.engine.run(_apply_change, ls, path)
+    ls.after_change(affected)
+
+
 def _apply_change(ls: MemlsServer, path: Path) -> set[Path]:
-    """Take the latest unapplied text of ``path`` into the model (engine thread); nothing if taken already.
+    """Take the unapplied changes of ``path`` into the model (engine thread); nothing if taken already.
 
     Every change queues this job after storing its text, so a burst of
-    keystrokes is parsed once: the first job takes the latest text, the
-    jobs after it find none. Scheduling only when no text was waiting would
+    keystrokes is parsed once: the first job takes what waits, the jobs
+    after it find nothing. Scheduling only when nothing was waiting would
     race: the loop sees a text waiting, this thread takes that (older) text,
     the loop stores the newer one, and no job is left to take it -- nor
     would any later change schedule one, seeing a text waiting. Here the
     job queued after a text is stored runs after it, on the one engine
     thread, so the last text is always taken.
     """
-    latest = ls.unapplied.pop(path, None)
-    if latest is None:
-        return set()
-    text, version = latest
-    affected = ls.state.change(path, text, version)
-    if ls.state.index_lines_in_buffer.get(path) and not ls.state.has_unsaved_changes(path):
-        # Reloaded (``:e!``) or typed back: the lines memls sent there are not on disk.
-        from .features.save import bring_lines_left_in_buffer
+    affected: set[Path] = set()
+    for text, version in ls.unapplied.take(path):
+        affected |= ls.state.change(path, text, version)
+        if ls.state.index_lines_in_buffer.get(path) and not ls.state.has_unsaved_changes(path):
+            # Reloaded (``:e!``) or typed back: the lines memls sent there are not on disk.
+            from .features.save import bring_lines_left_in_buffer
 
-        affected |= bring_lines_left_in_buffer(ls.state, path)
+            affected |= bring_lines_left_in_buffer(ls.state, path)
     return affected
 
 

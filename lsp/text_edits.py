@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +28,7 @@ from lsprotocol import types
 
 if TYPE_CHECKING:
     from .state import ServerState
+    from .unapplied import UnappliedChanges
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -132,7 +133,7 @@ def _shifted(position: types.Position, lines: int) -> types.Position:
 
 def buffer_edit(
     state: ServerState, path: Path, new_text: Callable[[str], str | None],
-    unapplied: Mapping[Path, tuple[str, int | None]] | None = None,
+    unapplied: UnappliedChanges | None = None,
 ) -> tuple[types.WorkspaceEdit, int | None] | None:
     """The edit bringing the client's text of ``path`` to ``new_text(that text)``, and that text's version
     (engine thread; None: no change).
@@ -147,7 +148,7 @@ def buffer_edit(
     overtakes in transit is rejected instead of misapplied (the caller
     computes it anew).
     """
-    latest = unapplied.get(path) if unapplied is not None else None
+    latest = unapplied.latest(path) if unapplied is not None else None
     old, version = latest if latest is not None else (state.text(path), state.version(path))
     new = new_text(old)
     edits = line_edits(old, new, state.client.position_encoding) if new is not None else []

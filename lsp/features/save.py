@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
     from ..server import MemlsServer
     from ..state import ServerState
+    from ..unapplied import UnappliedChanges
 
 log = logging.getLogger(__name__)
 
@@ -579,7 +580,7 @@ async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
         if built is None:
             return
         edit, version = built
-        latest = ls.unapplied.get(update.index_path)
+        latest = ls.unapplied.latest(update.index_path)
         if latest is not None and latest[1] != version:
             # The user typed while it was built: a plain (unversioned) edit would land on shifted lines.
             declined = "it changed while the edit was made"
@@ -605,7 +606,7 @@ async def _edit_open_index(ls: MemlsServer, update: IndexUpdate) -> None:
                 f"{one_line(declined)}; save or revert it, then save the memory again"))
 
 
-def _edit_or_write(state: ServerState, update: IndexUpdate, unapplied):
+def _edit_or_write(state: ServerState, update: IndexUpdate, unapplied: UnappliedChanges):
     """The edit of the open buffer (:func:`buffer_edit`), or, once it is closed, the file written (engine thread).
 
     A buffer closed between the save and its edit's turn is gone: an

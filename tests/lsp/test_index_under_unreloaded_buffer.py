@@ -11,12 +11,25 @@ the file and tell the user; never nothing.
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from .conftest import Session, answer_as_editor, apply_text_edits, barrier, entry
+from .conftest import (
+    SERVER_ENV,
+    Session,
+    act_as_editor,
+    answer_as_editor,
+    apply_text_edits,
+    barrier,
+    entry,
+    initialize_in,
+    write_root,
+)
 from .test_index_edit_while_typing import EditorBuffer
 from .test_index_on_save import rendered, save
 
@@ -175,6 +188,60 @@ async def test_an_index_buffer_reloaded_after_the_warning_gets_edits_again(start
     await until(lambda: "\u2014 v2\n" in buffer.text, f"the reloaded buffer never got the line: {buffer.text}")
     assert AGENT_LINE in buffer.text and TYPED in buffer.text
     assert "\u2014 v1\n" in index_on_disk(session)  # the buffer is the user's to save
+    assert len(warnings(session)) == 1, warnings(session)
+
+
+# The real server, but taking a change of ``busy.md`` in takes 0.5 s, as any job may on
+# a loaded machine: the changes sent meanwhile wait for the engine together.
+BUSY_ENGINE_SOURCE = """
+import time
+from memls.lsp.state import ServerState
+change = ServerState.change
+def slow_change(self, path, text, version):
+    if path.name == "busy.md":
+        time.sleep(0.5)
+    return change(self, path, text, version)
+ServerState.change = slow_change
+from memls.lsp.server import main
+main()
+"""
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-c", BUSY_ENGINE_SOURCE],
+                                              server_env=SERVER_ENV))
+async def busy_client(lsp_client: LanguageClient):
+    lsp_client.memls_profile = "neovim"  # type: ignore[attr-defined]
+    act_as_editor(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_a_reload_followed_at_once_by_typing_still_ends_the_conflict(busy_client, tmp_path):
+    """The reload and the first keystroke after it reach a busy server together: both count, in order.
+
+    Taken as one change, the typed text would be the only one the server
+    saw: the buffer never took the file, the conflict never ended, and the
+    next save would write the disk and leave the buffer without its line.
+    """
+    write_root(tmp_path, {"a.md": entry("a", "v0"), "busy.md": entry("busy", "x")}).joinpath(
+        "MEMORY.md").write_text(CURATED, encoding="utf-8")
+    session = await initialize_in(busy_client, tmp_path, client_capabilities("neovim"))
+    buffer = EditorBuffer(session, CURATED)
+    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: buffer.apply(params))
+    buffer._changed(CURATED + TYPED)
+    session.open("a.md")
+    session.open("busy.md")
+    await barrier(session)
+    (session.root / "agentnote.md").write_text(entry("agentnote", "written by the agent"), encoding="utf-8")
+    (session.root / "MEMORY.md").write_text(CURATED + AGENT_LINE, encoding="utf-8")
+    await save_entry(session, "a", "v1", 2, "zz-probe-1.md")
+    await until(lambda: warnings(session), "the user was never told")
+    session.change("busy.md", entry("busy", "y"), 2)  # the engine is busy for a while
+    buffer._changed(index_on_disk(session))  # :e! ...
+    buffer._changed(buffer.text + TYPED)  # ... and a keystroke, before the engine is free
+    await save_entry(session, "a", "v2", 3, "zz-probe-2.md")
+    await until(lambda: "\u2014 v2\n" in buffer.text, f"the reloaded buffer never got the line: {buffer.text}")
+    assert AGENT_LINE in buffer.text and TYPED in buffer.text
     assert len(warnings(session)) == 1, warnings(session)
 
 
