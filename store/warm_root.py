@@ -71,6 +71,10 @@ class WarmRoot:
         self._trusted: dict[str, Stamp] = {}
         self._pending: dict[str, Pending] = {}  # files kept by their bytes until they settle
         self._files: dict[str, FileRead] = {}  # the last read's files by name
+        # The files whose read a new process would find in the parse cache: those
+        # settled when last read (a write's own files keep their read before it).
+        # A change to one of them shows the state the root was in (RootRead.earlier).
+        self._cache_holds: set[str] = set()
         self._read: RootRead | None = None
         self._view: IndexView | None = None
 
@@ -85,7 +89,7 @@ class WarmRoot:
 
     def forget(self) -> None:
         """Drop everything kept: the next refresh reads the root in full."""
-        self._trusted, self._pending, self._files = {}, {}, {}
+        self._trusted, self._pending, self._files, self._cache_holds = {}, {}, {}, set()
         self._read, self._view = None, None
 
     def _refresh(self) -> RootRead:
@@ -97,10 +101,11 @@ class WarmRoot:
             }
             self._pending = {}
             self._files = {f.filename: f for f in read.files}
+            self._cache_holds = set(self._trusted)
             self._read, self._view = read, None
             return read
         previous, before = self._read, self._files
-        changes = self._changes()
+        changes, earlier = self._changes()
         if not changes:
             return previous
         for filename, (_, now) in changes.items():
@@ -109,13 +114,18 @@ class WarmRoot:
             else:
                 before[filename] = now
         read = previous.with_changes(changes)
+        read.earlier = earlier
         if self._view is not None:
             self._move_lines(self._view, changes)
         self._read = read
         return read
 
-    def _changes(self) -> dict[str, tuple[FileRead | None, FileRead | None]]:
+    def _changes(self) -> tuple[dict[str, tuple[FileRead | None, FileRead | None]], dict[str, FileRead]]:
         """Each file whose read differs from the last read: name -> (read then, read now; None: none).
+
+        And the earlier reads of those a new process would find in the parse
+        cache (:attr:`RootRead.earlier`): a lagging index rendered from them
+        is memls's, not a person's, as such a process would judge it.
 
         The listing and ``stat`` of :func:`memls.store.reader.entry_stats`
         in one loop with the lookup of the kept reads: at 10k files this loop
@@ -126,12 +136,15 @@ class WarmRoot:
         identity is always the last read's, so it is no change.)
         """
         observed_ns = now_ns()
-        before = self._files
+        before, held = self._files, self._cache_holds
         changes: dict[str, tuple[FileRead | None, FileRead | None]] = {}
+        earlier: dict[str, FileRead] = {}
         try:
             fd = os.open(self.root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except (FileNotFoundError, NotADirectoryError):
-            return {filename: (was, None) for filename, was in before.items()}
+            earlier = {filename: was for filename, was in before.items() if filename in held}
+            held.clear()
+            return {filename: (was, None) for filename, was in before.items()}, earlier
         listed = 0
         try:
             names = os.listdir(fd)
@@ -160,6 +173,12 @@ class WarmRoot:
                 listed += was is not None
                 if was is not read and was != read:
                     changes[filename] = (was, read)
+                    if was is not None and filename in held:
+                        earlier[filename] = was
+                if filename in self._trusted:
+                    held.add(filename)
+                else:
+                    held.discard(filename)
         finally:
             os.close(fd)
         if listed < len(before):  # files gone since the last read
@@ -168,7 +187,10 @@ class WarmRoot:
                 if filename not in present:
                     self._drop(filename)
                     changes[filename] = (was, None)
-        return changes
+                    if filename in held:
+                        earlier[filename] = was
+                        held.discard(filename)
+        return changes, earlier
 
     def _read_file(self, filename: str, stamp: Stamp, observed_ns: int) -> FileRead:
         """Read one file whose identity cannot vouch for the kept read, and keep what it gave."""

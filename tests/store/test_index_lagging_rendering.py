@@ -139,3 +139,34 @@ def test_an_index_memls_rendered_and_a_person_then_edited_stays_curated(tmp_path
     index = (root / "MEMORY.md").read_text(encoding="utf-8")
     assert "\u2014 Alpha: ask Sam first." in index
     assert index.endswith("- [tz](tz.md) \u2014 Works from Stockholm.\n")
+
+
+def same_bytes_written_again(path: Path) -> None:
+    """Another tool writes the file anew with the bytes it held: memls's record of its write no longer vouches."""
+    data = path.read_bytes()
+    path.unlink()
+    path.write_bytes(data)
+
+
+@pytest.mark.parametrize("by_hand", ["edited", "deleted"])
+def test_a_long_lived_store_renders_a_lagging_index_again_as_a_new_process_does(tmp_path: Path, by_hand: str) -> None:
+    """Stranger s26, finding 2: a store that had written once kept no earlier state of the root, so
+    after another tool wrote the generated index again and an entry changed by hand, it took the
+    lagging index for a curated one and kept the entry's stale line."""
+    roots = {who: tmp_path / who / "memory" for who in ("long-lived", "new")}
+    for root in roots.values():
+        generated_root(root)
+    store = a_new_process(roots["long-lived"])
+    store.save("delta", "Delta thing.", type="project")  # its first write: the root is kept warm from here
+    a_new_process(roots["new"]).save("delta", "Delta thing.", type="project")
+    for root in roots.values():
+        same_bytes_written_again(root / "MEMORY.md")
+        if by_hand == "edited":
+            edit_by_hand(root / "beta.md", "Beta thing.", "Beta, edited in the editor.")
+        else:
+            (root / "gamma.md").unlink()
+    store.save("tz", "Works from Stockholm.", type="user")
+    a_new_process(roots["new"]).save("tz", "Works from Stockholm.", type="user")
+    index = (roots["long-lived"] / "MEMORY.md").read_text(encoding="utf-8")
+    assert index == (roots["new"] / "MEMORY.md").read_text(encoding="utf-8")
+    assert index == store.render_root_index()
