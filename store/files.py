@@ -417,7 +417,9 @@ class _Transaction:
         """Refuse before any destination changes if a guarded file changed while the temps were written.
 
         Staging fsyncs every temp, which takes long enough for an editor's
-        save to land; checked last, so the window left is the renames alone.
+        save to land. Each guarded file is checked once more right before its
+        own rename (:meth:`_apply_all`), so the window left is that ``stat`` and
+        the rename: POSIX has no compare-and-rename.
         """
         for change, original in zip(self.changes, self.originals, strict=True):
             if isinstance(change, FileWrite) and (change.expected is not None or change.expect_absent):
