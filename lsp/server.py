@@ -205,8 +205,8 @@ def create_server() -> MemlsServer:
             log.warning("ignoring a change to %s, which is not open", params.text_document.uri)
             return
         version = document.version if document.version is not None else params.text_document.version
-        ls.unapplied.add(path, document.source, version)
-        task = asyncio.ensure_future(_take_change(ls, path))
+        ticket = ls.unapplied.add(path, document.source, version)
+        task = asyncio.ensure_future(_take_change(ls, path, ticket))
         ls.changes_in_flight.add(task)
         task.add_done_callback(ls.changes_in_flight.discard)
 
@@ -243,25 +243,23 @@ def create_server() -> MemlsServer:
     return server
 
 
-async def _take_change(ls: MemlsServer, path: Path) -> None:
-    affected = await ls.engine.run(_apply_change, ls, path)
+async def _take_change(ls: MemlsServer, path: Path, ticket: int) -> None:
+    affected = await ls.engine.run(_apply_change, ls, path, ticket)
     ls.after_change(affected)
 
 
-def _apply_change(ls: MemlsServer, path: Path) -> set[Path]:
-    """Take the unapplied changes of ``path`` into the model (engine thread); nothing if taken already.
+def _apply_change(ls: MemlsServer, path: Path, ticket: int) -> set[Path]:
+    """Take the changes of ``path`` up to ``ticket`` into the model (engine thread); nothing if taken already.
 
-    Every change queues this job after storing its text, so a burst of
-    keystrokes is parsed once: the first job takes what waits, the jobs
-    after it find nothing. Scheduling only when nothing was waiting would
-    race: the loop sees a text waiting, this thread takes that (older) text,
-    the loop stores the newer one, and no job is left to take it -- nor
-    would any later change schedule one, seeing a text waiting. Here the
-    job queued after a text is stored runs after it, on the one engine
-    thread, so the last text is always taken.
+    Every change queues this job after storing its text, and jobs run in
+    the order their messages came, on the one engine thread: the job of the
+    last change takes the last text, and one that finds only a later change
+    than its own waiting leaves it to that change's job, so a save in
+    between reaches the model first. An entry keeps only its latest change
+    waiting, so a burst of keystrokes is parsed once, by its last job.
     """
     affected: set[Path] = set()
-    for text, version in ls.unapplied.take(path):
+    for text, version in ls.unapplied.take(path, ticket):
         affected |= ls.state.change(path, text, version)
         if ls.state.index_lines_in_buffer.get(path) and not ls.state.has_unsaved_changes(path):
             # Reloaded (``:e!``) or typed back: the lines memls sent there are not on disk.

@@ -7,6 +7,11 @@ every text is kept, in order: whether the buffer took the file from disk
 (``:e!``) or was typed back to it is a moment of its history the server
 acts on (:meth:`memls.lsp.state.ServerState.change`), and the keystroke that
 follows at once would hide it if only the latest text were taken.
+
+Each change gets a ticket, and the engine job it queues takes the changes
+up to that ticket only: a change the editor sent after a save must not
+reach the model before that save does, which would take the buffer back
+to the saved text while the editor holds the later one.
 """
 
 from __future__ import annotations
@@ -29,23 +34,34 @@ class UnappliedChanges:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._changes: dict[Path, list[Change]] = {}
+        self._tickets = 0
+        self._changes: dict[Path, list[tuple[int, str, int | None]]] = {}
 
-    def add(self, path: Path, text: str, version: int | None) -> None:
-        """The editor changed ``path`` (loop thread)."""
+    def add(self, path: Path, text: str, version: int | None) -> int:
+        """The editor changed ``path`` (loop thread): the change's ticket, for :meth:`take`."""
         with self._lock:
+            self._tickets += 1
             waiting = self._changes.setdefault(path, [])
             if document_kind(path.name) != "index":
                 waiting.clear()
-            waiting.append((text, version))
+            waiting.append((self._tickets, text, version))
+            return self._tickets
 
-    def take(self, path: Path) -> list[Change]:
-        """The changes of ``path`` waiting, oldest first, now the engine's (engine thread)."""
+    def take(self, path: Path, ticket: int) -> list[Change]:
+        """The changes of ``path`` up to ``ticket``, oldest first, now the engine's (engine thread)."""
         with self._lock:
-            return self._changes.pop(path, [])
+            waiting = self._changes.get(path, [])
+            taken = 0
+            while taken < len(waiting) and waiting[taken][0] <= ticket:
+                taken += 1
+            out = [(text, version) for _, text, version in waiting[:taken]]
+            del waiting[:taken]
+            if not waiting:
+                self._changes.pop(path, None)
+            return out
 
     def latest(self, path: Path) -> Change | None:
         """The last change of ``path`` the editor sent, if the engine has not taken it yet."""
         with self._lock:
             waiting = self._changes.get(path)
-            return waiting[-1] if waiting else None
+            return waiting[-1][1:] if waiting else None

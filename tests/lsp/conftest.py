@@ -113,6 +113,32 @@ async def client(request, lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
+# The real server, but taking a change of ``busy.md`` in takes 0.5 s, as any job may on
+# a loaded machine: the changes sent meanwhile wait for the engine together.
+BUSY_ENGINE_SOURCE = """
+import time
+from memls.lsp.state import ServerState
+change = ServerState.change
+def slow_change(self, path, text, version):
+    if path.name == "busy.md":
+        time.sleep(0.5)
+    return change(self, path, text, version)
+ServerState.change = slow_change
+from memls.lsp.server import main
+main()
+"""
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-c", BUSY_ENGINE_SOURCE],
+                                              server_env=SERVER_ENV))
+async def busy_client(lsp_client: LanguageClient):
+    """A Neovim-like client of a server whose engine is busy while ``busy.md`` changes."""
+    lsp_client.memls_profile = "neovim"  # type: ignore[attr-defined]
+    act_as_editor(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
 class Session:
     """A workspace folder with a memory root, and the client that opened it."""
 

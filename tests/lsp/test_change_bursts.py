@@ -17,6 +17,7 @@ import pytest_lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from .conftest import SERVER_ENV, act_as_editor, barrier, entry, initialize_in, write_root
+from .test_index_on_save import save
 
 YIELDING_SOURCE = """
 import time
@@ -62,3 +63,24 @@ async def test_after_each_burst_of_changes_the_diagnostics_are_for_the_last_text
         await barrier(session, f"zz-probe-{burst}.md")
         shown = [d.message for d in yielding_client.diagnostics.get(session.uri("a.md"), [])]
         assert any(f"'gone-{last}'" in m for m in shown), (burst, shown)
+
+
+async def test_a_change_sent_after_a_save_reaches_the_model_after_the_save(busy_client, tmp_path):
+    """Changes, a save, and a change after it reach a busy engine together: the model ends on the last.
+
+    Taken before the save, the later change was undone by it: the model went
+    back to the saved text, and the diagnostics described a text the editor
+    no longer held until the next keystroke.
+    """
+    write_root(tmp_path, {"a.md": typed(0), "busy.md": entry("busy")})
+    session = await initialize_in(busy_client, tmp_path, client_capabilities("neovim"))
+    session.open("a.md", typed(0))
+    session.open("busy.md")
+    await barrier(session)
+    session.change("busy.md", entry("busy", "changed"), 2)  # the engine is busy for a while
+    session.change("a.md", typed(1), 2)
+    save(session, "a.md", typed(1))
+    session.change("a.md", typed(2), 3)
+    await barrier(session, "zz-probe-after.md")
+    shown = [d.message for d in busy_client.diagnostics.get(session.uri("a.md"), [])]
+    assert any("'gone-2'" in m for m in shown), shown

@@ -11,18 +11,14 @@ the file and tell the user; never nothing.
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import client_capabilities
 
 from .conftest import (
-    SERVER_ENV,
     Session,
-    act_as_editor,
     answer_as_editor,
     apply_text_edits,
     barrier,
@@ -189,31 +185,6 @@ async def test_an_index_buffer_reloaded_after_the_warning_gets_edits_again(start
     assert AGENT_LINE in buffer.text and TYPED in buffer.text
     assert "\u2014 v1\n" in index_on_disk(session)  # the buffer is the user's to save
     assert len(warnings(session)) == 1, warnings(session)
-
-
-# The real server, but taking a change of ``busy.md`` in takes 0.5 s, as any job may on
-# a loaded machine: the changes sent meanwhile wait for the engine together.
-BUSY_ENGINE_SOURCE = """
-import time
-from memls.lsp.state import ServerState
-change = ServerState.change
-def slow_change(self, path, text, version):
-    if path.name == "busy.md":
-        time.sleep(0.5)
-    return change(self, path, text, version)
-ServerState.change = slow_change
-from memls.lsp.server import main
-main()
-"""
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-c", BUSY_ENGINE_SOURCE],
-                                              server_env=SERVER_ENV))
-async def busy_client(lsp_client: LanguageClient):
-    lsp_client.memls_profile = "neovim"  # type: ignore[attr-defined]
-    act_as_editor(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
 
 
 async def test_a_reload_followed_at_once_by_typing_still_ends_the_conflict(busy_client, tmp_path):

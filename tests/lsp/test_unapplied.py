@@ -7,19 +7,28 @@ from pathlib import Path
 from memls.lsp.unapplied import UnappliedChanges
 
 
-def test_of_an_entry_only_the_latest_change_waits():
+def test_of_an_entry_only_the_latest_change_waits_and_its_own_job_takes_it():
     waiting = UnappliedChanges()
-    for version in (2, 3, 4):
-        waiting.add(Path("/m/a.md"), f"text {version}", version)
+    tickets = [waiting.add(Path("/m/a.md"), f"text {version}", version) for version in (2, 3, 4)]
     assert waiting.latest(Path("/m/a.md")) == ("text 4", 4)
-    assert waiting.take(Path("/m/a.md")) == [("text 4", 4)]
+    assert waiting.take(Path("/m/a.md"), tickets[0]) == []  # a later change's: left to its own job
+    assert waiting.take(Path("/m/a.md"), tickets[2]) == [("text 4", 4)]
 
 
 def test_every_change_of_the_index_waits_in_order_until_taken():
     waiting = UnappliedChanges()
     index = Path("/m/MEMORY.md")
-    waiting.add(index, "reloaded", 2)
-    waiting.add(index, "reloaded, typed on", 3)
+    first = waiting.add(index, "reloaded", 2)
+    second = waiting.add(index, "reloaded, typed on", 3)
     assert waiting.latest(index) == ("reloaded, typed on", 3)
-    assert waiting.take(index) == [("reloaded", 2), ("reloaded, typed on", 3)]
-    assert waiting.take(index) == [] and waiting.latest(index) is None
+    assert waiting.take(index, second) == [("reloaded", 2), ("reloaded, typed on", 3)]
+    assert waiting.take(index, first) == [] and waiting.latest(index) is None
+
+
+def test_a_job_takes_no_change_sent_after_its_own():
+    waiting = UnappliedChanges()
+    index = Path("/m/MEMORY.md")
+    first = waiting.add(index, "before the save", 2)
+    waiting.add(index, "after the save", 3)
+    assert waiting.take(index, first) == [("before the save", 2)]
+    assert waiting.latest(index) == ("after the save", 3)
