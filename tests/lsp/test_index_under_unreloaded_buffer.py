@@ -166,18 +166,25 @@ async def test_the_changed_on_disk_warning_comes_once_per_conflict(start):
     assert "- typed again\n" not in index_on_disk(session)  # the buffer is still the user's alone
 
 
-async def test_an_index_buffer_reloaded_after_the_warning_gets_edits_again(start):
-    session = await start({"a.md": entry("a", "v0")}, index=CURATED)
+async def told_of_an_agents_write(session: Session, *also_open: str) -> EditorBuffer:
+    """``MEMORY.md`` typed into, then written by an agent: the next save writes the file and tells the user."""
     buffer = EditorBuffer(session, CURATED)
     answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: buffer.apply(params))
     buffer._changed(CURATED + TYPED)
-    session.open("a.md")
+    for name in ("a.md", *also_open):
+        session.open(name)
     await barrier(session)
     (session.root / "agentnote.md").write_text(entry("agentnote", "written by the agent"), encoding="utf-8")
     (session.root / "MEMORY.md").write_text(CURATED + AGENT_LINE, encoding="utf-8")
     await save_entry(session, "a", "v1", 2, "zz-probe-1.md")
     await until(lambda: warnings(session), "the user was never told")
     assert buffer.text == CURATED + TYPED
+    return buffer
+
+
+async def test_an_index_buffer_reloaded_after_the_warning_gets_edits_again(start):
+    session = await start({"a.md": entry("a", "v0")}, index=CURATED)
+    buffer = await told_of_an_agents_write(session)
     buffer._changed(index_on_disk(session))  # :e! -- the user takes the file, then types again
     buffer._changed(buffer.text + TYPED)
     await save_entry(session, "a", "v2", 3, "zz-probe-2.md")
@@ -197,16 +204,7 @@ async def test_a_reload_followed_at_once_by_typing_still_ends_the_conflict(busy_
     write_root(tmp_path, {"a.md": entry("a", "v0"), "busy.md": entry("busy", "x")}).joinpath(
         "MEMORY.md").write_text(CURATED, encoding="utf-8")
     session = await initialize_in(busy_client, tmp_path, client_capabilities("neovim"))
-    buffer = EditorBuffer(session, CURATED)
-    answer_as_editor(session, types.WORKSPACE_APPLY_EDIT, lambda params: buffer.apply(params))
-    buffer._changed(CURATED + TYPED)
-    session.open("a.md")
-    session.open("busy.md")
-    await barrier(session)
-    (session.root / "agentnote.md").write_text(entry("agentnote", "written by the agent"), encoding="utf-8")
-    (session.root / "MEMORY.md").write_text(CURATED + AGENT_LINE, encoding="utf-8")
-    await save_entry(session, "a", "v1", 2, "zz-probe-1.md")
-    await until(lambda: warnings(session), "the user was never told")
+    buffer = await told_of_an_agents_write(session, "busy.md")
     session.change("busy.md", entry("busy", "y"), 2)  # the engine is busy for a while
     buffer._changed(index_on_disk(session))  # :e! ...
     buffer._changed(buffer.text + TYPED)  # ... and a keystroke, before the engine is free
