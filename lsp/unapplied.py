@@ -22,6 +22,11 @@ from pathlib import Path
 from memls.store.model import document_kind
 
 Change = tuple[str, int | None]  # a document's text and its version
+# How much of ``MEMORY.md``'s texts may wait at once (characters): each is a
+# whole copy (0.6 MB at 10k entries), and while the first scan holds the
+# engine a person may type hundreds. Beyond it the oldest go, as every
+# text but the latest did before; the latest always waits.
+WAITING_INDEX_CHARS = 8_000_000
 
 
 class UnappliedChanges:
@@ -45,6 +50,9 @@ class UnappliedChanges:
             if document_kind(path.name) != "index":
                 waiting.clear()
             waiting.append((self._tickets, text, version))
+            size = sum(len(change[1]) for change in waiting)
+            while size > WAITING_INDEX_CHARS and len(waiting) > 1:
+                size -= len(waiting.pop(0)[1])
             return self._tickets
 
     def take(self, path: Path, ticket: int) -> list[Change]:

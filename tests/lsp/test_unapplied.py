@@ -32,3 +32,13 @@ def test_a_job_takes_no_change_sent_after_its_own():
     waiting.add(index, "after the save", 3)
     assert waiting.take(index, first) == [("before the save", 2)]
     assert waiting.latest(index) == ("after the save", 3)
+
+
+def test_the_index_texts_waiting_stay_within_their_budget_the_latest_always_kept(monkeypatch):
+    monkeypatch.setattr("memls.lsp.unapplied.WAITING_INDEX_CHARS", 27)
+    waiting = UnappliedChanges()
+    index = Path("/m/MEMORY.md")
+    tickets = [waiting.add(index, f"text {n:04d}", n) for n in range(5)]  # 9 characters each
+    assert waiting.take(index, tickets[-1]) == [("text 0002", 2), ("text 0003", 3), ("text 0004", 4)]
+    waiting.add(index, "x" * 100, 6)
+    assert waiting.latest(index) == ("x" * 100, 6)
