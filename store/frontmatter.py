@@ -61,7 +61,8 @@ YAML_LOADER = "yaml.SafeLoader"
 
 gptme reads each entry with ``yaml.safe_load``, which is this loader, so memls
 calls a file broken exactly when gptme's readers skip it, and reads the same
-data from it. libyaml (``CSafeLoader``) is about six times faster but does not
+data from it, within two bounds (:data:`ALIAS_NODE_BUDGET`,
+:data:`MAX_FLOW_DEPTH`). libyaml (``CSafeLoader``) is about six times faster but does not
 agree with it: it accepts a tab inside a plain value (``a<TAB>b``), ``|#``,
 and a byte-order mark or NEL / LS inside the text in places where the pure
 loader stops, refuses some texts the pure loader reads, and reads a bare ``!``
@@ -94,6 +95,20 @@ at most.
 """
 # Stands for "without end" (a value containing itself) in node counts.
 _UNBOUNDED = 1 << 62
+
+MAX_FLOW_DEPTH = 200
+"""How deep ``[`` and ``{`` collections may nest before the frontmatter is refused unread.
+
+PyYAML keeps a possible key for every flow collection open on the current
+line and walks them all at each token, so a line of N opening brackets costs
+N squared: 2,500 take over a second, on every keystroke in the editor and
+for every file of a root read. Past about 450 levels PyYAML (and so gptme)
+stops anyway, with a ``RecursionError`` whose exact depth depends on the
+caller's stack. 200 levels cost under 20 ms to load; no memory nests a tenth
+of that. Every bracket counts, quoted or not: text with more than 200
+unclosed brackets is not a memory either.
+"""
+_FLOW_BRACKET = re.compile(r"[\[\]{}]")
 
 
 @struct(frozen=False)
@@ -215,6 +230,10 @@ def load_yaml(yaml_text: str, first_line: int = 0, *, fast: bool = True) -> Load
             return LoadedYaml(flat[0], None, flat[1])
     import_yaml()
     locator = _Locator(yaml_text, first_line)
+    too_deep = _flow_too_deep(yaml_text)
+    if too_deep is not None:
+        return LoadedYaml(None, locator.problem(
+            f"collections nest deeper than {MAX_FLOW_DEPTH} levels", too_deep), {})
     loader = None
     node = None
     try:
@@ -247,6 +266,21 @@ def load_yaml(yaml_text: str, first_line: int = 0, *, fast: bool = True) -> Load
     if oversized:
         data = _without(data, oversized)
     return LoadedYaml(data, None, keys, oversized)
+
+
+def _flow_too_deep(yaml_text: str) -> int | None:
+    """The offset of the bracket that opens past :data:`MAX_FLOW_DEPTH`, or None."""
+    if yaml_text.count("[") + yaml_text.count("{") <= MAX_FLOW_DEPTH:
+        return None
+    depth = 0
+    for bracket in _FLOW_BRACKET.finditer(yaml_text):
+        if bracket.group() in "[{":
+            depth += 1
+            if depth > MAX_FLOW_DEPTH:
+                return bracket.start()
+        elif depth:
+            depth -= 1
+    return None
 
 
 class _AliasCount:

@@ -18,7 +18,7 @@ import yaml
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from memls.store.frontmatter import ALIAS_NODE_BUDGET, load_yaml
+from memls.store.frontmatter import ALIAS_NODE_BUDGET, MAX_FLOW_DEPTH, load_yaml
 from tests.store.messy_roots import scaled
 
 # The pieces on which libyaml and the pure loader were seen to disagree, and the
@@ -98,10 +98,28 @@ def test_load_yaml_succeeds_and_reads_exactly_what_safe_load_does_on_frontmatter
     assert memls_reads(text) == gptme_reads(text)
 
 
-def test_alias_budget_is_the_one_place_memls_reads_less_than_safe_load():
+def test_alias_budget_is_one_place_memls_reads_less_than_safe_load():
     """The agreement tests skip over-budget aliases; this pins that it is the budget that differs."""
     count = ALIAS_NODE_BUDGET // 4 + 1
     text = "a: &x [1]\n" + "".join(f"b{i}: [*x, *x, *x, *x]\n" for i in range(count))
     last = f"b{count - 1}"
     assert last in yaml.safe_load(text)
     assert last not in load_yaml(text).data
+
+
+def test_flow_nesting_past_the_limit_is_the_other_place_memls_reads_less_than_safe_load():
+    """PyYAML's cost is quadratic in the brackets open on one line; past the limit memls refuses the text unread."""
+    def nested(depth: int) -> str:
+        return "metadata: " + "[" * depth + "]" * depth
+
+    assert memls_reads(nested(MAX_FLOW_DEPTH)) == gptme_reads(nested(MAX_FLOW_DEPTH)) != ("error", None)
+    past = nested(MAX_FLOW_DEPTH + 1)
+    assert gptme_reads(past)[0] == "ok"
+    problem = load_yaml(past, first_line=1).problem
+    assert problem is not None and f"deeper than {MAX_FLOW_DEPTH} levels" in problem.message
+    assert (problem.line, problem.column) == (1, len("metadata: ") + MAX_FLOW_DEPTH)
+
+
+def test_closed_brackets_do_not_count_towards_the_nesting_limit():
+    text = "keywords: [" + ", ".join(["[a]"] * (2 * MAX_FLOW_DEPTH)) + "]\nmetadata: {" + "a: {}, " * MAX_FLOW_DEPTH + "}"
+    assert memls_reads(text) == gptme_reads(text) != ("error", None)
