@@ -17,11 +17,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from lsprotocol import types
+from pygls.exceptions import FeatureNotificationError
 from pygls.lsp.server import LanguageServer
 
 from memls.store.cache import RACY_WINDOW_NS, ParseCache, paused_gc
@@ -208,7 +210,7 @@ def create_server() -> MemlsServer:
         ticket = ls.unapplied.add(path, document.source, version)
         task = asyncio.ensure_future(_take_change(ls, path, ticket))
         ls.changes_in_flight.add(task)
-        task.add_done_callback(ls.changes_in_flight.discard)
+        task.add_done_callback(partial(_change_taken, ls))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def did_close(ls: MemlsServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -246,6 +248,21 @@ def create_server() -> MemlsServer:
 async def _take_change(ls: MemlsServer, path: Path, ticket: int) -> None:
     affected = await ls.engine.run(_apply_change, ls, path, ticket)
     ls.after_change(affected)
+
+
+def _change_taken(ls: MemlsServer, task: asyncio.Future[None]) -> None:
+    """Forget a finished change job; a failure is told as pygls tells a failing notification handler.
+
+    The job is no handler of pygls's, so without this its exception would
+    reach only asyncio's log when the task is collected, and the user would
+    see diagnostics stop following their typing with no word why.
+    """
+    ls.changes_in_flight.discard(task)
+    if task.cancelled() or task.exception() is None:
+        return
+    error = task.exception()
+    log.error("taking a change in failed", exc_info=error)
+    ls.report_server_error(error, FeatureNotificationError)
 
 
 def _apply_change(ls: MemlsServer, path: Path, ticket: int) -> set[Path]:

@@ -122,6 +122,8 @@ change = ServerState.change
 def slow_change(self, path, text, version):
     if path.name == "busy.md":
         time.sleep(0.5)
+    if path.name == "fails.md" and "fail now" in text:
+        raise RuntimeError("injected failure taking a change")
     return change(self, path, text, version)
 ServerState.change = slow_change
 from memls.lsp.server import main
@@ -132,7 +134,10 @@ main()
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-c", BUSY_ENGINE_SOURCE],
                                               server_env=SERVER_ENV))
 async def busy_client(lsp_client: LanguageClient):
-    """A Neovim-like client of a server whose engine is busy while ``busy.md`` changes."""
+    """A Neovim-like client of a server whose engine is busy while ``busy.md`` changes.
+
+    Taking in a change of ``fails.md`` whose text says "fail now" raises.
+    """
     lsp_client.memls_profile = "neovim"  # type: ignore[attr-defined]
     act_as_editor(lsp_client)
     yield

@@ -18,6 +18,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from .conftest import SERVER_ENV, act_as_editor, barrier, entry, initialize_in, write_root
 from .test_index_on_save import save
+from .test_rename import wait_for_message
 
 YIELDING_SOURCE = """
 import time
@@ -84,3 +85,19 @@ async def test_a_change_sent_after_a_save_reaches_the_model_after_the_save(busy_
     await barrier(session, "zz-probe-after.md")
     shown = [d.message for d in busy_client.diagnostics.get(session.uri("a.md"), [])]
     assert any("'gone-2'" in m for m in shown), shown
+
+
+async def test_a_change_that_fails_to_be_taken_in_is_told_and_the_server_goes_on(busy_client, tmp_path):
+    """The job taking a change in is no pygls handler: its failure must still reach the user and the log."""
+    write_root(tmp_path, {"fails.md": entry("fails"), "a.md": typed(0)})
+    session = await initialize_in(busy_client, tmp_path, client_capabilities("neovim"))
+    session.open("fails.md")
+    session.open("a.md", typed(0))
+    await barrier(session)
+    session.change("fails.md", entry("fails", "fail now"), 2)
+    session.change("a.md", typed(1), 2)
+    told = await wait_for_message(session, "injected failure taking a change")
+    assert told.startswith("Error in server")
+    await barrier(session)
+    shown = [d.message for d in busy_client.diagnostics.get(session.uri("a.md"), [])]
+    assert any("'gone-1'" in m for m in shown), shown
