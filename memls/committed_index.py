@@ -76,9 +76,10 @@ def refresh_index(root: Path) -> bool:
     before = committed_entries(root)
 
     def compute(current: str | None) -> str | None:
-        after = read_root(root, None).entries_for_index
+        read = read_root(root, None)
         return index_after_commit(
-            before=before, after=after, policy=IndexPolicy.read(root), current=current
+            before=before, after=read.entries_for_index, policy=IndexPolicy.read(root), current=current,
+            unreadable=read.unreadable_files(),
         )
 
     return commit_index(root, compute) is not None

@@ -47,6 +47,7 @@ from .model import Document, RootState
 from .parse import parse_document
 from .rewrite import value_end
 from .spans import Span
+from .unreadable_lines import keep_unreadable_lines
 
 
 def render_root_view(state: RootState, *, budget: int | None = None) -> str:
@@ -82,7 +83,7 @@ def formatted_index(state: RootState, text: str) -> str | None:
         return None
     if not managed and text and text != rendered:
         return None
-    return rendered
+    return keep_unreadable_lines(text, rendered, state.unreadable_entry_files()) if managed else rendered
 
 
 def formatted_entry(text: str, doc: Document | None = None) -> str | None:

@@ -44,6 +44,7 @@ from .index_view import renderings_around
 from .safe_read import text_to_rewrite
 from .spans import split_lines
 from .structs import struct
+from .unreadable_lines import keep_unreadable_lines
 
 IndexOnSave = Literal["auto", "regenerate", "off"]
 
@@ -97,6 +98,7 @@ def index_after_save(
     earlier: Sequence[MemoryEntry] = (),
     unsaved: bool = False,
     root_dir: Path | None = None,
+    unreadable: Callable[[], Collection[str]] = tuple,
 ) -> str | None:
     """The new ``MEMORY.md`` text, or None when it should not change.
 
@@ -117,6 +119,9 @@ def index_after_save(
     (:mod:`memls.store.index_provenance`), and a curated line left at a
     file the saved entry was moved from by hand follows it
     (:func:`memls.store.index.lines_left_behind`).
+    ``unreadable``: the root's entry files no reader reads, asked only when
+    the index is rendered whole, which keeps their lines
+    (:mod:`memls.store.unreadable_lines`).
     Raises ValueError when a managed root's policy cannot be rendered.
     """
     if mode == "off":
@@ -126,7 +131,7 @@ def index_after_save(
     moved_from = [] if root_dir is None or saved is None or current is None else lines_left_behind(
         root_dir, saved, current, lambda: around.entries()[0])
     text = _index_after_save(around, saved, previous, removed_filename, policy, current, mode, earlier, ours,
-                             moved_from)
+                             moved_from, unreadable)
     if unsaved and current is not None:
         entry_files = {e.filename for e in (saved, previous) if e is not None} | set(moved_from)
         if removed_filename is not None:
@@ -169,30 +174,30 @@ def keeps_lines_but_pointers_to(old: str, new: str, filenames: Collection[str]) 
 def _index_after_save(
     around: RootAroundSave, saved: MemoryEntry | None, previous: MemoryEntry | None, removed_filename: str | None,
     policy: IndexPolicy | None, current: str | None, mode: IndexOnSave, earlier: Sequence[MemoryEntry],
-    ours: bool = False, moved_from: Sequence[str] = (),
+    ours: bool = False, moved_from: Sequence[str] = (), unreadable: Callable[[], Collection[str]] = tuple,
 ) -> str:
     """:func:`index_after_save`'s text by the mode and what ``current`` is (rendered or curated).
 
     ``ours``: ``current`` is the last rendering memls wrote, generated whatever changed since.
     ``moved_from``: the files the saved entry's curated line may be left at.
     """
+    def whole(rendered: str) -> str:
+        return rendered if current is None else keep_unreadable_lines(current, rendered, unreadable())
+
     if policy is not None:
-        text = render_policy_view(index_entries(around.entries()[1], managed=True), policy)
-    elif mode == "regenerate" or current is None:
-        text = around.rendered()[1]
-    elif omission_budget(current) is None and opens_like_a_rendering(current):
+        return whole(render_policy_view(index_entries(around.entries()[1], managed=True), policy))
+    if mode == "regenerate" or current is None:
+        return whole(around.rendered()[1])
+    if omission_budget(current) is None and opens_like_a_rendering(current):
         # Unbudgeted, the usual case: generated before or after stays generated.
         rendered_before, rendered_after = around.rendered()
         if ours or current in (rendered_before, rendered_after) or current in around.rendered_earlier():
-            text = rendered_after
-        else:
-            text = _curated_after_save(current, previous, saved, removed_filename, earlier, moved_from)
+            return whole(rendered_after)
     elif ours or is_generated_index(current, *around.entries(), *around.earlier_entries()):
         # Generated stays generated, cut to the budget it was rendered with.
-        text = render_index(index_entries(around.entries()[1], managed=False), budget=omission_budget(current))
-    else:
-        text = _curated_after_save(current, previous, saved, removed_filename, earlier, moved_from)
-    return text
+        return whole(render_index(index_entries(around.entries()[1], managed=False),
+                                  budget=omission_budget(current)))
+    return _curated_after_save(current, previous, saved, removed_filename, earlier, moved_from)
 
 
 def _changed_files(
@@ -227,6 +232,7 @@ def index_after_commit(
     after: Sequence[MemoryEntry],
     policy: IndexPolicy | None,
     current: str | None,
+    unreadable: Collection[str] = (),
 ) -> str | None:
     """The ``MEMORY.md`` a commit hook writes for one root, or None to leave it.
 
@@ -237,7 +243,8 @@ def index_after_commit(
     committed (``before``; None when there is no earlier commit) or as they
     are now (:func:`memls.store.index.is_generated_index`). A curated index
     is left whole, not even a line edited: that is ``memls check --fix``'s
-    job, run by a person who sees what it changes.
+    job, run by a person who sees what it changes. The lines of the
+    ``unreadable`` entry files stay (:mod:`memls.store.unreadable_lines`).
     Raises ValueError when a managed root's policy cannot be rendered.
     """
     if policy is not None:
@@ -248,6 +255,7 @@ def index_after_commit(
         text = render_index(index_entries(after, managed=False), budget=omission_budget(current))
     else:
         return None
+    text = keep_unreadable_lines(current, text, unreadable)
     return None if text == current else text
 
 

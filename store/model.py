@@ -319,6 +319,11 @@ class RootState:
             if docs[p].kind == "entry" and docs[p].index_entry is not None
         ]
 
+    def unreadable_entry_files(self) -> list[str]:
+        """The entry files that exist but hold neither an entry nor a headline (their index lines are kept)."""
+        return [filename for filename, doc in self.by_filename.items()
+                if doc.kind == "entry" and not doc.file_absent and doc.index_entry is None]
+
     def index_entries_of(self, paths: Iterable[Path]) -> dict[str, MemoryEntry | None]:
         """The index entry of each of ``paths`` as the model holds it now, by filename (None: none)."""
         out: dict[str, MemoryEntry | None] = {}

@@ -247,6 +247,10 @@ class RootRead:
             if (record := f.record if f.record is not None else f.headline) is not None
         ]
 
+    def unreadable_files(self) -> list[str]:
+        """The entry files that hold neither an entry nor a headline: no reader reads them."""
+        return [f.filename for f in self.files if f.record is None and f.headline is None]
+
     def entry_of(self, file: FileRead) -> MemoryEntry:
         """The entry one of this read's files holds (its record must be set)."""
         assert file.record is not None

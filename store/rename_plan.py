@@ -48,6 +48,7 @@ from .model import Document, RootState, Workspace
 from .names import check_name, is_reserved_name, slugify
 from .reader import is_entry_filename, shadow_by_name
 from .spans import Span
+from .unreadable_lines import keep_unreadable_lines
 
 # Used when a reserved name leaves nothing once its ``memory`` prefix is gone.
 FALLBACK_NAME = "entry"
@@ -353,6 +354,7 @@ def _index_edits(
     elif opens_like_a_rendering(text):
         rendered = basis.rendering_if_generated(doc, renamed)
     if rendered is not None:
+        rendered = keep_unreadable_lines(text, rendered, state.unreadable_entry_files())
         return [minimal_edit(state.index_path, text, rendered)] if rendered != text else []
     edits = []
     # The line a hand move left at the file the entry's name gives is its line too (memls.store.index.lines_left_behind).

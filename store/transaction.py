@@ -47,6 +47,7 @@ from .roots import MemoryRoot
 from .safe_read import MAX_INDEX_BYTES, read_whole, text_to_rewrite
 from .spans import KeySpans
 from .text import one_line
+from .unreadable_lines import keep_unreadable_lines
 
 if TYPE_CHECKING:
     from .warm_root import WarmRoot
@@ -417,8 +418,12 @@ class RootTransaction:
         self._rendering = None
 
     def _stage_rendering(self) -> None:
-        """Stage the index rendered whole; once committed, its bytes are known as memls's rendering."""
-        self._stage_index(self._render())
+        """Stage the index rendered whole; once committed, its bytes are known as memls's rendering.
+
+        The lines of entry files no reader can read stay (:mod:`memls.store.unreadable_lines`).
+        """
+        current = self._index_text() if self._original_index is not None else None
+        self._stage_index(keep_unreadable_lines(current, self._render(), self._read_staged().unreadable_files()))
         self._rendering = self.staged.get(self.index_path)
 
     def _render(self) -> str:

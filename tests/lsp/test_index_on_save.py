@@ -65,6 +65,22 @@ async def test_generated_index_is_regenerated_on_save(start, tmp_path):
     assert "first, now revised" in index
 
 
+@pytest.mark.parametrize("broken", [b"---\nname: b\ndescription: \xff\n---\n", b"frontmatter deleted\n", b""],
+                         ids=["not-utf8", "no-frontmatter", "empty"])
+async def test_a_regenerated_index_keeps_the_line_of_an_entry_that_turned_unreadable(start, monkeypatch, broken):
+    """``memls index --write`` rendered the index, then another tool half wrote (or emptied) b.md: a
+    save of a.md renders the index again without losing the only pointer to b, which ``check``
+    reports and a person can repair."""
+    session = await start({"a.md": entry("a", "first"), "b.md": entry("b", "second"), "c.md": entry("c", "third")})
+    monkeypatch.setenv("MEMLS_CACHE_DIR", SERVER_ENV["MEMLS_CACHE_DIR"])  # where the server looks
+    MemoryStore([MemoryRoot("project", session.root)]).write_index()
+    (session.root / "b.md").write_bytes(broken)
+    await edit_and_save(session, "a.md", entry("a", "first, now revised", type_="user"))
+    lines = (session.root / "MEMORY.md").read_text(encoding="utf-8").splitlines()
+    assert lines == ["# Persistent Memory", "", "## User", "- [a](a.md) \u2014 first, now revised", "",
+                     "## Project", "- [b](b.md) \u2014 second", "- [c](c.md) \u2014 third"]
+
+
 async def test_an_index_memls_rendered_stays_generated_after_another_entry_changed_by_hand(start, monkeypatch):
     """Rendered by ``memls index --write`` (which keeps the digest of what it wrote), then an entry the
     save is not about edited in a terminal: the index is memls's all the same, rendered again on save,

@@ -22,6 +22,15 @@ def test_an_index_generated_for_the_committed_entries_is_rendered_for_the_new_on
                               current=render_index(BEFORE)) == render_index(AFTER)
 
 
+def test_a_rendered_index_keeps_the_line_of_an_entry_file_that_no_longer_reads():
+    """beta.md was committed half written: its line stays, the rest is rendered for the new entries."""
+    after = [entry("alpha", "First, revised.")]
+    assert index_after_commit(before=BEFORE, after=after, policy=None, current=render_index(BEFORE),
+                              unreadable=["beta.md"]) == render_index(AFTER)
+    assert index_after_commit(before=BEFORE, after=after, policy=None,
+                              current=render_index(BEFORE)) == render_index(after)
+
+
 def test_an_index_already_current_is_left_as_it_is():
     assert index_after_commit(before=BEFORE, after=AFTER, policy=None, current=render_index(AFTER)) is None
 
