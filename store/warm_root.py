@@ -107,6 +107,8 @@ class WarmRoot:
         previous, before = self._read, self._files
         changes, earlier = self._changes()
         if not changes:
+            # As a new process reading now: its parse cache, written by the last read, holds every file.
+            previous.earlier = {}
             return previous
         for filename, (_, now) in changes.items():
             if now is None:

@@ -170,3 +170,31 @@ def test_a_long_lived_store_renders_a_lagging_index_again_as_a_new_process_does(
     index = (roots["long-lived"] / "MEMORY.md").read_text(encoding="utf-8")
     assert index == (roots["new"] / "MEMORY.md").read_text(encoding="utf-8")
     assert index == store.render_root_index()
+
+
+def test_a_long_lived_store_forgets_an_earlier_state_once_a_write_has_read_past_it(tmp_path: Path) -> None:
+    """Stranger s27: a write that found no file changed kept the earlier state the last write had seen.
+    So after another tool put an old copy of the index back, the long-lived store took it for a lagging
+    rendering and rendered it whole, where a new process (whose parse cache holds the entry as it is
+    now) sees a curated index and leaves it be."""
+    roots = {who: tmp_path / who / "memory" for who in ("long-lived", "new")}
+    for root in roots.values():
+        generated_root(root)
+    store = a_new_process(roots["long-lived"])
+    store.save("delta", "Delta thing.", type="project")  # its first write: the root is kept warm from here
+    a_new_process(roots["new"]).save("delta", "Delta thing.", type="project")
+    old_copies = {}
+    for root in roots.values():
+        old_copies[root] = (root / "MEMORY.md").read_bytes()
+        same_bytes_written_again(root / "MEMORY.md")
+        edit_by_hand(root / "beta.md", "Beta thing.", "Beta, edited in the editor.")
+    store.save("alpha", "Alpha thing.", type="project")  # changes no entry; renders the lagging index
+    a_new_process(roots["new"]).save("alpha", "Alpha thing.", type="project")
+    for root in roots.values():
+        assert "Beta, edited in the editor." in (root / "MEMORY.md").read_text(encoding="utf-8")
+        (root / "MEMORY.md").unlink()
+        (root / "MEMORY.md").write_bytes(old_copies[root])  # another tool puts the old copy back
+    store.save("alpha", "Alpha thing.", type="project")
+    a_new_process(roots["new"]).save("alpha", "Alpha thing.", type="project")
+    index = (roots["long-lived"] / "MEMORY.md").read_bytes()
+    assert index == (roots["new"] / "MEMORY.md").read_bytes() == old_copies[roots["new"]]

@@ -22,6 +22,7 @@ identity; hand edits then move the file's mtime forward, as time would.
 
 from __future__ import annotations
 
+import copy
 import os
 import time
 from contextlib import contextmanager
@@ -228,10 +229,15 @@ def test_writes_from_the_kept_read_equal_writes_from_a_fresh_read(tmp_path_facto
 
 
 def assert_kept_read_is_the_disk(store: MemoryStore, root: Path) -> None:
-    """The kept read, refreshed, is what a fresh read without caches finds; its view, the rendering."""
+    """The kept read, refreshed, is what a fresh read without caches finds; its view, the rendering.
+
+    A copy is refreshed: each refresh stands for a process reading the root,
+    and this look is none of the store's.
+    """
     warm = store._warm.get((root, "explicit"))
     if warm is None:
         return
+    warm = copy.deepcopy(warm)
     read = warm.refresh()
     with caches_off():
         fresh = read_root(root, "explicit", cache=False)
