@@ -148,17 +148,23 @@ def same_bytes_written_again(path: Path) -> None:
     path.write_bytes(data)
 
 
-@pytest.mark.parametrize("by_hand", ["edited", "deleted"])
-def test_a_long_lived_store_renders_a_lagging_index_again_as_a_new_process_does(tmp_path: Path, by_hand: str) -> None:
-    """Stranger s26, finding 2: a store that had written once kept no earlier state of the root, so
-    after another tool wrote the generated index again and an entry changed by hand, it took the
-    lagging index for a curated one and kept the entry's stale line."""
+def long_lived_and_new(tmp_path: Path) -> tuple[dict[str, Path], MemoryStore]:
+    """Two generated roots after one save each: by a store kept from then on, and by a new process."""
     roots = {who: tmp_path / who / "memory" for who in ("long-lived", "new")}
     for root in roots.values():
         generated_root(root)
     store = a_new_process(roots["long-lived"])
     store.save("delta", "Delta thing.", type="project")  # its first write: the root is kept warm from here
     a_new_process(roots["new"]).save("delta", "Delta thing.", type="project")
+    return roots, store
+
+
+@pytest.mark.parametrize("by_hand", ["edited", "deleted"])
+def test_a_long_lived_store_renders_a_lagging_index_again_as_a_new_process_does(tmp_path: Path, by_hand: str) -> None:
+    """Stranger s26, finding 2: a store that had written once kept no earlier state of the root, so
+    after another tool wrote the generated index again and an entry changed by hand, it took the
+    lagging index for a curated one and kept the entry's stale line."""
+    roots, store = long_lived_and_new(tmp_path)
     for root in roots.values():
         same_bytes_written_again(root / "MEMORY.md")
         if by_hand == "edited":
@@ -177,12 +183,7 @@ def test_a_long_lived_store_forgets_an_earlier_state_once_a_write_has_read_past_
     So after another tool put an old copy of the index back, the long-lived store took it for a lagging
     rendering and rendered it whole, where a new process (whose parse cache holds the entry as it is
     now) sees a curated index and leaves it be."""
-    roots = {who: tmp_path / who / "memory" for who in ("long-lived", "new")}
-    for root in roots.values():
-        generated_root(root)
-    store = a_new_process(roots["long-lived"])
-    store.save("delta", "Delta thing.", type="project")  # its first write: the root is kept warm from here
-    a_new_process(roots["new"]).save("delta", "Delta thing.", type="project")
+    roots, store = long_lived_and_new(tmp_path)
     old_copies = {}
     for root in roots.values():
         old_copies[root] = (root / "MEMORY.md").read_bytes()
