@@ -200,12 +200,9 @@ def create_server() -> MemlsServer:
         path = ls.memory_path(params.text_document.uri)
         if path is None:
             return
-        document = ls.workspace.text_documents.get(unquote(params.text_document.uri))
-        if document is None:
-            # Never opened (or closed): pygls would make a document of the file, whose text would
-            # then stand for a buffer nobody has, and reading it could block (a FIFO) or never end.
-            log.warning("ignoring a change to %s, which is not open", params.text_document.uri)
-            return
+        # Only an open document's change gets here (memls.lsp.protocol): looked up, not made
+        # of the file as pygls's ``get_text_document`` would.
+        document = ls.workspace.text_documents[unquote(params.text_document.uri)]
         version = document.version if document.version is not None else params.text_document.version
         ticket = ls.unapplied.add(path, document.source, version)
         task = asyncio.ensure_future(_take_change(ls, path, ticket))
@@ -258,11 +255,14 @@ def _change_taken(ls: MemlsServer, task: asyncio.Future[None]) -> None:
     see diagnostics stop following their typing with no word why.
     """
     ls.changes_in_flight.discard(task)
-    if task.cancelled() or task.exception() is None:
+    if task.cancelled():
         return
     error = task.exception()
+    if error is None:
+        return
     log.error("taking a change in failed", exc_info=error)
-    ls.report_server_error(error, FeatureNotificationError)
+    if isinstance(error, Exception):
+        ls.report_server_error(error, FeatureNotificationError)
 
 
 def _apply_change(ls: MemlsServer, path: Path, ticket: int) -> set[Path]:
