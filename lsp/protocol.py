@@ -43,6 +43,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any, NamedTuple
+from urllib.parse import unquote
 
 import cattrs
 from lsprotocol import types
@@ -317,6 +318,19 @@ class MemlsProtocol(LanguageServerProtocol):
                 future.cancel()
         self._shutdown = True
         return None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        """pygls's, but a change to a document that is not open is logged and dropped.
+
+        pygls looks the document up unchecked: a change for a closed file or an
+        ``untitled:`` buffer showed the user "Error in server: KeyError" and the
+        document's URI, which tells them nothing and needs nothing of them.
+        """
+        if unquote(params.text_document.uri) not in self.workspace.text_documents:
+            log.warning("ignoring a change to %s, which is not open", params.text_document.uri)
+            return
+        yield from super().lsp_text_document__did_change(params)
 
     @lsp_method(types.EXIT)
     def lsp_exit(self, *args):

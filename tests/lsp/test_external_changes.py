@@ -135,6 +135,27 @@ async def test_a_change_to_a_fifo_never_opened_leaves_the_server_answering(start
     assert hover is not None
 
 
+async def test_a_typed_change_to_a_document_never_opened_shows_the_user_nothing_and_changes_nothing(start):
+    """A confused client's edit to a closed file or an ``untitled:`` buffer is dropped in silence.
+
+    pygls looked the document up unchecked and showed "Error in server:
+    KeyError" with the URI, a message that asks something of the user when
+    nothing is wrong with their memory.
+    """
+    session = await start({"a.md": entry("a"), "b.md": entry("b")})
+    await wait_until_scanned(session.client)
+    for uri in (path_to_uri(session.root / "b.md"), "untitled:Untitled-1"):
+        session.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=5),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="name: x\n")]))
+    uri = session.open("a.md")
+    hover = await asyncio.wait_for(session.client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=1, character=7))), 20)
+    assert hover is not None
+    assert [m.message for m in session.client.messages if "Error" in m.message] == []
+    assert (session.root / "b.md").read_text(encoding="utf-8") == entry("b")
+
+
 async def test_after_a_change_to_a_closed_file_its_diagnostics_still_follow_the_disk(start):
     # The change named no buffer: the file must not be taken as one, frozen at its text of that moment.
     session = await start({"a.md": entry("a")})
