@@ -65,9 +65,8 @@ def gptme_reads(text: str) -> tuple[str, Any]:
 def memls_reads(text: str) -> tuple[str, Any]:
     loaded = load_yaml(text, first_line=1)
     # Values past the alias budget are left out on purpose (README): not compared.
-    over_budget = loaded.oversized or (
-        loaded.problem is not None and "aliases expand" in loaded.problem.message)
-    assume(not over_budget)
+    if loaded.oversized or (loaded.problem is not None and "aliases expand" in loaded.problem.message):
+        return "over the alias budget", None
     if loaded.problem is not None:
         lines = text.split("\n")
         line, column = loaded.problem.line - 1, loaded.problem.column
@@ -87,7 +86,9 @@ AGREEMENT = settings(max_examples=scaled(400, 5000), deadline=None)
 @example("name: a\x07b")  # a control character: both refuse it
 @AGREEMENT
 def test_load_yaml_succeeds_and_reads_exactly_what_safe_load_does_on_loose_text(text):
-    assert memls_reads(text) == gptme_reads(text)
+    memls = memls_reads(text)
+    assume(memls[0] != "over the alias budget")
+    assert memls == gptme_reads(text)
 
 
 @given(frontmatter_texts)
@@ -95,7 +96,9 @@ def test_load_yaml_succeeds_and_reads_exactly_what_safe_load_does_on_loose_text(
 @example("name: alpha  # c\nmetadata:\n  type: \ufeffx\n- \u2028")
 @AGREEMENT
 def test_load_yaml_succeeds_and_reads_exactly_what_safe_load_does_on_frontmatter_lines(text):
-    assert memls_reads(text) == gptme_reads(text)
+    memls = memls_reads(text)
+    assume(memls[0] != "over the alias budget")
+    assert memls == gptme_reads(text)
 
 
 def test_alias_budget_is_one_place_memls_reads_less_than_safe_load():
