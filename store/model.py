@@ -320,9 +320,14 @@ class RootState:
         ]
 
     def unreadable_entry_files(self) -> list[str]:
-        """The entry files that exist but hold neither an entry nor a headline (their index lines are kept)."""
-        return [filename for filename, doc in self.by_filename.items()
-                if doc.kind == "entry" and not doc.file_absent and doc.index_entry is None]
+        """The entry files that exist but hold neither an entry nor a headline (their index lines are kept).
+
+        Looked for among the files the index view does not show, not in every
+        document: a save into a 10k-entry root asks this of a set difference.
+        """
+        docs = self.by_filename
+        return sorted(filename for filename in docs.keys() - self.index_view.entries.keys()
+                      if (doc := docs[filename]).kind == "entry" and not doc.file_absent and doc.index_entry is None)
 
     def index_entries_of(self, paths: Iterable[Path]) -> dict[str, MemoryEntry | None]:
         """The index entry of each of ``paths`` as the model holds it now, by filename (None: none)."""
