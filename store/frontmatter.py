@@ -61,8 +61,8 @@ YAML_LOADER = "yaml.SafeLoader"
 
 gptme reads each entry with ``yaml.safe_load``, which is this loader, so memls
 calls a file broken exactly when gptme's readers skip it, and reads the same
-data from it, within two bounds (:data:`ALIAS_NODE_BUDGET`,
-:data:`MAX_FLOW_DEPTH`). libyaml (``CSafeLoader``) is about six times faster but does not
+data from it, within three bounds (:data:`ALIAS_NODE_BUDGET`,
+:data:`MAX_FLOW_DEPTH`, :data:`FLOW_WORK_BUDGET`). libyaml (``CSafeLoader``) is about six times faster but does not
 agree with it: it accepts a tab inside a plain value (``a<TAB>b``), ``|#``,
 and a byte-order mark or NEL / LS inside the text in places where the pure
 loader stops, refuses some texts the pure loader reads, and reads a bare ``!``
@@ -97,18 +97,24 @@ at most.
 _UNBOUNDED = 1 << 62
 
 MAX_FLOW_DEPTH = 200
-"""How deep ``[`` and ``{`` collections may nest before the frontmatter is refused unread.
+"""How deep ``[`` and ``{`` collections may nest on one line before the frontmatter is refused unread.
 
-PyYAML keeps a possible key for every flow collection open on the current
-line and walks them all at each token, so a line of N opening brackets costs
-N squared: 2,500 take over a second, on every keystroke in the editor and
-for every file of a root read. Past about 450 levels PyYAML (and so gptme)
-stops anyway, with a ``RecursionError`` whose exact depth depends on the
-caller's stack. 200 levels cost under 20 ms to load; no memory nests a tenth
-of that. Every bracket counts, quoted or not: text with more than 200
-unclosed brackets is not a memory either.
+PyYAML keeps a possible key for every flow collection opened on the current
+line and still open, and walks them all at each token, so a line of N
+opening brackets costs N squared: 2,500 take over a second, on every
+keystroke in the editor and for every file of a root read. 200 levels cost
+under 20 ms to load; no memory nests a tenth of that. Brackets opened on
+earlier lines do not count (PyYAML drops their keys at the line's end), so
+a block scalar of log lines that each start ``[WARN`` is read; nesting
+across many lines ends in PyYAML's own ``RecursionError``, caught as any
+other failure. Every bracket counts, quoted or not.
 """
-_FLOW_BRACKET = re.compile(r"[\[\]{}]")
+FLOW_WORK_BUDGET = 100_000
+"""How much of that per-line walking a whole frontmatter may ask for (the sum, over
+every opening bracket, of the brackets open on its line): five lines nesting 200
+levels each, about 0.1 s. Without it, a file of thousands of such lines, each
+within :data:`MAX_FLOW_DEPTH`, cost half a minute to read."""
+_FLOW_BRACKET = re.compile(r"[\[\]{}\n]")
 
 
 @struct(frozen=False)
@@ -230,10 +236,9 @@ def load_yaml(yaml_text: str, first_line: int = 0, *, fast: bool = True) -> Load
             return LoadedYaml(flat[0], None, flat[1])
     import_yaml()
     locator = _Locator(yaml_text, first_line)
-    too_deep = _flow_too_deep(yaml_text)
-    if too_deep is not None:
-        return LoadedYaml(None, locator.problem(
-            f"collections nest deeper than {MAX_FLOW_DEPTH} levels", too_deep), {})
+    too_costly = _flow_too_costly(yaml_text)
+    if too_costly is not None:
+        return LoadedYaml(None, locator.problem(too_costly[1], too_costly[0]), {})
     loader = None
     node = None
     try:
@@ -268,16 +273,23 @@ def load_yaml(yaml_text: str, first_line: int = 0, *, fast: bool = True) -> Load
     return LoadedYaml(data, None, keys, oversized)
 
 
-def _flow_too_deep(yaml_text: str) -> int | None:
-    """The offset of the bracket that opens past :data:`MAX_FLOW_DEPTH`, or None."""
+def _flow_too_costly(yaml_text: str) -> tuple[int, str] | None:
+    """Where and why PyYAML's scan of ``yaml_text`` would cost too much (:data:`MAX_FLOW_DEPTH`), or None."""
     if yaml_text.count("[") + yaml_text.count("{") <= MAX_FLOW_DEPTH:
-        return None
-    depth = 0
-    for bracket in _FLOW_BRACKET.finditer(yaml_text):
-        if bracket.group() in "[{":
+        return None  # neither limit can be reached
+    depth = work = 0
+    for found in _FLOW_BRACKET.finditer(yaml_text):
+        char = found.group()
+        if char == "\n":
+            depth = 0
+        elif char in "[{":
             depth += 1
+            work += depth
             if depth > MAX_FLOW_DEPTH:
-                return bracket.start()
+                return found.start(), f"collections nest deeper than {MAX_FLOW_DEPTH} levels on one line"
+            if work > FLOW_WORK_BUDGET:
+                return found.start(), (f"too many deeply nested collections (the brackets open on each "
+                                       f"line add up past {FLOW_WORK_BUDGET:,})")
         elif depth:
             depth -= 1
     return None

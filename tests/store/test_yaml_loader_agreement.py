@@ -18,7 +18,7 @@ import yaml
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from memls.store.frontmatter import ALIAS_NODE_BUDGET, MAX_FLOW_DEPTH, load_yaml
+from memls.store.frontmatter import ALIAS_NODE_BUDGET, FLOW_WORK_BUDGET, MAX_FLOW_DEPTH, load_yaml
 from tests.store.messy_roots import scaled
 
 # The pieces on which libyaml and the pure loader were seen to disagree, and the
@@ -126,3 +126,25 @@ def test_flow_nesting_past_the_limit_is_the_other_place_memls_reads_less_than_sa
 def test_closed_brackets_do_not_count_towards_the_nesting_limit():
     text = "keywords: [" + ", ".join(["[a]"] * (2 * MAX_FLOW_DEPTH)) + "]\nmetadata: {" + "a: {}, " * MAX_FLOW_DEPTH + "}"
     assert memls_reads(text) == gptme_reads(text) != ("error", None)
+
+
+def test_brackets_opened_on_earlier_lines_do_not_count_towards_the_nesting_limit():
+    """A block scalar of log lines that each open a bracket is plain text to PyYAML, and read as it reads it."""
+    text = "name: beta\ndescription: |\n" + "".join(f"  [WARN retry {i}\n" for i in range(3 * MAX_FLOW_DEPTH))
+    assert memls_reads(text) == gptme_reads(text) != ("error", None)
+
+
+def test_many_lines_each_within_the_nesting_limit_are_refused_past_the_work_budget():
+    """Each line's cost is quadratic in its open brackets; past the budget the text is refused unread."""
+    depth = MAX_FLOW_DEPTH // 2
+    per_line = depth * (depth + 1) // 2
+    lines = FLOW_WORK_BUDGET // per_line + 1
+
+    def nested(count: int) -> str:
+        return "name: x\n" + "".join(f"k{i}: " + "[" * depth + "]" * depth + "\n" for i in range(count))
+
+    assert memls_reads(nested(lines - 1)) == gptme_reads(nested(lines - 1)) != ("error", None)
+    assert gptme_reads(nested(lines))[0] == "ok"
+    problem = load_yaml(nested(lines), first_line=1).problem
+    assert problem is not None and f"past {FLOW_WORK_BUDGET:,}" in problem.message
+    assert problem.line == lines + 1  # the line whose brackets pass the budget
