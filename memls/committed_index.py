@@ -79,7 +79,7 @@ def refresh_index(root: Path) -> bool:
         read = read_root(root, None)
         return index_after_commit(
             before=before, after=read.entries_for_index, policy=IndexPolicy.read(root), current=current,
-            unreadable=read.unreadable_files(),
+            unlisted=read.unlisted_files(),
         )
 
     return commit_index(root, compute) is not None

@@ -47,7 +47,7 @@ from .model import Document, RootState
 from .parse import parse_document
 from .rewrite import value_end
 from .spans import Span
-from .unreadable_lines import keep_unreadable_lines
+from .unlisted_lines import keep_unlisted_lines
 
 
 def render_root_view(state: RootState, *, budget: int | None = None) -> str:
@@ -83,7 +83,10 @@ def formatted_index(state: RootState, text: str) -> str | None:
         return None
     if not managed and text and text != rendered:
         return None
-    return keep_unreadable_lines(text, rendered, state.unreadable_entry_files()) if managed else rendered
+    if not managed:
+        return rendered
+    selected = IndexPolicy.parse(state.documents[state.policy_path].text).selected  # read by the rendering
+    return keep_unlisted_lines(text, rendered, state.unlisted_entry_files(), selected=selected)
 
 
 def formatted_entry(text: str, doc: Document | None = None) -> str | None:

@@ -44,7 +44,7 @@ from .index_view import renderings_around
 from .safe_read import text_to_rewrite
 from .spans import split_lines
 from .structs import struct
-from .unreadable_lines import keep_unreadable_lines
+from .unlisted_lines import keep_unlisted_lines, renders_keeping_unlisted
 
 IndexOnSave = Literal["auto", "regenerate", "off"]
 
@@ -98,7 +98,7 @@ def index_after_save(
     earlier: Sequence[MemoryEntry] = (),
     unsaved: bool = False,
     root_dir: Path | None = None,
-    unreadable: Callable[[], Collection[str]] = tuple,
+    unlisted: Callable[[], Collection[str]] = tuple,
 ) -> str | None:
     """The new ``MEMORY.md`` text, or None when it should not change.
 
@@ -119,9 +119,9 @@ def index_after_save(
     (:mod:`memls.store.index_provenance`), and a curated line left at a
     file the saved entry was moved from by hand follows it
     (:func:`memls.store.index.lines_left_behind`).
-    ``unreadable``: the root's entry files no reader reads, asked only when
+    ``unlisted``: the root's entry files a rendering cannot list, asked only when
     the index is rendered whole, which keeps their lines
-    (:mod:`memls.store.unreadable_lines`).
+    (:mod:`memls.store.unlisted_lines`).
     Raises ValueError when a managed root's policy cannot be rendered.
     """
     if mode == "off":
@@ -131,7 +131,7 @@ def index_after_save(
     moved_from = [] if root_dir is None or saved is None or current is None else lines_left_behind(
         root_dir, saved, current, lambda: around.entries()[0])
     text = _index_after_save(around, saved, previous, removed_filename, policy, current, mode, earlier, ours,
-                             moved_from, unreadable)
+                             moved_from, unlisted)
     if unsaved and current is not None:
         entry_files = {e.filename for e in (saved, previous) if e is not None} | set(moved_from)
         if removed_filename is not None:
@@ -174,7 +174,7 @@ def keeps_lines_but_pointers_to(old: str, new: str, filenames: Collection[str]) 
 def _index_after_save(
     around: RootAroundSave, saved: MemoryEntry | None, previous: MemoryEntry | None, removed_filename: str | None,
     policy: IndexPolicy | None, current: str | None, mode: IndexOnSave, earlier: Sequence[MemoryEntry],
-    ours: bool = False, moved_from: Sequence[str] = (), unreadable: Callable[[], Collection[str]] = tuple,
+    ours: bool = False, moved_from: Sequence[str] = (), unlisted: Callable[[], Collection[str]] = tuple,
 ) -> str:
     """:func:`index_after_save`'s text by the mode and what ``current`` is (rendered or curated).
 
@@ -182,7 +182,10 @@ def _index_after_save(
     ``moved_from``: the files the saved entry's curated line may be left at.
     """
     def whole(rendered: str) -> str:
-        return rendered if current is None else keep_unreadable_lines(current, rendered, unreadable())
+        if current is None:
+            return rendered
+        return keep_unlisted_lines(current, rendered, unlisted(),
+                                   selected=policy.selected if policy is not None else None)
 
     if policy is not None:
         return whole(render_policy_view(index_entries(around.entries()[1], managed=True), policy))
@@ -191,7 +194,8 @@ def _index_after_save(
     if omission_budget(current) is None and opens_like_a_rendering(current):
         # Unbudgeted, the usual case: generated before or after stays generated.
         rendered_before, rendered_after = around.rendered()
-        if ours or current in (rendered_before, rendered_after) or current in around.rendered_earlier():
+        if ours or current in (rendered_before, rendered_after) or current in around.rendered_earlier() or any(
+                renders_keeping_unlisted(current, rendering, unlisted()) for rendering in (rendered_before, rendered_after)):
             return whole(rendered_after)
     elif ours or is_generated_index(current, *around.entries(), *around.earlier_entries()):
         # Generated stays generated, cut to the budget it was rendered with.
@@ -232,7 +236,7 @@ def index_after_commit(
     after: Sequence[MemoryEntry],
     policy: IndexPolicy | None,
     current: str | None,
-    unreadable: Collection[str] = (),
+    unlisted: Collection[str] = (),
 ) -> str | None:
     """The ``MEMORY.md`` a commit hook writes for one root, or None to leave it.
 
@@ -244,18 +248,19 @@ def index_after_commit(
     are now (:func:`memls.store.index.is_generated_index`). A curated index
     is left whole, not even a line edited: that is ``memls check --fix``'s
     job, run by a person who sees what it changes. The lines of the
-    ``unreadable`` entry files stay (:mod:`memls.store.unreadable_lines`).
+    ``unlisted`` entry files stay (:mod:`memls.store.unlisted_lines`).
     Raises ValueError when a managed root's policy cannot be rendered.
     """
     if policy is not None:
         text = render_policy_view(index_entries(after, managed=True), policy)
     elif current is None:
         text = render_index(index_entries(after, managed=False))
-    elif is_generated_index(current, *([before] if before is not None else []), after):
-        text = render_index(index_entries(after, managed=False), budget=omission_budget(current))
     else:
-        return None
-    text = keep_unreadable_lines(current, text, unreadable)
+        text = render_index(index_entries(after, managed=False), budget=omission_budget(current))
+        if not (is_generated_index(current, *([before] if before is not None else []), after)
+                or renders_keeping_unlisted(current, text, unlisted)):
+            return None
+    text = keep_unlisted_lines(current, text, unlisted, selected=policy.selected if policy is not None else None)
     return None if text == current else text
 
 

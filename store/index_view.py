@@ -44,6 +44,8 @@ class IndexView:
         self._lines: dict[str, list[str]] = {}
         self._blocks: dict[str, str | None] = {}
         self._living = 0  # index entries (visible or not) that are living
+        # The files whose entry is visible and living but whose line would break the index.
+        self._unsafe: set[str] = set()
         self._text: str | None = None
         self._changed: set[str] = set()
 
@@ -64,6 +66,8 @@ class IndexView:
             shown = view.entries[files[0]]
             if gets_index_line(shown):
                 by_type.setdefault(shown.type, []).append(shown)
+            elif shown.is_living:
+                view._unsafe.add(files[0])
         for kind, shown_entries in by_type.items():
             shown_entries.sort(key=lambda e: e.name)
             view._names[kind] = [e.name for e in shown_entries]
@@ -112,7 +116,11 @@ class IndexView:
         return self.entries[files[0]] if files else None
 
     def _show(self, entry: MemoryEntry | None, shown: bool) -> None:
-        if entry is None or not gets_index_line(entry):
+        if entry is None:
+            return
+        if not gets_index_line(entry):
+            if entry.is_living:
+                (self._unsafe.add if shown else self._unsafe.discard)(entry.filename)
             return
         kind = entry.type
         names = self._names.setdefault(kind, [])
@@ -183,6 +191,10 @@ class IndexView:
         """Whether ``filename``'s entry is the one its name shows and gets a line (:func:`gets_index_line`)."""
         entry = self.entries.get(filename)
         return entry is not None and self._visible(entry.name) is entry and gets_index_line(entry)
+
+    def unsafe_filenames(self) -> set[str]:
+        """Files whose entry readers see and a rendering would list, but whose line would break the index."""
+        return self._unsafe
 
     def shown_filenames(self) -> Iterator[str]:
         """Files that get a line, in no particular order."""

@@ -319,15 +319,18 @@ class RootState:
             if docs[p].kind == "entry" and docs[p].index_entry is not None
         ]
 
-    def unreadable_entry_files(self) -> list[str]:
-        """The entry files that exist but hold neither an entry nor a headline (their index lines are kept).
+    def unlisted_entry_files(self) -> list[str]:
+        """The memory files a rendering gives no line (:mod:`memls.store.unlisted_lines`), sorted.
 
-        Looked for among the files the index view does not show, not in every
+        Entry files that exist but hold neither an entry nor a headline, and
+        the visible living entries whose line would break the index. Looked
+        for among the files the index view does not show, not in every
         document: a save into a 10k-entry root asks this of a set difference.
         """
-        docs = self.by_filename
-        return sorted(filename for filename in docs.keys() - self.index_view.entries.keys()
+        docs, view = self.by_filename, self.index_view
+        unreadable = (filename for filename in docs.keys() - view.entries.keys()
                       if (doc := docs[filename]).kind == "entry" and not doc.file_absent and doc.index_entry is None)
+        return sorted([*unreadable, *view.unsafe_filenames()])
 
     def index_entries_of(self, paths: Iterable[Path]) -> dict[str, MemoryEntry | None]:
         """The index entry of each of ``paths`` as the model holds it now, by filename (None: none)."""

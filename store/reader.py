@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .cache import ParseCache, Stamp, now_ns, paused_gc
-from .entry import EntryRecord, MemoryEntry, entry_from_record, entry_record
+from .entry import DEFAULT_STATUS, EntryRecord, MemoryEntry, entry_from_record, entry_record
 from .names import RESERVED_PREFIX
 from .safe_read import MAX_INDEX_BYTES as _MAX_INDEX_BYTES
 from .safe_read import read_at_most
 from .structs import struct
-from .text import one_line
+from .text import may_break_index_line, one_line
 
 if TYPE_CHECKING:
     from .parse import ParsedDocument
@@ -247,9 +247,31 @@ class RootRead:
             if (record := f.record if f.record is not None else f.headline) is not None
         ]
 
-    def unreadable_files(self) -> list[str]:
-        """The entry files that hold neither an entry nor a headline: no reader reads them."""
-        return [f.filename for f in self.files if f.record is None and f.headline is None]
+    def unlisted_files(self) -> list[str]:
+        """The memory files a rendering gives no line (:mod:`memls.store.unlisted_lines`), in file order.
+
+        Those holding neither an entry nor a headline (no reader reads them),
+        and those whose entry readers see and a rendering would list, but
+        whose line would break the index (:meth:`MemoryEntry.index_line_hazards`).
+        Only the few records a hazard could be in are built into entries.
+        """
+        visible = None
+        out = []
+        for f in self.files:
+            record = f.record if f.record is not None else f.headline
+            if record is None:
+                out.append(f.filename)
+                continue
+            name, kind, title, status = record[0], record[2], record[4], record[5]
+            if status != DEFAULT_STATUS or (may_break_index_line(title or name) is None
+                                            and may_break_index_line(f.filename) is None
+                                            and may_break_index_line(kind) is None):
+                continue
+            visible = self.visible_files() if visible is None else visible
+            entry = entry_from_record(record, self.root_dir / f.filename, self.scope)
+            if visible.get(name) == f.filename and entry.index_line_hazards():
+                out.append(f.filename)
+        return out
 
     def entry_of(self, file: FileRead) -> MemoryEntry:
         """The entry one of this read's files holds (its record must be set)."""

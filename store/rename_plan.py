@@ -48,7 +48,7 @@ from .model import Document, RootState, Workspace
 from .names import check_name, is_reserved_name, slugify
 from .reader import is_entry_filename, shadow_by_name
 from .spans import Span
-from .unreadable_lines import keep_unreadable_lines
+from .unlisted_lines import keep_unlisted_lines, renders_keeping_unlisted
 
 # Used when a reserved name leaves nothing once its ``memory`` prefix is gone.
 FALLBACK_NAME = "entry"
@@ -354,7 +354,8 @@ def _index_edits(
     elif opens_like_a_rendering(text):
         rendered = basis.rendering_if_generated(doc, renamed)
     if rendered is not None:
-        rendered = keep_unreadable_lines(text, rendered, state.unreadable_entry_files())
+        rendered = keep_unlisted_lines(text, rendered, basis.unlisted,
+                                       selected=policy.selected if policy is not None else None)
         return [minimal_edit(state.index_path, text, rendered)] if rendered != text else []
     edits = []
     # The line a hand move left at the file the entry's name gives is its line too (memls.store.index.lines_left_behind).
@@ -388,6 +389,8 @@ class _IndexBasis:
         self.policy = _policy(state)
         # The root's entries as the index sees them, in file order.
         self.before = state.entries_for_index()
+        # The memories a rendering cannot list, whose lines it keeps (memls.store.unlisted_lines).
+        self.unlisted = state.unlisted_entry_files()
 
     @cached_property
     def _text(self) -> str:
@@ -406,7 +409,8 @@ class _IndexBasis:
     @cached_property
     def generated_before(self) -> bool:
         if self._budget is None:
-            return self._view.renders(self._text)
+            return self._view.renders(self._text) or renders_keeping_unlisted(
+                self._text, self._view.rendering(), self.unlisted)
         return is_generated_index(self._text, self.before)
 
     @cached_property
@@ -451,9 +455,12 @@ class _IndexBasis:
             return render_index(shadow_by_name(after), budget=self._budget)
         changes: dict[str, MemoryEntry | None] = {doc.path.name: None}
         changes[renamed.filename] = renamed
-        if not (self.generated_before or self._view.renders_with(changes, self._text)):
+        if self.generated_before or self._view.renders_with(changes, self._text):
+            return self._view.rendering_with(changes)
+        if not self.unlisted:
             return None
-        return self._view.rendering_with(changes)
+        rendering = self._view.rendering_with(changes)
+        return rendering if renders_keeping_unlisted(self._text, rendering, self.unlisted) else None
 
 
 def _index_basis(state: RootState) -> _IndexBasis:

@@ -47,7 +47,7 @@ from .roots import MemoryRoot
 from .safe_read import MAX_INDEX_BYTES, read_whole, text_to_rewrite
 from .spans import KeySpans
 from .text import one_line
-from .unreadable_lines import keep_unreadable_lines
+from .unlisted_lines import keep_unlisted_lines, renders_keeping_unlisted
 
 if TYPE_CHECKING:
     from .warm_root import WarmRoot
@@ -420,10 +420,12 @@ class RootTransaction:
     def _stage_rendering(self) -> None:
         """Stage the index rendered whole; once committed, its bytes are known as memls's rendering.
 
-        The lines of entry files no reader can read stay (:mod:`memls.store.unreadable_lines`).
+        The lines of memories a rendering cannot list stay (:mod:`memls.store.unlisted_lines`).
         """
         current = self._index_text() if self._original_index is not None else None
-        self._stage_index(keep_unreadable_lines(current, self._render(), self._read_staged().unreadable_files()))
+        selected = self.policy.selected if self.policy is not None else None
+        self._stage_index(keep_unlisted_lines(current, self._render(), self._read_staged().unlisted_files(),
+                                              selected=selected))
         self._rendering = self.staged.get(self.index_path)
 
     def _render(self) -> str:
@@ -480,9 +482,11 @@ class RootTransaction:
             return False
         if self._rendered_before is None:  # the root as read (or as cached before): the same all along
             self._rendered_before = self._legacy_renders(text, {}) or (
-                bool(self._read.earlier) and self._legacy_renders(text, self._earlier_entries()))
+                bool(self._read.earlier) and self._legacy_renders(text, self._earlier_entries())) or (
+                renders_keeping_unlisted(text, self._legacy_rendering_with({}), self._read.unlisted_files()))
         after = self._legacy_changes()
-        return self._rendered_before or bool(after) and self._legacy_renders(text, after)
+        return self._rendered_before or bool(after) and (self._legacy_renders(text, after) or renders_keeping_unlisted(
+            text, self._legacy_rendering_with(after), self._read_staged().unlisted_files()))
 
     def _earlier_entries(self) -> dict[str, MemoryEntry | None]:
         """The index entries of the files that changed since the parse cache was written, as it held them.
@@ -522,7 +526,10 @@ class RootTransaction:
         kept by the store between writes) with only the staged entry files'
         lines moved, so a save at 10k entries renders nothing else.
         """
-        after = self._legacy_changes()
+        return self._legacy_rendering_with(self._legacy_changes())
+
+    def _legacy_rendering_with(self, after: dict[str, MemoryEntry | None]) -> str:
+        """The root's unbudgeted legacy index with ``after`` laid over the read."""
         if self._warm is not None:
             return self._warm.rendering_with(self._read, after)
         return self._cold_view().rendering_with(after)

@@ -151,7 +151,7 @@ def update_index_on_save(
         return index_after_save(
             around=around, saved=saved, previous=previous, removed_filename=path.name,
             policy=policy, current=current, mode=mode, earlier=[e for e in others if e is not None],
-            unsaved=unsaved, root_dir=root.path, unreadable=root.unreadable_entry_files,
+            unsaved=unsaved, root_dir=root.path, unlisted=root.unlisted_entry_files,
         )
 
     def compute_on_disk(current: str | None) -> str | None:

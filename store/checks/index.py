@@ -95,7 +95,7 @@ from ..names import is_index_filename, slugify
 from ..reader import ENTRY_SUFFIX, MAX_INDEX_BYTES
 from ..spans import Span, line_and_column, split_lines
 from ..structs import struct
-from ..unreadable_lines import keep_unreadable_lines
+from ..unlisted_lines import keep_unlisted_lines
 
 if TYPE_CHECKING:
     from . import CheckContext
@@ -165,8 +165,9 @@ def _expected(state: RootState, *, budget: int | None = None) -> _Expected:
         return out  # selection and budget problems are reported on the policy document
     index_doc = state.documents.get(state.index_path)
     if index_doc is not None and index_doc.read_error is None:
-        # As every write of the view leaves it (memls.store.unreadable_lines).
-        out.text = keep_unreadable_lines(index_doc.text, out.text, state.unreadable_entry_files())
+        # As every write of the view leaves it (memls.store.unlisted_lines).
+        out.text = keep_unlisted_lines(index_doc.text, out.text, state.unlisted_entry_files(),
+                                       selected=out.policy.selected)
     return out
 
 

@@ -26,7 +26,7 @@ def test_a_rendered_index_keeps_the_line_of_an_entry_file_that_no_longer_reads()
     """beta.md was committed half written: its line stays, the rest is rendered for the new entries."""
     after = [entry("alpha", "First, revised.")]
     assert index_after_commit(before=BEFORE, after=after, policy=None, current=render_index(BEFORE),
-                              unreadable=["beta.md"]) == render_index(AFTER)
+                              unlisted=["beta.md"]) == render_index(AFTER)
     assert index_after_commit(before=BEFORE, after=after, policy=None,
                               current=render_index(BEFORE)) == render_index(after)
 

@@ -159,6 +159,24 @@ def test_rename_of_an_entry_a_curated_index_leaves_out_adds_no_line_in_either(tm
     assert (planned / "MEMORY.md").read_text() == "\n".join(lines)
 
 
+def test_a_rename_renders_a_generated_index_holding_the_kept_line_of_an_unreadable_entry(tmp_path):
+    # The kept line does not make the index curated: the renamed line moves to its place, as the engine's.
+    def setup(root):
+        chain_root(root)
+        MemoryStore([MemoryRoot("explicit", root)]).write_index()
+        (root / "alpha.md").write_text("---\nname: al")  # half written: its line stays
+
+    planned, engine = tmp_path / "planned", tmp_path / "engine"
+    setup(planned)
+    shutil.copytree(planned, engine)
+    ws = load(planned)
+    apply(ws, planned, plan_rename(ws, doc_of(ws, planned, "zeta.md"), "aardvark"))
+    MemoryStore([MemoryRoot("explicit", engine)]).rename("zeta", "aardvark")
+    index = (planned / "MEMORY.md").read_text()
+    assert index == (engine / "MEMORY.md").read_text()
+    assert index.index("aardvark.md") < index.index("alpha.md") < index.index("new.md")
+
+
 def test_plan_rename_edits_only_what_changes(tmp_path):
     root = chain_root(tmp_path / "m")
     ws = load(root)
