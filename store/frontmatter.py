@@ -61,8 +61,8 @@ YAML_LOADER = "yaml.SafeLoader"
 
 gptme reads each entry with ``yaml.safe_load``, which is this loader, so memls
 calls a file broken exactly when gptme's readers skip it, and reads the same
-data from it, within three bounds (:data:`ALIAS_NODE_BUDGET`,
-:data:`MAX_FLOW_DEPTH`, :data:`FLOW_WORK_BUDGET`). libyaml (``CSafeLoader``) is about six times faster but does not
+data from it, within two bounds (:data:`ALIAS_NODE_BUDGET`,
+:data:`memls.store.bounded_loader.FLOW_WORK_BUDGET`). libyaml (``CSafeLoader``) is about six times faster but does not
 agree with it: it accepts a tab inside a plain value (``a<TAB>b``), ``|#``,
 and a byte-order mark or NEL / LS inside the text in places where the pure
 loader stops, refuses some texts the pure loader reads, and reads a bare ``!``
@@ -96,25 +96,6 @@ at most.
 # Stands for "without end" (a value containing itself) in node counts.
 _UNBOUNDED = 1 << 62
 
-MAX_FLOW_DEPTH = 200
-"""How deep ``[`` and ``{`` collections may nest on one line before the frontmatter is refused unread.
-
-PyYAML keeps a possible key for every flow collection opened on the current
-line and still open, and walks them all at each token, so a line of N
-opening brackets costs N squared: 2,500 take over a second, on every
-keystroke in the editor and for every file of a root read. 200 levels cost
-under 20 ms to load; no memory nests a tenth of that. Brackets opened on
-earlier lines do not count (PyYAML drops their keys at the line's end), so
-a block scalar of log lines that each start ``[WARN`` is read; nesting
-across many lines ends in PyYAML's own ``RecursionError``, caught as any
-other failure. Every bracket counts, quoted or not.
-"""
-FLOW_WORK_BUDGET = 100_000
-"""How much of that per-line walking a whole frontmatter may ask for (the sum, over
-every opening bracket, of the brackets open on its line): five lines nesting 200
-levels each, about 0.1 s. Without it, a file of thousands of such lines, each
-within :data:`MAX_FLOW_DEPTH`, cost half a minute to read."""
-_FLOW_BRACKET = re.compile(r"[\[\]{}\n]")
 
 
 @struct(frozen=False)
@@ -236,13 +217,12 @@ def load_yaml(yaml_text: str, first_line: int = 0, *, fast: bool = True) -> Load
             return LoadedYaml(flat[0], None, flat[1])
     import_yaml()
     locator = _Locator(yaml_text, first_line)
-    too_costly = _flow_too_costly(yaml_text)
-    if too_costly is not None:
-        return LoadedYaml(None, locator.problem(too_costly[1], too_costly[0]), {})
+    from .bounded_loader import FLOW_WORK_BUDGET, BoundedSafeLoader, FlowTooCostly
+
     loader = None
     node = None
     try:
-        loader = yaml.SafeLoader(yaml_text)
+        loader = BoundedSafeLoader(yaml_text)
         node = loader.get_single_node()
         if node is None:
             return LoadedYaml(None, None, {})
@@ -258,6 +238,11 @@ def load_yaml(yaml_text: str, first_line: int = 0, *, fast: bool = True) -> Load
         return LoadedYaml(None, _marked_problem(exc, locator), {})
     except yaml.reader.ReaderError as exc:
         return LoadedYaml(None, _reader_problem(exc, locator), {})
+    except FlowTooCostly as exc:
+        return LoadedYaml(None, locator.problem(
+            "[ / { collections nest too deeply on these lines to load in time (PyYAML's cost grows with "
+            f"the square of those open on a line; past {FLOW_WORK_BUDGET:,} steps); nest fewer on a line",
+            exc.index), {})
     except RecursionError:
         return LoadedYaml(None, locator.problem("nesting too deep to load", 0), {})
     except Exception as exc:  # noqa: BLE001 - any str input must give a problem, not a crash
@@ -271,28 +256,6 @@ def load_yaml(yaml_text: str, first_line: int = 0, *, fast: bool = True) -> Load
     if oversized:
         data = _without(data, oversized)
     return LoadedYaml(data, None, keys, oversized)
-
-
-def _flow_too_costly(yaml_text: str) -> tuple[int, str] | None:
-    """Where and why PyYAML's scan of ``yaml_text`` would cost too much (:data:`MAX_FLOW_DEPTH`), or None."""
-    if yaml_text.count("[") + yaml_text.count("{") <= MAX_FLOW_DEPTH:
-        return None  # neither limit can be reached
-    depth = work = 0
-    for found in _FLOW_BRACKET.finditer(yaml_text):
-        char = found.group()
-        if char == "\n":
-            depth = 0
-        elif char in "[{":
-            depth += 1
-            work += depth
-            if depth > MAX_FLOW_DEPTH:
-                return found.start(), f"collections nest deeper than {MAX_FLOW_DEPTH} levels on one line"
-            if work > FLOW_WORK_BUDGET:
-                return found.start(), (f"too many deeply nested collections (the brackets open on each "
-                                       f"line add up past {FLOW_WORK_BUDGET:,})")
-        elif depth:
-            depth -= 1
-    return None
 
 
 class _AliasCount:

@@ -18,7 +18,8 @@ import yaml
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from memls.store.frontmatter import ALIAS_NODE_BUDGET, FLOW_WORK_BUDGET, MAX_FLOW_DEPTH, load_yaml
+from memls.store.bounded_loader import FLOW_WORK_BUDGET
+from memls.store.frontmatter import ALIAS_NODE_BUDGET, load_yaml
 from tests.store.messy_roots import scaled
 
 # The pieces on which libyaml and the pure loader were seen to disagree, and the
@@ -110,41 +111,34 @@ def test_alias_budget_is_one_place_memls_reads_less_than_safe_load():
     assert last not in load_yaml(text).data
 
 
-def test_flow_nesting_past_the_limit_is_the_other_place_memls_reads_less_than_safe_load():
-    """PyYAML's cost is quadratic in the brackets open on one line; past the limit memls refuses the text unread."""
-    def nested(depth: int) -> str:
-        return "metadata: " + "[" * depth + "]" * depth
+def nested_lines(count: int, depth: int) -> str:
+    return "name: x\n" + "".join(f"k{i}: " + "[" * depth + "]" * depth + "\n" for i in range(count))
 
-    assert memls_reads(nested(MAX_FLOW_DEPTH)) == gptme_reads(nested(MAX_FLOW_DEPTH)) != ("error", None)
-    past = nested(MAX_FLOW_DEPTH + 1)
+
+def test_flow_nesting_past_the_work_budget_is_the_other_place_memls_reads_less_than_safe_load():
+    """PyYAML's cost is quadratic in the brackets open on one line; past the budget memls stops reading."""
+    within = nested_lines(20, 100)
+    assert memls_reads(within) == gptme_reads(within) != ("error", None)
+    past = nested_lines(20, 300)
     assert gptme_reads(past)[0] == "ok"
     problem = load_yaml(past, first_line=1).problem
-    assert problem is not None and f"deeper than {MAX_FLOW_DEPTH} levels" in problem.message
-    assert (problem.line, problem.column) == (1, len("metadata: ") + MAX_FLOW_DEPTH)
+    assert problem is not None and f"past {FLOW_WORK_BUDGET:,} steps" in problem.message
+    assert 2 <= problem.line <= 21  # on one of the nested lines, where the budget ran out
 
 
-def test_closed_brackets_do_not_count_towards_the_nesting_limit():
-    text = "keywords: [" + ", ".join(["[a]"] * (2 * MAX_FLOW_DEPTH)) + "]\nmetadata: {" + "a: {}, " * MAX_FLOW_DEPTH + "}"
+def test_a_line_nesting_past_pyyaml_s_recursion_limit_is_refused_by_both():
+    text = "metadata: " + "[" * 2500 + "]" * 2500
+    assert memls_reads(text) == gptme_reads(text) == ("error", None)
+
+
+def test_closed_brackets_do_not_count_towards_the_budget():
+    text = "keywords: [" + ", ".join(["[a]"] * 2000) + "]\nmetadata: {" + "a: {}, " * 2000 + "}"
     assert memls_reads(text) == gptme_reads(text) != ("error", None)
 
 
-def test_brackets_opened_on_earlier_lines_do_not_count_towards_the_nesting_limit():
-    """A block scalar of log lines that each open a bracket is plain text to PyYAML, and read as it reads it."""
-    text = "name: beta\ndescription: |\n" + "".join(f"  [WARN retry {i}\n" for i in range(3 * MAX_FLOW_DEPTH))
-    assert memls_reads(text) == gptme_reads(text) != ("error", None)
-
-
-def test_many_lines_each_within_the_nesting_limit_are_refused_past_the_work_budget():
-    """Each line's cost is quadratic in its open brackets; past the budget the text is refused unread."""
-    depth = MAX_FLOW_DEPTH // 2
-    per_line = depth * (depth + 1) // 2
-    lines = FLOW_WORK_BUDGET // per_line + 1
-
-    def nested(count: int) -> str:
-        return "name: x\n" + "".join(f"k{i}: " + "[" * depth + "]" * depth + "\n" for i in range(count))
-
-    assert memls_reads(nested(lines - 1)) == gptme_reads(nested(lines - 1)) != ("error", None)
-    assert gptme_reads(nested(lines))[0] == "ok"
-    problem = load_yaml(nested(lines), first_line=1).problem
-    assert problem is not None and f"past {FLOW_WORK_BUDGET:,}" in problem.message
-    assert problem.line == lines + 1  # the line whose brackets pass the budget
+def test_brackets_in_scalars_are_text_and_cost_nothing():
+    """A block or quoted scalar holding brackets opens no collection: read as gptme reads it."""
+    block = "name: beta\ndescription: |\n" + "".join(f"  [WARN {'[' * 600}\n" for _ in range(50))
+    quoted = 'name: beta\ndescription: "' + "[" * 3000 + '"\nkeywords: [a]'
+    for text in (block, quoted):
+        assert memls_reads(text) == gptme_reads(text) != ("error", None)
