@@ -41,6 +41,9 @@ _OUTSIDE_ASCII_GRAMMAR = re.compile("[^\n\x20-\x7e]")
 _ENTRY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*?))? *$")
 # ``- value`` (trailing blanks excluded); an empty item is not read.
 _ITEM = re.compile(r"- +(.*?) *$")
+# PyYAML drops a possible key once 1,024 characters past its start, so a longer
+# ``key:`` is an error for it (and gptme); the full loader is left to say so.
+_LONGEST_KEY = 1024
 _DOUBLE_QUOTED = re.compile(r'"((?:[^"\\]|\\[\\"])*)"')
 _SINGLE_QUOTED = re.compile(r"'((?:[^']|'')*)'")
 _UNESCAPE = re.compile(r"\\([\\\"])")
@@ -87,7 +90,7 @@ def parse_flat_mapping(
         if match is None:
             return None
         key, text = match.groups()
-        if key in data or implicit_type(key) != STR:
+        if key in data or len(key) > _LONGEST_KEY or implicit_type(key) != STR:
             return None
         index += 1
         if text:

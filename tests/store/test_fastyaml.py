@@ -359,3 +359,18 @@ def test_whole_line_comments_are_read_by_the_fast_path_as_the_full_loader_reads_
     accepted = fast(text)
     assert accepted is not None
     assert accepted == full(text)
+
+
+def test_a_key_past_pyyaml_s_1024_character_limit_is_left_to_the_full_loader_which_refuses_it() -> None:
+    # PyYAML (and so gptme) stops looking for the ':' 1,024 characters after a key starts.
+    import yaml
+
+    for length in (1024, 1025):
+        text = f"name: deploy\ndescription: notes\n{'k' * length}: v\n"
+        gptme_refuses = False
+        try:
+            yaml.safe_load(text)
+        except yaml.YAMLError:
+            gptme_refuses = True
+        assert (parse_flat_mapping(text, 1) is None) == gptme_refuses
+        assert (load_yaml(text, 1).problem is not None) == gptme_refuses
