@@ -76,7 +76,7 @@ CATALOGUE: tuple[CheckSpec, ...] = (
               "or a lone surrogate such as `\"\\ud835\"`), or a type its section heading. The line shows a description made safe (line breaks folded, "
               "NUL removed, a lone surrogate as U+FFFD) and link text with its line breaks folded; an entry whose link text "
               "(the title, else the name) still holds a NUL, a bracket or a lone surrogate, or whose type holds a line break, "
-              "NUL or lone surrogate, is left out of `MEMORY.md`, "
+              "NUL or lone surrogate, gets no new line in `MEMORY.md` (one the index holds is kept), "
               "and the rest of the index is written",
               "fold the line breaks into spaces"),
     CheckSpec("file-too-large", "frontmatter", "error",

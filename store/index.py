@@ -33,6 +33,7 @@ from .reader import shadow_by_name
 from .safe_read import MAX_INDEX_BYTES, read_whole
 from .spans import split_lines
 from .structs import struct
+from .text import LINE_BREAK_HAZARD, index_line_hazards
 
 INDEX_HEADER = "# Persistent Memory"
 POLICY_VERSION = 1
@@ -451,6 +452,32 @@ def render_policy_view(
             f"shorten descriptions or revise {POLICY_FILENAME} before writing"
         )
     return text
+
+
+def check_index_name(entry: MemoryEntry) -> None:
+    """Refuse an entry whose name, title or type would break its ``MEMORY.md`` pointer line.
+
+    A save writes the name's slug, so only a name, title or type written by
+    hand can hold a line break, a NUL or a bracket; every write that puts the
+    entry's line into the index (a save, a rename, a supersession's new
+    entry) checks it first, since a rendering would leave the entry out
+    (:func:`gets_index_line`) and the write would hide it from the index.
+    Line breaks in a title or type are :func:`memls.store.store.check_index_fields`'s
+    to refuse, with their own message.
+    """
+    hazards = index_line_hazards(entry.name, link_text=not entry.title)
+    if hazards:
+        raise ValueError(
+            f"name {entry.name!r} contains {' and '.join(hazards)}, "
+            "which would break its MEMORY.md line; rename the entry first"
+        )
+    for field, value, link_text in (("title", entry.title or "", True), ("type", entry.type, False)):
+        hazards = [h for h in index_line_hazards(value, link_text=link_text) if h != LINE_BREAK_HAZARD]
+        if hazards:
+            raise ValueError(
+                f"{field} {value!r} contains {' and '.join(hazards)}, "
+                f"which would break its MEMORY.md line; fix the {field} first"
+            )
 
 
 # -- pointer lines ---------------------------------------------------------------

@@ -34,6 +34,7 @@ from .entry import MemoryEntry
 from .index import (
     IndexLink,
     IndexPolicy,
+    check_index_name,
     is_generated_index,
     lines_left_behind,
     omission_budget,
@@ -121,6 +122,7 @@ def plan_rename(workspace: Workspace, doc: Document, new_name: str) -> Fix:
     state = doc.root
     entry = _entry_of(doc)
     new_slug = check_name(new_name)
+    check_index_name(replace(entry, name=new_slug))  # as the engine's rename: its line must be writable
     current = state.path / doc.path.name
     new_path = state.path / f"{new_slug}.md"
     clashes = _clashes(state, current, {new_name, new_slug})

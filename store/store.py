@@ -57,6 +57,7 @@ from .files import read_lock
 from .index import (
     INDEX_FILENAME,
     IndexPolicy,
+    check_index_name,
     claimed_line_error,
     index_entries,
     render_index,
@@ -67,7 +68,7 @@ from .lookup import resolve_name
 from .names import check_name, slugify
 from .reader import RootRead, read_file, read_root, shadow_by_name
 from .roots import MemoryRoot, default_write_root, resolve_roots
-from .text import fold_line_breaks, index_line_hazards
+from .text import fold_line_breaks
 
 if TYPE_CHECKING:
     from .replay import Observation
@@ -661,21 +662,6 @@ def check_index_fields(entry: MemoryEntry) -> None:
         if len(value.splitlines()) > 1:
             raise ValueError(f"{field_name} must be a single line: it becomes part of MEMORY.md")
     check_index_name(entry)
-
-
-def check_index_name(entry: MemoryEntry) -> None:
-    """Refuse an entry whose name would break its ``MEMORY.md`` pointer line.
-
-    A save writes the name's slug, so only a name written by hand can hold a
-    line break, a NUL or (as the link text) a bracket; every write that puts
-    the entry's line into the index checks it first.
-    """
-    hazards = index_line_hazards(entry.name, link_text=not entry.title)
-    if hazards:
-        raise ValueError(
-            f"name {entry.name!r} contains {' and '.join(hazards)}, "
-            "which would break its MEMORY.md line; rename the entry first"
-        )
 
 
 def _read_back(entry: MemoryEntry, *, create: bool) -> MemoryEntry:

@@ -309,7 +309,7 @@ def _check_index_text(ctx: CheckContext, doc: Document, fm: Frontmatter) -> Iter
                 actions.append("remove the brackets")
         # What the index writers do about it (MemoryEntry.index_line_hazards, index_parts).
         if key == "type" or key == link_field and reasons != ["a line break"]:
-            effect = ", so memls leaves the entry's line out of MEMORY.md"
+            effect = ", so memls writes it no line (one MEMORY.md already holds is kept) and refuses to save it"
         elif key == "description" or key == link_field:
             effect = f", so its MEMORY.md line shows it {' and '.join(made)}"
         else:

@@ -436,7 +436,10 @@ def _duplicate_fixes(ctx: CheckContext, doc: Document, problem: Problem) -> Iter
     from ..rename_plan import plan_rename, suggest_free_name
 
     new_name = suggest_free_name(doc.root, _entry(doc).name)
-    yield plan_rename(ctx.workspace, doc, new_name)
+    try:
+        yield plan_rename(ctx.workspace, doc, new_name)
+    except ValueError:
+        return  # no rename can be written (a title that would break its line): nothing to offer
 
 
 def _remove_link_fix(doc: Document, problem: Problem, *, status_after: str = "historical") -> Fix | None:

@@ -41,13 +41,17 @@ def _quoted(value: str, style: str) -> str:
 
 
 @st.composite
-def scalar_text(draw) -> tuple[str, str]:
-    """(value, its YAML spelling) for a string value."""
+def scalar_text(draw, *, link_text: bool = False) -> tuple[str, str]:
+    """(value, its YAML spelling) for a string value; ``link_text``: none of the brackets no index line holds.
+
+    A title is its entry's link text, and every write refuses one with a
+    bracket (it would break the entry's ``MEMORY.md`` line).
+    """
     if draw(st.booleans()):
         value = draw(_PLAIN_TEXT)
         style = draw(st.sampled_from(["plain", "single", "double"]))
     else:
-        value = draw(_ANY_TEXT)
+        value = draw(_ANY_TEXT.filter(lambda s: not link_text or not ({"[", "]"} & set(s))))
         style = draw(st.sampled_from(["single", "double"]))
     return value, value if style == "plain" else _quoted(value, style)
 
@@ -68,8 +72,8 @@ def key_lines(draw, key: str, value_kind: str, comments: list[str]) -> list[str]
         comments.append(c)
         return "  " + c
 
-    if value_kind == "scalar":
-        _, spelled = draw(scalar_text())
+    if value_kind in ("scalar", "link-text"):
+        _, spelled = draw(scalar_text(link_text=value_kind == "link-text"))
         return [f"{key}: {spelled}{trailing()}"]
     if value_kind == "status":
         return [f"{key}: living{trailing()}"]
@@ -102,7 +106,7 @@ def messy_entries(draw, name: str, *, status: bool = True) -> MessyEntry:
     keys = {"name": "plain-name", "description": "scalar"}
     if status and draw(st.booleans()):
         keys["status"] = "status"
-    for key, kind in (("title", "scalar"), ("metadata", "metadata"), ("supersedes", "list"),
+    for key, kind in (("title", "link-text"), ("metadata", "metadata"), ("supersedes", "list"),
                       ("keywords", "list"), ("zz_owner", "scalar"), ("custom_list", "list")):
         if draw(st.booleans()):
             keys[key] = kind

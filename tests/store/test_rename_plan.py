@@ -394,3 +394,20 @@ def test_rename_sees_a_linker_whose_yaml_broke_since_the_last_plan(tmp_path):
     ws.update(root / "new.md", entry("new", extra="supersedes: [mid]\nx\n"))
     with pytest.raises(ValueError, match="cannot edit new.md"):
         plan_rename(ws, doc_of(ws, root, "mid.md"), "middle")
+
+
+def test_a_rename_of_an_entry_whose_title_would_break_its_line_is_refused_by_the_engine_and_the_editor(tmp_path):
+    # Renamed, it would get no line and its old line would point at a file that is gone: nothing is written.
+    root = chain_root(tmp_path / "m")
+    store = MemoryStore([MemoryRoot("explicit", root)])
+    store.write_index()
+    (root / "zeta.md").write_text(entry("zeta", extra='title: "Zeta [draft]"\n'))
+    before = {p.name: p.read_bytes() for p in root.iterdir()}
+    with pytest.raises(ValueError, match="title 'Zeta \\[draft\\]' contains"):
+        store.rename("zeta", "omega")
+    ws = load(root)
+    with pytest.raises(ValueError, match="fix the title first"):
+        plan_rename(ws, doc_of(ws, root, "zeta.md"), "omega")
+    with pytest.raises(ValueError, match="fix the title first"):
+        store.save("zeta", "a new description", type="project")
+    assert {p.name: p.read_bytes() for p in root.iterdir()} == before
