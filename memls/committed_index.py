@@ -18,6 +18,7 @@ from pathlib import Path
 
 from memls.store.entry import MemoryEntry
 from memls.store.index import IndexPolicy
+from memls.store.index_provenance import remember_rendering, written_as_rendering
 from memls.store.index_sync import commit_index, index_after_commit
 from memls.store.reader import read_root
 
@@ -80,6 +81,10 @@ def refresh_index(root: Path) -> bool:
         return index_after_commit(
             before=before, after=read.entries_for_index, policy=IndexPolicy.read(root), current=current,
             unlisted=read.unlisted_files(),
+            ours=current is not None and written_as_rendering(root, current.encode("utf-8")),
         )
 
-    return commit_index(root, compute) is not None
+    written = commit_index(root, compute)
+    if written is not None:  # a rendering, as every text compute gives: the next refresh knows it as one
+        remember_rendering(root, written.encode("utf-8"))
+    return written is not None

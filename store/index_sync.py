@@ -237,6 +237,7 @@ def index_after_commit(
     policy: IndexPolicy | None,
     current: str | None,
     unlisted: Collection[str] = (),
+    ours: bool = False,
 ) -> str | None:
     """The ``MEMORY.md`` a commit hook writes for one root, or None to leave it.
 
@@ -249,6 +250,9 @@ def index_after_commit(
     is left whole, not even a line edited: that is ``memls check --fix``'s
     job, run by a person who sees what it changes. The lines of the
     ``unlisted`` entry files stay (:mod:`memls.store.unlisted_lines`).
+    ``ours``: ``current`` is the last rendering memls wrote there
+    (:mod:`memls.store.index_provenance`), generated whatever changed since
+    -- outside git, or before a first commit, the only sign there is.
     Raises ValueError when a managed root's policy cannot be rendered.
     """
     if policy is not None:
@@ -257,7 +261,7 @@ def index_after_commit(
         text = render_index(index_entries(after, managed=False))
     else:
         text = render_index(index_entries(after, managed=False), budget=omission_budget(current))
-        if not (is_generated_index(current, *([before] if before is not None else []), after)
+        if not (ours or is_generated_index(current, *([before] if before is not None else []), after)
                 or renders_keeping_unlisted(current, text, unlisted)):
             return None
     text = keep_unlisted_lines(current, text, unlisted, selected=policy.selected if policy is not None else None)

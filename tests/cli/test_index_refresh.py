@@ -30,18 +30,24 @@ def git(*args: str) -> None:
 
 
 @pytest.fixture
-def repo(tmp_path, monkeypatch):
-    """A git repository whose memory/ has two entries and a generated index, committed."""
+def written(tmp_path, monkeypatch):
+    """memory/ (in the working directory) with two entries and the index memls wrote for them."""
     monkeypatch.chdir(tmp_path)
     memory = tmp_path / "memory"
     memory.mkdir()
     for name, description in (("alpha", "First fact."), ("beta", "Second fact.")):
         (memory / f"{name}.md").write_text(ENTRY.format(name=name, description=description))
-    git("init", "-q")
     assert memls("index", "--write").exit_code == 0
+    return memory
+
+
+@pytest.fixture
+def repo(written):
+    """A git repository whose memory/ has two entries and a generated index, committed."""
+    git("init", "-q")
     git("add", "-A")
     git("commit", "-q", "-m", "init")
-    return memory
+    return written
 
 
 def test_an_index_generated_for_the_committed_entries_is_rendered_again_and_exit_1(repo, tmp_path):
@@ -86,3 +92,17 @@ def test_paths_without_refresh_are_a_usage_error(repo):
     result = memls("index", "memory/alpha.md")
     assert result.exit_code == 2
     assert "only with --refresh" in result.stderr
+
+
+def test_outside_git_an_index_memls_rendered_follows_each_hand_edit_of_an_entry(written):
+    # No commit to judge by: the index is generated because memls wrote those bytes as its rendering.
+    memory = written
+    for revision in ("Second fact, revised.", "Second fact, revised twice."):
+        (memory / "beta.md").write_text(ENTRY.format(name="beta", description=revision))
+        assert memls("index", "--refresh", "memory/beta.md").exit_code == 1
+        assert f"- [beta](beta.md) \u2014 {revision}\n" in (memory / "MEMORY.md").read_text()
+    curated = (memory / "MEMORY.md").read_text() + "\nMy own note.\n"
+    (memory / "MEMORY.md").write_text(curated)
+    (memory / "alpha.md").write_text(ENTRY.format(name="alpha", description="First fact, revised."))
+    assert memls("index", "--refresh", "memory/alpha.md").exit_code == 0
+    assert (memory / "MEMORY.md").read_text() == curated
