@@ -193,7 +193,8 @@ def _check_oversized(ctx: CheckContext, doc: Document, fm: Frontmatter) -> Itera
         grows = "contains itself" if value.nodes is None else f"adds {value.nodes:,} values"
         yield ctx.problem(
             "alias-expansion-too-large", doc, value.key,
-            f"{key} {grows} through YAML aliases (more than {ALIAS_NODE_BUDGET:,}), so memls does not "
+            f"{key} {grows} through YAML aliases, which takes this frontmatter past {ALIAS_NODE_BUDGET:,} "
+            "values added by aliases, so memls does not "
             "read it and no write rewrites this file; write the values out or remove the aliases",
         )
 
