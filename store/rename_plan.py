@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
@@ -111,13 +112,18 @@ def _taken_names(state: RootState) -> dict[str, int]:
     return uses
 
 
-def plan_rename(workspace: Workspace, doc: Document, new_name: str) -> Fix:
+def plan_rename(
+    workspace: Workspace, doc: Document, new_name: str, *, saved: Mapping[str, MemoryEntry | None] | None = None,
+) -> Fix:
     """Rename an entry (name, file, links, index line, policy) as one fix.
 
     The new name is ``slugify(new_name)``, as the engine writes it. Raises
     ``ValueError`` with a one-line message when the name is reserved or
     unusable, another entry of the root already has that name or slug, or
-    the target file exists.
+    the target file exists. ``saved``: the index entries, by filename, of
+    the files an editor holds with unsaved changes, as saved (None: none).
+    ``MEMORY.md`` on disk was rendered from those, so it is judged and
+    rendered again with them, not with the buffers' text.
     """
     state = doc.root
     entry = _entry_of(doc)
@@ -133,7 +139,7 @@ def plan_rename(workspace: Workspace, doc: Document, new_name: str) -> Fix:
     if new_path != current:
         _refuse_existing(state, entry.name, new_path)
         _refuse_stale_line(state, entry, new_slug, new_path.name)
-    operations: list = _plan_edits(state, doc, entry, new_name=new_slug, new_path=new_path)
+    operations: list = _plan_edits(state, doc, entry, new_name=new_slug, new_path=new_path, saved=saved or {})
     if new_path != current:
         operations.append(RenameFile(doc.path, new_path))
     title = f"Rename '{entry.name}' to '{new_slug}'"
@@ -239,7 +245,8 @@ def _refuse_existing(state: RootState, name: str, new_path: Path) -> None:
 
 
 def _plan_edits(
-    state: RootState, doc: Document, entry: MemoryEntry, *, new_name: str | None, new_path: Path
+    state: RootState, doc: Document, entry: MemoryEntry, *, new_name: str | None, new_path: Path,
+    saved: Mapping[str, MemoryEntry | None] | None = None,
 ) -> list:
     """Edits for the entry's own file, its linkers, the index and the policy.
 
@@ -263,7 +270,7 @@ def _plan_edits(
                     edits.extend(_relink_edits(state.documents[path], entry.name, new_name))
     renamed = replace(entry, name=new_name or entry.name, path=new_path)
     old_filename = doc.path.name
-    edits.extend(_index_edits(state, doc, entry, renamed, old_filename))
+    edits.extend(_index_edits(state, doc, entry, renamed, old_filename, saved or {}))
     if new_path.name != old_filename:
         edits.extend(_policy_edits(state, old_filename, new_path.name))
     return edits
@@ -329,7 +336,8 @@ def _relink_edits(other: Document, old: str, new: str) -> list[TextEdit]:
 
 
 def _index_edits(
-    state: RootState, doc: Document, entry: MemoryEntry, renamed: MemoryEntry, old_filename: str
+    state: RootState, doc: Document, entry: MemoryEntry, renamed: MemoryEntry, old_filename: str,
+    saved: Mapping[str, MemoryEntry | None],
 ) -> list[TextEdit]:
     """``MEMORY.md`` after the rename, as the engine would leave it.
 
@@ -354,7 +362,7 @@ def _index_edits(
         except ValueError:  # a broken policy view: keep to the pointer line
             rendered = None
     elif opens_like_a_rendering(text):
-        rendered = basis.rendering_if_generated(doc, renamed)
+        rendered = basis.rendering_if_generated(doc, renamed, saved)
     if rendered is not None:
         rendered = keep_unlisted_lines(text, rendered, basis.unlisted,
                                        selected=policy.selected if policy is not None else None)
@@ -447,7 +455,9 @@ class _IndexBasis:
                 out.append(entry)
         return out
 
-    def rendering_if_generated(self, doc: Document, renamed: MemoryEntry) -> str | None:
+    def rendering_if_generated(
+        self, doc: Document, renamed: MemoryEntry, saved: Mapping[str, MemoryEntry | None],
+    ) -> str | None:
         """The legacy index after the rename when ``MEMORY.md`` is generated (memls's rendering before or after it), else None."""
         if self._budget is not None:
             # An index under an omission marker: rendered in full, as the engine does.
@@ -455,14 +465,21 @@ class _IndexBasis:
             if not (self.generated_before or is_generated_index(self._text, after)):
                 return None
             return render_index(shadow_by_name(after), budget=self._budget)
-        changes: dict[str, MemoryEntry | None] = {doc.path.name: None}
+        changes: dict[str, MemoryEntry | None] = {**saved, doc.path.name: None}
         changes[renamed.filename] = renamed
-        if self.generated_before or self._view.renders_with(changes, self._text):
+        if self._generated_as_saved(saved) or self._view.renders_with(changes, self._text):
             return self._view.rendering_with(changes)
         if not self.unlisted:
             return None
         rendering = self._view.rendering_with(changes)
         return rendering if renders_keeping_unlisted(self._text, rendering, self.unlisted) else None
+
+    def _generated_as_saved(self, saved: Mapping[str, MemoryEntry | None]) -> bool:
+        """Whether the unbudgeted index is the rendering before the rename with the ``saved`` files as saved."""
+        if not saved:
+            return self.generated_before
+        return self._view.renders_with(saved, self._text) or bool(self.unlisted) and renders_keeping_unlisted(
+            self._text, self._view.rendering_with(saved), self.unlisted)
 
 
 def _index_basis(state: RootState) -> _IndexBasis:

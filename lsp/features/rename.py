@@ -43,6 +43,7 @@ from ..errors import RequestFailed
 from ..notices import name_used
 from .client_edits import catch_up, edit_of, planned_on_current_files
 from .disk_fixes import can_move_files, carry_out, client_applies
+from .save import saved_index_entries
 
 if TYPE_CHECKING:
     from ..server import MemlsServer
@@ -93,7 +94,8 @@ def plan(state: ServerState, path: Path, position: types.Position, new_name: str
     _rng, _text, doc = found
     assert doc.entry is not None
     try:
-        fix = plan_rename(state.workspace, doc, new_name)
+        # MEMORY.md on disk lists other open files as saved, not as their buffers show them.
+        fix = plan_rename(state.workspace, doc, new_name, saved=saved_index_entries(state, doc.root))
     except ValueError as exc:
         raise RequestFailed(str(exc)) from None
     if not (client_applies(state, fix) or can_move_files(state)):

@@ -325,7 +325,7 @@ def _around_save(
     in their files' places before. Once the first scan has loaded the root,
     the renderings come from the model's kept index lines with the few
     files whose saved text is not what the model holds moved
-    (:func:`_unsaved_in_model`): the same two texts, without listing or
+    (:func:`saved_index_entries`): the same two texts, without listing or
     rendering the whole root on every save.
     """
     from memls.store.index_sync import RootAroundSave  # loaded with the first save
@@ -356,7 +356,7 @@ def _around_save(
     if state.scanning and root.path in state.scan_roots:
         return RootAroundSave(entries, earlier_entries=earlier_entries)
     view = root.index_view
-    after_changes = _unsaved_in_model(state, root)
+    after_changes = saved_index_entries(state, root)
     before_changes = {**after_changes, **entries_before}
 
     @functools.cache  # one answer for the save, also when an open index's edit asks again later
@@ -372,14 +372,14 @@ def _around_save(
     return RootAroundSave(entries, renderings, earlier_renderings, earlier_entries)
 
 
-def _unsaved_in_model(state: ServerState, root) -> dict[str, object]:
+def saved_index_entries(state: ServerState, root) -> dict[str, MemoryEntry | None]:
     """Files of ``root`` whose saved entry (as :func:`_saved_entries` counts it) is not the model's.
 
     By filename: the entry as saved on disk, or None when it counts as no
     entry. Only open buffers and held index lines can differ, so this
     looks at those few, not at every document.
     """
-    out: dict[str, object] = {}
+    out: dict[str, MemoryEntry | None] = {}
     for path in {*state.buffers, *state.held_index_lines}:
         doc = root.documents.get(root.path / path.name)
         if doc is None or path.parent != root.path or doc.kind != "entry" or doc.index_entry is None:

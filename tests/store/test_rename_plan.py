@@ -411,3 +411,18 @@ def test_a_rename_of_an_entry_whose_title_would_break_its_line_is_refused_by_the
     with pytest.raises(ValueError, match="fix the title first"):
         store.save("zeta", "a new description", type="project")
     assert {p.name: p.read_bytes() for p in root.iterdir()} == before
+
+
+def test_a_rename_beside_an_unsaved_buffer_renders_the_index_as_saved(tmp_path):
+    # MEMORY.md on disk was rendered from alpha as saved: it is generated still, and stays in memls's order.
+    root = chain_root(tmp_path / "m")
+    MemoryStore([MemoryRoot("explicit", root)]).write_index()
+    ws = load(root)
+    saved_alpha = doc_of(ws, root, "alpha.md").index_entry
+    ws.update(root / "alpha.md", entry("alpha", "typed, not saved"))
+    fix = plan_rename(ws, doc_of(ws, root, "zeta.md"), "aardvark", saved={"alpha.md": saved_alpha})
+    apply(ws, root, fix)
+    index = (root / "MEMORY.md").read_text()
+    assert index.index("aardvark.md") < index.index("alpha.md") < index.index("new.md")
+    assert "typed, not saved" not in index
+    assert MemoryStore([MemoryRoot("explicit", root)]).render_root_index() == index
