@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import yaml
 
-FLOW_WORK_BUDGET = 1_000_000
+FLOW_WORK_BUDGET = 2_000_000
 """How many possible keys PyYAML may walk over while reading one frontmatter.
 
-About a quarter of a second of its scan: twenty lines nesting 100 levels
-each walk 400,000. No memory a person or an agent writes comes near: a
-frontmatter of ordinary flow lists walks a few keys per token. A single line
-nests past PyYAML's recursion limit (about 450 levels, where gptme fails
-too) before it reaches the budget."""
+About half a second of its scan: six hundred lines nesting 30 levels each
+(which gptme loads) walk about 1,000,000, twenty lines nesting 100 levels
+400,000. No memory a person or an agent writes comes near: a frontmatter of
+ordinary flow lists walks a few keys per token. A single line nests past
+PyYAML's recursion limit (about 450 levels, where gptme fails too) before it
+reaches the budget."""
 
 
 class FlowTooCostly(Exception):

@@ -242,7 +242,7 @@ def load_yaml(yaml_text: str, first_line: int = 0, *, fast: bool = True) -> Load
         return LoadedYaml(None, locator.problem(
             "[ / { collections nest too deeply on these lines to load in time (PyYAML's cost grows with "
             f"the square of those open on a line; past {FLOW_WORK_BUDGET:,} steps); nest fewer on a line",
-            exc.index), {})
+            exc.index, too_costly=True), {})
     except RecursionError:
         return LoadedYaml(None, locator.problem("nesting too deep to load", 0), {})
     except Exception as exc:  # noqa: BLE001 - any str input must give a problem, not a crash
@@ -423,8 +423,8 @@ class _Locator:
     def span(self, start: int, end: int) -> Span:
         return Span(*self.position(start), *self.position(max(start, end)))
 
-    def problem(self, message: str, offset: int) -> YamlProblem:
-        return YamlProblem(message, *self.position(offset))
+    def problem(self, message: str, offset: int, *, too_costly: bool = False) -> YamlProblem:
+        return YamlProblem(message, *self.position(offset), too_costly=too_costly)
 
 
 def _top_level_key_spans(node: yaml.Node, locator: _Locator) -> dict[str, KeySpans]:

@@ -458,6 +458,8 @@ def _name_before(frontmatter: Frontmatter, problem: YamlProblem) -> str | None:
     line is in doubt too. The name counts only if no ``name:`` line follows
     the cut, since a later one would win.
     """
+    if problem.too_costly:
+        return None  # the lines before it cost as much to read again
     lines = frontmatter.yaml_text.split("\n")
     cut = problem.line - frontmatter.content_start_line - 1
     if cut <= 0 or "name" in _line_fallback("\n".join(lines[cut:])):

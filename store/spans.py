@@ -83,6 +83,10 @@ class YamlProblem:
     # (often the end of the text): the problem covers the opener through the
     # end of its line, and no line from there on is read for certain.
     from_opener: bool = False
+    # True when the loader gave up because reading cost too much
+    # (:data:`memls.store.bounded_loader.FLOW_WORK_BUDGET`): the lines before
+    # the failure cost as much again, so nothing reads them a second time.
+    too_costly: bool = False
 
 
 class OversizedValue(NamedTuple):

@@ -84,6 +84,15 @@ def test_a_name_stated_before_the_yaml_error_still_names_the_entry(tmp_path):
     assert "duplicate-name" in check_disk(tmp_path, files)["zz-copy.md"]
 
 
+def test_a_frontmatter_given_up_on_for_its_cost_is_not_loaded_again_for_the_name_before_the_failure():
+    """The lines before the point the loader gave up cost nearly as much again: they are not read twice."""
+    nested = "".join(f"k{i}: " + "[" * 300 + "]" * 300 + "\n" for i in range(20))
+    doc = parse_document(f"---\nname: alpha\ndescription: d\n{nested}---\nbody\n")
+    assert doc.frontmatter is not None and doc.frontmatter.error is not None
+    assert doc.frontmatter.error.too_costly
+    assert doc.name_before_error is None
+
+
 def test_a_name_in_doubt_is_neither_a_name_nor_a_dangling_target(tmp_path):
     # Enter inside v2's own name: its name is in doubt, links to its stem are not dangling.
     broken = CHAIN["deploy-freeze-v2.md"].replace("name: deploy-fr", "name: deploy-fr\n")
