@@ -43,15 +43,17 @@ def remember_rendering(root_dir: Path, data: bytes) -> None:
 def written_as_rendering(root_dir: Path, data: bytes | None) -> bool:
     """Whether ``data``, the root's ``MEMORY.md`` as just read, is the last rendering memls wrote there.
 
-    The file's ``stat`` first: an index memls edited line by line, or a
-    person did, fails there without its 1 MB being hashed at 10k entries.
-    The digest decides, so a write in the same instant as memls's, which
-    the ``stat`` may not show, is still caught.
+    The size first: an index memls edited line by line, or a person did,
+    nearly always fails there without its 1 MB being hashed at 10k
+    entries. The digest decides, not the file's ``stat``: a write in the
+    same instant as memls's, which the ``stat`` may not show, is still
+    caught, and the same bytes written again by another tool (a checkout,
+    a copy, an edit undone byte for byte) are still memls's rendering.
     """
     location = _location(root_dir) if data is not None else None
     kept = load_private(location, resolved_path(root_dir)) if location is not None else None
-    return isinstance(kept, tuple) and len(kept) == 2 and kept[0] == _index_stamp(root_dir) \
-        and kept[1] == _digest(data)
+    return isinstance(kept, tuple) and len(kept) == 2 and isinstance(kept[0], tuple) and data is not None \
+        and kept[0][0] == len(data) and kept[1] == _digest(data)
 
 
 def _index_stamp(root_dir: Path) -> Stamp | None:

@@ -142,10 +142,29 @@ def test_an_index_memls_rendered_and_a_person_then_edited_stays_curated(tmp_path
 
 
 def same_bytes_written_again(path: Path) -> None:
-    """Another tool writes the file anew with the bytes it held: memls's record of its write no longer vouches."""
+    """Another tool writes the file anew with the bytes it held: a new identity, the same bytes."""
     data = path.read_bytes()
     path.unlink()
     path.write_bytes(data)
+
+
+@pytest.mark.parametrize("again", ["rewritten", "edit-undone"])
+def test_the_bytes_memls_rendered_written_again_are_still_its_rendering(tmp_path: Path, again: str) -> None:
+    """Stranger s29b: after a checkout or copy wrote the same bytes, or a hand edit of MEMORY.md was
+    undone byte for byte, memls took its own rendering for a curated index once an entry changed."""
+    root = tmp_path / "memory"
+    generated_root(root)
+    edit_by_hand(root / "beta.md", "Beta thing.", "Beta, edited in the editor.")
+    index = root / "MEMORY.md"
+    if again == "rewritten":
+        same_bytes_written_again(index)
+    else:
+        edit_by_hand(index, "\u2014 Alpha thing.", "\u2014 Alpha: ask Sam.")
+        edit_by_hand(index, "\u2014 Alpha: ask Sam.", "\u2014 Alpha thing.")
+    a_new_process(root).check_index()  # a read since: the parse cache holds beta as edited, no earlier state
+    store = a_new_process(root)
+    store.save("delta", "Delta thing.", type="project")
+    assert index.read_text(encoding="utf-8") == store.render_root_index()
 
 
 def long_lived_and_new(tmp_path: Path) -> tuple[dict[str, Path], MemoryStore]:
