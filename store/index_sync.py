@@ -195,7 +195,7 @@ def _index_after_save(
         # Unbudgeted, the usual case: generated before or after stays generated.
         rendered_before, rendered_after = around.rendered()
         if ours or current in (rendered_before, rendered_after) or current in around.rendered_earlier() or any(
-                renders_keeping_unlisted(current, rendering, unlisted()) for rendering in (rendered_before, rendered_after)):
+                renders_keeping_unlisted(current, rendering, unlisted) for rendering in (rendered_before, rendered_after)):
             return whole(rendered_after)
     elif ours or is_generated_index(current, *around.entries(), *around.earlier_entries()):
         # Generated stays generated, cut to the budget it was rendered with.

@@ -19,7 +19,7 @@ renders) again, its rendered line takes the place of the kept one.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from .entry import TYPE_ORDER
 from .index import index_order, pointer_line, pointers_to, type_heading
@@ -66,14 +66,39 @@ def keep_unlisted_lines(
     return "\n".join(lines) + ("\n" if ends_with_break else "")
 
 
-def renders_keeping_unlisted(text: str, rendering: str, unlisted: Collection[str]) -> bool:
+def renders_keeping_unlisted(
+    text: str, rendering: str, unlisted: Collection[str] | Callable[[], Collection[str]],
+) -> bool:
     """Whether ``text`` is ``rendering`` with the lines of ``unlisted`` files kept (:func:`keep_unlisted_lines`).
 
     A generated index a rendering kept a line in is generated still: an
     entry that broke must not turn its index curated for good (each save
-    then appending its line at the end, out of order).
+    then appending its line at the end, out of order). Asked of every
+    curated index that opens like a rendering, so the lines are compared
+    first, and ``unlisted`` (a callable: asked only then) and the kept
+    lines' places only for an index that adds nothing but pointer lines.
     """
-    return bool(unlisted) and keep_unlisted_lines(text, rendering, unlisted) == text
+    targets = _pointers_beyond(text, rendering)
+    if not targets:
+        return False
+    names = unlisted() if callable(unlisted) else unlisted
+    return targets <= set(names) and keep_unlisted_lines(text, rendering, names) == text
+
+
+def _pointers_beyond(text: str, rendering: str) -> set[str] | None:
+    """The targets of the lines ``text`` holds beyond ``rendering``'s, when those are all pointer lines; else None."""
+    ours, theirs = text.split("\n"), rendering.split("\n")
+    if len(ours) <= len(theirs):
+        return None
+    targets, at = set(), 0
+    for line in ours:
+        if at < len(theirs) and line == theirs[at]:
+            at += 1
+        elif (link := pointer_line(0, line)) is not None:
+            targets.add(link.target)
+        else:
+            return None
+    return targets if at == len(theirs) else None
 
 
 def _heading_above(lines: list[str], number: int) -> str | None:

@@ -160,3 +160,16 @@ def test_a_managed_view_keeps_no_line_of_a_file_its_policy_does_not_select() -> 
     current = RENDERED.replace("- [gamma]", "- [beta](beta.md) \u2014 B\n- [gamma]")
     assert keep_unlisted_lines(current, RENDERED, ["beta.md"], selected=["alpha.md"]) == RENDERED
     assert keep_unlisted_lines(current, RENDERED, ["beta.md"], selected=["beta.md"]) == current
+
+
+def test_an_index_holding_a_kept_line_and_a_line_a_person_wrote_is_curated(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    store = generated_root(root)
+    BREAKERS["empty"](root / "beta.md")
+    store.save("alpha", "Alpha, saved again.", type="project")  # beta's line kept: still generated
+    index = root / "MEMORY.md"
+    index.write_text(index.read_text(encoding="utf-8") + "\nAsk Sam before editing.\n", encoding="utf-8")
+    a_new_process(root).save("aaron", "Aaron thing.", type="project")
+    text = index.read_text(encoding="utf-8")
+    assert "Ask Sam before editing." in text and "- [beta](beta.md) \u2014 Beta thing." in text
+    assert text.endswith("- [aaron](aaron.md) \u2014 Aaron thing.\n")  # curated: the new line appended
