@@ -85,8 +85,8 @@ def formatted_index(state: RootState, text: str) -> str | None:
         return None
     if not managed:
         return rendered
-    selected = IndexPolicy.parse(state.documents[state.policy_path].text).selected  # read by the rendering
-    return keep_unlisted_lines(text, rendered, state.unlisted_entry_files(), selected=selected)
+    policy = IndexPolicy.parse(state.documents[state.policy_path].text)  # read by the rendering
+    return keep_unlisted_lines(text, rendered, state.unlisted_entry_files(), policy=policy)
 
 
 def formatted_entry(text: str, doc: Document | None = None) -> str | None:

@@ -184,8 +184,7 @@ def _index_after_save(
     def whole(rendered: str) -> str:
         if current is None:
             return rendered
-        return keep_unlisted_lines(current, rendered, unlisted(),
-                                   selected=policy.selected if policy is not None else None)
+        return keep_unlisted_lines(current, rendered, unlisted(), policy=policy)
 
     if policy is not None:
         return whole(render_policy_view(index_entries(around.entries()[1], managed=True), policy))
@@ -264,7 +263,7 @@ def index_after_commit(
         if not (ours or is_generated_index(current, *([before] if before is not None else []), after)
                 or renders_keeping_unlisted(current, text, unlisted)):
             return None
-    text = keep_unlisted_lines(current, text, unlisted, selected=policy.selected if policy is not None else None)
+    text = keep_unlisted_lines(current, text, unlisted, policy=policy)
     return None if text == current else text
 
 

@@ -139,7 +139,7 @@ def plan_rename(
     if new_path != current:
         _refuse_existing(state, entry.name, new_path)
         _refuse_stale_line(state, entry, new_slug, new_path.name)
-    operations: list = _plan_edits(state, doc, entry, new_name=new_slug, new_path=new_path, saved=saved or {})
+    operations: list = _plan_edits(state, doc, entry, new_name=new_slug, new_path=new_path, saved=saved)
     if new_path != current:
         operations.append(RenameFile(doc.path, new_path))
     title = f"Rename '{entry.name}' to '{new_slug}'"
@@ -364,8 +364,7 @@ def _index_edits(
     elif opens_like_a_rendering(text):
         rendered = basis.rendering_if_generated(doc, renamed, saved)
     if rendered is not None:
-        rendered = keep_unlisted_lines(text, rendered, basis.unlisted,
-                                       selected=policy.selected if policy is not None else None)
+        rendered = keep_unlisted_lines(text, rendered, basis.unlisted, policy=policy)
         return [minimal_edit(state.index_path, text, rendered)] if rendered != text else []
     edits = []
     # The line a hand move left at the file the entry's name gives is its line too (memls.store.index.lines_left_behind).

@@ -423,9 +423,8 @@ class RootTransaction:
         The lines of memories a rendering cannot list stay (:mod:`memls.store.unlisted_lines`).
         """
         current = self._index_text() if self._original_index is not None else None
-        selected = self.policy.selected if self.policy is not None else None
         self._stage_index(keep_unlisted_lines(current, self._render(), self._read_staged().unlisted_files(),
-                                              selected=selected))
+                                              policy=self.policy))
         self._rendering = self.staged.get(self.index_path)
 
     def _render(self) -> str:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 
 from .entry import TYPE_ORDER
-from .index import index_order, pointer_line, pointers_to, type_heading
+from .index import IndexPolicy, index_order, pointer_line, pointers_to, type_heading
 from .spans import split_lines
 
 _HEADING = "## "
@@ -31,22 +31,22 @@ _KNOWN_HEADINGS = {type_heading(kind): at for at, kind in enumerate(TYPE_ORDER)}
 
 
 def keep_unlisted_lines(
-    current: str | None, rendered: str, unlisted: Collection[str], *, selected: Collection[str] | None = None,
+    current: str | None, rendered: str, unlisted: Collection[str], *, policy: IndexPolicy | None = None,
 ) -> str:
     """``rendered`` with ``current``'s pointer lines to the ``unlisted`` files it lacks put back.
 
     ``current`` is the index the rendering replaces (None: there is none);
     ``unlisted`` the root's memory files a rendering gives no line
-    (:meth:`memls.store.reader.RootRead.unlisted_files`). ``selected``, for
-    a managed root's view, is the policy's selection: the view lists
-    nothing else, so only those files' lines are kept. Each kept line goes
+    (:meth:`memls.store.reader.RootRead.unlisted_files`). ``policy``, for
+    a managed root's view: the view lists nothing but its selection, so
+    only the selected files' lines are kept. Each kept line goes
     under the heading it stood under in ``current`` (the section put back
     in the rendering's type order when it has none), among the lines there
     in the rendering's order.
     Nothing is looked for when no file is unlisted.
     """
-    if selected is not None:
-        unlisted = set(unlisted).intersection(selected)
+    if policy is not None:
+        unlisted = set(unlisted).intersection(policy.selected)
     if current is None or not unlisted:
         return rendered
     kept = pointers_to(current, set(unlisted))

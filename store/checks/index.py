@@ -166,8 +166,7 @@ def _expected(state: RootState, *, budget: int | None = None) -> _Expected:
     index_doc = state.documents.get(state.index_path)
     if index_doc is not None and index_doc.read_error is None:
         # As every write of the view leaves it (memls.store.unlisted_lines).
-        out.text = keep_unlisted_lines(index_doc.text, out.text, state.unlisted_entry_files(),
-                                       selected=out.policy.selected)
+        out.text = keep_unlisted_lines(index_doc.text, out.text, state.unlisted_entry_files(), policy=out.policy)
     return out
 
 

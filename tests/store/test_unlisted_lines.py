@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from memls.store.index import parse_index_lines
+from memls.store.index import IndexPolicy, parse_index_lines
 from memls.store.roots import MemoryRoot
 from memls.store.store import MemoryStore
 from memls.store.unlisted_lines import keep_unlisted_lines
@@ -158,8 +158,11 @@ def test_a_kept_line_whose_section_is_gone_gets_it_back_in_the_rendering_s_type_
 
 def test_a_managed_view_keeps_no_line_of_a_file_its_policy_does_not_select() -> None:
     current = RENDERED.replace("- [gamma]", "- [beta](beta.md) \u2014 B\n- [gamma]")
-    assert keep_unlisted_lines(current, RENDERED, ["beta.md"], selected=["alpha.md"]) == RENDERED
-    assert keep_unlisted_lines(current, RENDERED, ["beta.md"], selected=["beta.md"]) == current
+    def selecting(*files: str) -> IndexPolicy:
+        return IndexPolicy(version=1, budget=4000, selected=files)
+
+    assert keep_unlisted_lines(current, RENDERED, ["beta.md"], policy=selecting("alpha.md")) == RENDERED
+    assert keep_unlisted_lines(current, RENDERED, ["beta.md"], policy=selecting("beta.md")) == current
 
 
 def test_an_index_holding_a_kept_line_and_a_line_a_person_wrote_is_curated(tmp_path: Path) -> None:
