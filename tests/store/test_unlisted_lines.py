@@ -16,11 +16,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 from memls.store.index import IndexPolicy, parse_index_lines
 from memls.store.roots import MemoryRoot
 from memls.store.store import MemoryStore
-from memls.store.unlisted_lines import keep_unlisted_lines
+from memls.store.unlisted_lines import keep_unlisted_lines, renders_keeping_unlisted
 
 from .test_index_lagging_rendering import a_new_process, clock  # noqa: F401 - the fixture settles every file
 
@@ -176,3 +178,68 @@ def test_an_index_holding_a_kept_line_and_a_line_a_person_wrote_is_curated(tmp_p
     text = index.read_text(encoding="utf-8")
     assert "Ask Sam before editing." in text and "- [beta](beta.md) \u2014 Beta thing." in text
     assert text.endswith("- [aaron](aaron.md) \u2014 Aaron thing.\n")  # curated: the new line appended
+
+
+_RENDERED = [  # a rendering's lines, in order: any subsequence is one a root may render
+    "# Persistent Memory", "", "## User", "- [tz](tz.md) \u2014 Works from Stockholm.", "",
+    "## Project", "- [alpha](alpha.md) \u2014 Alpha thing.", "- [beta](beta.md) \u2014 Beta thing.",
+    "- [gamma](gamma.md) \u2014 Gamma thing.", "", "## Reference", "- [zz](zz.md) \u2014 Last.",
+]
+_EXTRA = ["- [beta](beta.md) \u2014 Beta thing.", "- [old](old.md) \u2014 Kept.", "- [zeta](zeta.md)",
+          "a line a person wrote", "", "## Notes", "- [tz](tz.md) \u2014 Elsewhere."]
+
+
+def _kept_by_plain_walk(text: str, rendering: str, unlisted: set[str]) -> bool:
+    """renders_keeping_unlisted's meaning, spelled out: every rendered line in order, the rest pointer lines to unlisted files, as kept."""
+    ours, theirs, at, targets = text.split("\n"), rendering.split("\n"), 0, set()
+    for line in ours:
+        if at < len(theirs) and line == theirs[at]:
+            at += 1
+        elif (links := parse_index_lines(line)) and len(links) == 1 and links[0].line == 0:
+            targets.add(links[0].target)
+        else:
+            return False
+    return (at == len(theirs) and len(ours) > len(theirs) and targets <= unlisted
+            and keep_unlisted_lines(text, rendering, unlisted) == text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    rendered=st.sets(st.integers(0, len(_RENDERED) - 1), min_size=1).map(lambda at: [_RENDERED[n] for n in sorted(at)]),
+    edits=st.lists(st.tuples(st.integers(0, 20), st.sampled_from(["insert", "drop", "swap"]),
+                             st.sampled_from(_EXTRA)), max_size=4),
+    unlisted=st.sets(st.sampled_from(["beta.md", "old.md", "zeta.md", "tz.md"])),
+    ends_with_break=st.booleans(),
+    kept=st.none() | st.integers(0, 20),
+    lead=st.sampled_from([0, 3000]),
+)
+def test_an_index_is_the_rendering_plus_kept_lines_exactly_when_a_plain_line_walk_says_so(
+    rendered: list[str], edits: list[tuple[int, str, str]], unlisted: set[str], ends_with_break: bool,
+    kept: int | None, lead: int,
+) -> None:
+    """The fast walk (from where the two part, giving up past the spare lines) answers as the plain one.
+
+    ``kept`` (a line number): the index is what a write keeping the edited
+    index's lines would make of it, with a line to an unlisted file put
+    there first, so the answer is yes about as often as it is no. ``lead``
+    lines shared at the top take the walk past its first comparisons.
+    """
+    rendered = [f"<!-- {n} -->" for n in range(lead)] + rendered
+    lines = list(rendered)
+    for at, kind, line in edits:
+        at %= len(lines) + 1
+        if kind == "insert":
+            lines.insert(at, line)
+        elif kind == "drop" and at < len(lines):
+            del lines[at]
+        elif at < len(lines):
+            lines[at] = line
+    tail = "\n" if ends_with_break else ""
+    rendering, text = "\n".join(rendered) + tail, "\n".join(lines) + tail
+    if kept is not None:
+        lines.insert(kept % (len(lines) + 1), "- [old](old.md) \u2014 Kept.")
+        unlisted |= {"old.md", "zeta.md"}
+        text = keep_unlisted_lines("\n".join(lines) + tail, rendering, unlisted)
+    expected = _kept_by_plain_walk(text, rendering, unlisted)
+    event(f"rendering plus kept lines: {expected}")
+    assert renders_keeping_unlisted(text, rendering, unlisted) == expected
