@@ -852,11 +852,14 @@ def refresh_indexes(paths: Sequence[str]) -> None:
     from memls.committed_index import refresh_index
     from memls.store.index import INDEX_FILENAME
     from memls.store.report import display_path
-    from memls.store.roots import resolve_workspace
+    from memls.store.roots import resolve_roots, resolve_workspace
     from memls.store.settings import load_settings
 
     roots, _ = check_targets(paths, load_settings(resolve_workspace()).roots)
-    changed = [root.path / INDEX_FILENAME for root in roots if refresh_index(root.path)]
+    # Each root read under the scope the other commands give it: the parse cache keeps records by scope.
+    scopes = {root.path.resolve(): root.scope for root in resolve_roots()}
+    changed = [root.path / INDEX_FILENAME for root in roots
+               if refresh_index(root.path, scopes.get(root.path.resolve(), root.scope))]
     for path in changed:
         click.echo(f"Regenerated {display_path(path)}")
     if changed:

@@ -6,8 +6,10 @@ An editor or a ``memls save`` knows that state, because it makes the change;
 a commit hook comes afterwards, so the state before is the one git last
 committed: the root's entry files at ``HEAD``, read from git's objects
 into a scratch directory and parsed by the same reader as the live root.
-Outside git, or before the first commit, there is no earlier state, and only
-an absent index, a managed one or one already equal to the rendering counts.
+Outside git, or before the first commit, the earlier states are the ones
+memls itself knows: the bytes it last rendered there
+(:mod:`memls.store.index_provenance`) and the entries as its parse cache held
+them before files changed since (:meth:`memls.store.reader.RootRead.as_cached`).
 """
 
 from __future__ import annotations
@@ -72,16 +74,24 @@ def committed_entries(root: Path) -> list[MemoryEntry] | None:
         return list(read_root(scratch_dir, None, cache=False).entries_for_index)
 
 
-def refresh_index(root: Path) -> bool:
-    """Rewrite ``root``'s ``MEMORY.md`` if it is memls's to rewrite; True when it changed."""
+def refresh_index(root: Path, scope: str | None) -> bool:
+    """Rewrite ``root``'s ``MEMORY.md`` if it is memls's to rewrite; True when it changed.
+
+    ``scope`` is the root's, as every other command reads it: the parse
+    cache keeps records by scope, so a read under another one parses every
+    file again and stores them over the others' (nor finds the state the
+    cache held before an entry changed, which a lagging index shows).
+    """
     before = committed_entries(root)
 
     def compute(current: str | None) -> str | None:
-        read = read_root(root, None)
+        read = read_root(root, scope)
+        cached = read.as_cached()
         return index_after_commit(
             before=before, after=read.entries_for_index, policy=IndexPolicy.read(root), current=current,
             unlisted=read.unlisted_files(),
             ours=current is not None and written_as_rendering(root, current.encode("utf-8")),
+            cached=cached.entries_for_index if cached is not None else None,
         )
 
     written = commit_index(root, compute)

@@ -237,6 +237,7 @@ def index_after_commit(
     current: str | None,
     unlisted: Collection[str] = (),
     ours: bool = False,
+    cached: Sequence[MemoryEntry] | None = None,
 ) -> str | None:
     """The ``MEMORY.md`` a commit hook writes for one root, or None to leave it.
 
@@ -251,7 +252,10 @@ def index_after_commit(
     ``unlisted`` entry files stay (:mod:`memls.store.unlisted_lines`).
     ``ours``: ``current`` is the last rendering memls wrote there
     (:mod:`memls.store.index_provenance`), generated whatever changed since
-    -- outside git, or before a first commit, the only sign there is.
+    -- outside git, or before a first commit, the only sign there is besides
+    ``cached``: the entries as memls's parse cache held them before files
+    changed since (:meth:`memls.store.reader.RootRead.as_cached`), whose
+    rendering lags behind an entry edited by hand.
     Raises ValueError when a managed root's policy cannot be rendered.
     """
     if policy is not None:
@@ -259,12 +263,24 @@ def index_after_commit(
     elif current is None:
         text = render_index(index_entries(after, managed=False))
     else:
-        text = render_index(index_entries(after, managed=False), budget=omission_budget(current))
-        if not (ours or is_generated_index(current, *([before] if before is not None else []), after)
-                or renders_keeping_unlisted(current, text, unlisted)):
+        budget = omission_budget(current)
+        text = render_index(index_entries(after, managed=False), budget=budget)
+        earlier = [entries for entries in (before, cached) if entries is not None]
+        if not (ours or is_generated_index(current, *earlier, after)
+                or renders_keeping_unlisted(current, text, unlisted)
+                or cached is not None and (rendered := _rendering_or_none(cached, budget)) is not None
+                and renders_keeping_unlisted(current, rendered, unlisted)):
             return None
     text = keep_unlisted_lines(current, text, unlisted, policy=policy)
     return None if text == current else text
+
+
+def _rendering_or_none(entries: Sequence[MemoryEntry], budget: int | None) -> str | None:
+    """The legacy rendering of ``entries`` under ``budget``; None for a budget too small to render."""
+    try:
+        return render_index(index_entries(entries, managed=False), budget=budget)
+    except ValueError:
+        return None
 
 
 def autosave_keeps_index_line(

@@ -247,6 +247,18 @@ class RootRead:
             if (record := f.record if f.record is not None else f.headline) is not None
         ]
 
+    def as_cached(self) -> RootRead | None:
+        """The root as the parse cache held it before the files of :attr:`earlier` changed (None: none did).
+
+        The state an index rendered before those changes shows, for a reader
+        with no other earlier state to judge the index against (``memls
+        index --refresh`` outside git).
+        """
+        if not self.earlier:
+            return None
+        now = {f.filename: f for f in self.files if f.filename in self.earlier}
+        return self.with_changes({filename: (now.get(filename), was) for filename, was in self.earlier.items()})
+
     def unlisted_files(self) -> list[str]:
         """The memory files a rendering gives no line (:mod:`memls.store.unlisted_lines`), in file order.
 

@@ -481,11 +481,17 @@ class RootTransaction:
             return False
         if self._rendered_before is None:  # the root as read (or as cached before): the same all along
             self._rendered_before = self._legacy_renders(text, {}) or (
-                bool(self._read.earlier) and self._legacy_renders(text, self._earlier_entries())) or (
-                renders_keeping_unlisted(text, self._legacy_rendering_with({}), self._read.unlisted_files))
+                renders_keeping_unlisted(text, self._legacy_rendering_with({}), self._read.unlisted_files)) or (
+                bool(self._read.earlier) and self._renders_earlier(text))
         after = self._legacy_changes()
         return self._rendered_before or bool(after) and (self._legacy_renders(text, after) or renders_keeping_unlisted(
             text, self._legacy_rendering_with(after), self._read_staged().unlisted_files))
+
+    def _renders_earlier(self, text: str) -> bool:
+        """Whether ``text`` is the rendering of the root as the parse cache held it, kept lines included."""
+        earlier = self._earlier_entries()
+        return self._legacy_renders(text, earlier) or renders_keeping_unlisted(
+            text, self._legacy_rendering_with(earlier), self._read.unlisted_files)
 
     def _earlier_entries(self) -> dict[str, MemoryEntry | None]:
         """The index entries of the files that changed since the parse cache was written, as it held them.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 
 import pytest
 from click.testing import CliRunner, Result
@@ -106,3 +107,31 @@ def test_outside_git_an_index_memls_rendered_follows_each_hand_edit_of_an_entry(
     (memory / "alpha.md").write_text(ENTRY.format(name="alpha", description="First fact, revised."))
     assert memls("index", "--refresh", "memory/alpha.md").exit_code == 0
     assert (memory / "MEMORY.md").read_text() == curated
+
+
+def test_outside_git_an_index_another_tool_rendered_follows_a_hand_edit(tmp_path, monkeypatch):
+    """Stranger s29b: gptme-util wrote the index (memls keeps no provenance of it) and an entry was
+    edited by hand; the refresh read the root under no scope, so it neither found the state the parse
+    cache held (the one the index was rendered from) nor kept the cache the other commands read."""
+    hour_later = lambda: time.time_ns() + 3600 * 10**9  # noqa: E731 - every file settled: the cache keeps it
+    for module in ("cache", "reader"):
+        monkeypatch.setattr(f"memls.store.{module}.now_ns", hour_later)
+    monkeypatch.chdir(tmp_path)
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    for name, description in (("alpha", "First fact."), ("beta", "Second fact.")):
+        (memory / f"{name}.md").write_text(ENTRY.format(name=name, description=description))
+    rendering = memls("index").stdout
+    (memory / "MEMORY.md").write_text(rendering)  # as another tool writes it
+    assert memls_cached("list").exit_code == 0
+    (memory / "beta.md").write_text(ENTRY.format(name="beta", description="Second fact, revised."))
+    result = memls_cached("index", "--refresh", "memory/beta.md")
+    assert result.exit_code == 1, result.output
+    assert "- [beta](beta.md) \u2014 Second fact, revised.\n" in (memory / "MEMORY.md").read_text()
+    assert memls_cached("index", "--refresh", "memory/beta.md").exit_code == 0
+
+
+def memls_cached(*args: str) -> Result:
+    """:func:`memls` with the parse cache on, as a person's commands run."""
+    env = {"MEMLS_MEMORY_DIRS": None, "GPTME_MEMORY_DIRS": None, "GPTME_WORKSPACE": None, "MEMLS_NO_CACHE": None}
+    return CliRunner().invoke(cli, list(args), env=env)

@@ -218,3 +218,29 @@ def test_a_long_lived_store_forgets_an_earlier_state_once_a_write_has_read_past_
     a_new_process(roots["new"]).save("alpha", "Alpha thing.", type="project")
     index = (roots["long-lived"] / "MEMORY.md").read_bytes()
     assert index == (roots["new"] / "MEMORY.md").read_bytes() == old_copies[roots["new"]]
+
+
+def rendered_by_another_tool(root: Path) -> None:
+    """A generated root whose MEMORY.md another tool wrote (gptme-util): memls keeps no provenance of those bytes."""
+    root.mkdir(parents=True)
+    for name, description in (("alpha", "Alpha thing."), ("beta", "Beta thing."), ("gamma", "Gamma thing.")):
+        (root / f"{name}.md").write_text(
+            f"---\nname: {name}\ndescription: {description}\nmetadata:\n  type: project\n---\n\nBody.\n", encoding="utf-8")
+    (root / "MEMORY.md").write_text(a_new_process(root).render_root_index(), encoding="utf-8")
+
+
+def test_a_lagging_index_holding_a_kept_line_stays_generated_after_an_entry_edited_by_hand(tmp_path: Path) -> None:
+    """Stranger s30, P3: the state the parse cache held was compared only as an exact rendering, so an
+    index that also kept the line of an entry that had turned unreadable counted as curated."""
+    root = tmp_path / "memory"
+    rendered_by_another_tool(root)
+    a_new_process(root).entries()
+    (root / "alpha.md").write_text("the frontmatter was deleted\n", encoding="utf-8")
+    a_new_process(root).entries()  # the cache holds alpha unreadable; the index keeps its line
+    edit_by_hand(root / "gamma.md", "Gamma thing.", "Gamma, edited in the editor.")
+    store = a_new_process(root)
+    store.save("tz", "Works from Stockholm.", type="user")
+    text = (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "- [gamma](gamma.md) \u2014 Gamma, edited in the editor." in text
+    assert "- [alpha](alpha.md) \u2014 Alpha thing." in text  # the unreadable entry's line, kept
+    assert text.index("## User") < text.index("## Project")
