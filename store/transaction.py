@@ -9,6 +9,7 @@ trip is proven on exactly the bytes that will be written.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -480,18 +481,23 @@ class RootTransaction:
         if not opens_like_a_rendering(text):
             return False
         if self._rendered_before is None:  # the root as read (or as cached before): the same all along
-            self._rendered_before = self._legacy_renders(text, {}) or (
-                renders_keeping_unlisted(text, self._legacy_rendering_with({}), self._read.unlisted_files)) or (
-                bool(self._read.earlier) and self._renders_earlier(text))
+            unlisted = self._read.unlisted_files
+            self._rendered_before = self._renders_keeping(text, {}, unlisted) or (
+                bool(self._read.earlier) and self._renders_keeping(text, self._earlier_entries(), unlisted))
         after = self._legacy_changes()
-        return self._rendered_before or bool(after) and (self._legacy_renders(text, after) or renders_keeping_unlisted(
-            text, self._legacy_rendering_with(after), self._read_staged().unlisted_files))
+        return self._rendered_before or bool(after) and self._renders_keeping(
+            text, after, self._read_staged().unlisted_files)
 
-    def _renders_earlier(self, text: str) -> bool:
-        """Whether ``text`` is the rendering of the root as the parse cache held it, kept lines included."""
-        earlier = self._earlier_entries()
-        return self._legacy_renders(text, earlier) or renders_keeping_unlisted(
-            text, self._legacy_rendering_with(earlier), self._read.unlisted_files)
+    def _renders_keeping(
+        self, text: str, changes: dict[str, MemoryEntry | None], unlisted: Callable[[], Collection[str]],
+    ) -> bool:
+        """Whether ``text`` is the legacy rendering with ``changes`` laid over the read, or it plus the kept lines of ``unlisted`` files.
+
+        Compared piece by piece first; the rendering itself is built only
+        for an index that is not it exactly (:func:`renders_keeping_unlisted`).
+        """
+        return self._legacy_renders(text, changes) or renders_keeping_unlisted(
+            text, self._legacy_rendering_with(changes), unlisted)
 
     def _earlier_entries(self) -> dict[str, MemoryEntry | None]:
         """The index entries of the files that changed since the parse cache was written, as it held them.
