@@ -24,6 +24,7 @@ from collections.abc import Callable, Collection, Iterator
 from .entry import TYPE_ORDER
 from .index import IndexPolicy, index_order, pointer_line, pointers_to, type_heading
 from .spans import split_lines
+from .text import shared_lines_end
 
 _HEADING = "## "
 _OMISSION = "- \u2026 "
@@ -97,7 +98,7 @@ def _pointers_beyond(text: str, rendering: str) -> set[str] | None:
     spare = text.count("\n") - rendering.count("\n")
     if spare <= 0:
         return None
-    head = _shared_lines_end(text, rendering)
+    head = shared_lines_end(text, rendering)
     ours, theirs = _lines_from(text, head), _lines_from(rendering, head)
     targets, wanted = set(), next(theirs, None)
     for line in ours:
@@ -109,21 +110,6 @@ def _pointers_beyond(text: str, rendering: str) -> set[str] | None:
         else:
             return None
     return targets
-
-
-def _shared_lines_end(a: str, b: str) -> int:
-    """Where the first line ``a`` and ``b`` do not share starts (an offset into both)."""
-    step, at, shortest = 1 << 14, 0, min(len(a), len(b))
-    while at < shortest and a[at:at + step] == b[at:at + step]:
-        at += step
-    low, high = at, min(at + step, shortest)  # the first difference is within [at, high]
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[at:middle] == b[at:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return a.rfind("\n", 0, low) + 1
 
 
 def _lines_from(text: str, start: int) -> Iterator[str]:
