@@ -1035,4 +1035,6 @@ def claude_code_visible_limit(index_text: str) -> int | None:
 
 
 def _normalize_newlines(text: str) -> str:
+    if "\r" not in text:
+        return text  # (most indexes: a 1 MB one is not copied twice)
     return text.replace("\r\n", "\n").replace("\r", "\n")

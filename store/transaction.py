@@ -259,6 +259,7 @@ class RootTransaction:
         # Whether the index as read renders the root as read, or as the parse cache last held it:
         # asked before and after the entry is staged (a save asks twice), answered once.
         self._rendered_before: bool | None = None
+        self._rendering_of_read: str | None = None  # the unbudgeted legacy index of the read, once built
 
     # reads (through the staged overlay)
 
@@ -557,10 +558,16 @@ class RootTransaction:
         return self._legacy_rendering_with(self._legacy_changes())
 
     def _legacy_rendering_with(self, after: dict[str, MemoryEntry | None]) -> str:
-        """The root's unbudgeted legacy index with ``after`` laid over the read."""
+        """The root's unbudgeted legacy index with ``after`` laid over the read (the read's own built once)."""
+        if not after and self._rendering_of_read is not None:
+            return self._rendering_of_read
         if self._warm is not None:
-            return self._warm.rendering_with(self._read, after)
-        return self._cold_view().rendering_with(after)
+            rendering = self._warm.rendering_with(self._read, after)
+        else:
+            rendering = self._cold_view().rendering_with(after)
+        if not after:
+            self._rendering_of_read = rendering
+        return rendering
 
     def _legacy_renders(self, text: str, after: dict[str, MemoryEntry | None]) -> bool:
         """Whether ``text`` is the root's unbudgeted legacy index with ``after`` laid over the read."""
