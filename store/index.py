@@ -29,11 +29,11 @@ from pathlib import Path
 from .entry import TYPE_ORDER, MemoryEntry
 from .names import INDEX_FILENAME as INDEX_FILENAME  # re-exported: the index's file name
 from .names import POLICY_FILENAME, is_index_filename, slugify
-from .reader import ENTRY_SUFFIX, shadow_by_name
+from .reader import shadow_by_name
 from .safe_read import MAX_INDEX_BYTES, read_whole
 from .spans import split_lines
 from .structs import struct
-from .text import LINE_BREAK_HAZARD, index_line_hazards, shared_lines_end
+from .text import LINE_BREAK_HAZARD, index_line_hazards
 
 INDEX_HEADER = "# Persistent Memory"
 POLICY_VERSION = 1
@@ -121,72 +121,6 @@ def generated_apart_from(text: str, rendering: str, filenames: Iterable[str]) ->
     """
     doomed = set(filenames)
     return without_lines(text, doomed) == without_lines(rendering, doomed)
-
-
-def generated_but_for_gone_files(
-    text: str, rendering: str, gone: Callable[[str], bool], named: Callable[[str], bool],
-) -> bool:
-    """True when ``text`` is ``rendering`` but for the lines of entry files removed or moved since.
-
-    A save judges a legacy index against the root as read and as the parse
-    cache held it; an entry file a person deleted or moved, after a read
-    that rewrote the cache (``memls list``), leaves a generated index that
-    matches neither: its line still points at the file that went (stranger
-    s30 P1). Such an index is still a rendering, and a save renders it again
-    (dropping the line), as ``memls check --fix`` repairs it.
-
-    Only lines that read as the renderers write them count: a line at a
-    file that is ``gone``, titled with the name the file is the slug of,
-    whose entry no file holds any more (``named`` is False), went with its
-    entry; one whose entry another file now holds (a move) must be the
-    rendering's line for that file but for its target, and no other line
-    may point there. Anything else (link text of a person's own, a second
-    line, a line out of place) keeps the index curated.
-    """
-    normalized = _normalize_newlines(text)
-    if not _parts_at_a_gone_file(normalized, rendering, gone):
-        return False  # most curated indexes: not split into lines at all
-    ours, theirs = normalized.split("\n"), rendering.split("\n")
-    ours_set, theirs_set = set(ours), set(theirs)
-    strays = [line for line in ours if line and line not in theirs_set]
-    if not strays:
-        return False  # the same lines in another order (or the rendering exactly): not this question
-    moved_to = {link.target: line for i, line in enumerate(theirs)
-                if line and line not in ours_set and (link := pointer_line(i, line)) is not None}
-    if len(moved_to) != sum(1 for line in theirs if line and line not in ours_set and not line.startswith("## ")):
-        return False  # a rendering line that is no pointer is missing: not a rendering
-    doomed: set[str] = set(moved_to)
-    paired: set[str] = set()
-    for line in strays:
-        if line.startswith("## "):
-            continue  # a section its gone lines emptied goes with them
-        link = pointer_line(0, line)
-        if link is None or link.target in doomed or not gone(link.target):
-            return False  # (a rendering gives a file one line)
-        doomed.add(link.target)
-        stem = link.target.removesuffix(ENTRY_SUFFIX)
-        pair = next((target for target, rendered in moved_to.items()
-                     if target not in paired and rendered == retarget_links(line, [(link, target)])), None)
-        if pair is not None:
-            paired.add(pair)
-        elif slugify(link.title) != stem or named(link.title) or named(stem):
-            return False
-    if paired != set(moved_to) or pointers_to(normalized, set(moved_to)):
-        return False  # an entry's new line that no moved line accounts for, or a line of the index's own there
-    return generated_apart_from(text, rendering, doomed)
-
-
-def _parts_at_a_gone_file(text: str, rendering: str, gone: Callable[[str], bool]) -> bool:
-    """Whether the first line ``text`` holds where ``rendering`` differs points at a ``gone`` file (a heading above it aside)."""
-    start = shared_lines_end(text, rendering)
-    for _ in range(3):  # a blank line and a heading that went with the gone lines, then the first of them
-        end = text.find("\n", start)
-        line = text[start:] if end < 0 else text[start:end]
-        if line and not line.startswith("## "):
-            link = pointer_line(0, line)
-            return link is not None and gone(link.target)
-        start = end + 1 if end >= 0 else len(text)
-    return False
 
 
 def without_lines(text: str, filenames: set[str]) -> list[str]:

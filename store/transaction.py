@@ -9,7 +9,6 @@ trip is proven on exactly the bytes that will be written.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Collection
 from dataclasses import replace
 from pathlib import Path
@@ -26,7 +25,6 @@ from .index import (
     INDEX_FILENAME,
     POLICY_FILENAME,
     IndexPolicy,
-    generated_but_for_gone_files,
     gets_index_line,
     index_entries,
     is_generated_index,
@@ -489,22 +487,7 @@ class RootTransaction:
                 bool(self._read.earlier) and self._renders_keeping(text, self._earlier_entries(), unlisted))
         after = self._legacy_changes()
         return self._rendered_before or bool(after) and self._renders_keeping(
-            text, after, self._read_staged().unlisted_files) or self._renders_but_for_gone_files(text)
-
-    def _renders_but_for_gone_files(self, text: str) -> bool:
-        """Whether ``text`` is the rendering before this change but for the lines of entry files deleted or moved by hand.
-
-        Asked last, of an index no other state renders: the cache that held
-        those files may have been rewritten since (:func:`generated_but_for_gone_files`).
-        """
-        read, staged = self._read, self._read_staged()
-        names = staged.names()
-
-        def gone(target: str) -> bool:
-            return "/" not in target and is_entry_filename(target) and read.file(target) is None and staged.file(target) is None \
-                and not os.path.lexists(self.root.path / target)
-
-        return generated_but_for_gone_files(text, self._legacy_rendering_with({}), gone, names.__contains__)
+            text, after, self._read_staged().unlisted_files)
 
     def _renders_keeping(
         self, text: str, changes: dict[str, MemoryEntry | None], unlisted: Callable[[], Collection[str]],

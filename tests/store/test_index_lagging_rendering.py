@@ -9,13 +9,10 @@ index forever. An index a person shortened stays curated.
 
 from __future__ import annotations
 
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from memls.store.roots import MemoryRoot
 from memls.store.store import MemoryStore
@@ -247,124 +244,3 @@ def test_a_lagging_index_holding_a_kept_line_stays_generated_after_an_entry_edit
     assert "- [gamma](gamma.md) \u2014 Gamma, edited in the editor." in text
     assert "- [alpha](alpha.md) \u2014 Alpha thing." in text  # the unreadable entry's line, kept
     assert text.index("## User") < text.index("## Project")
-
-
-def rendered_then_read_again(root: Path) -> None:
-    """A root whose MEMORY.md another tool rendered, read since: the parse cache holds every entry."""
-    rendered_by_another_tool(root)
-    a_new_process(root).entries()
-
-
-def test_an_index_stays_generated_after_an_entry_file_was_deleted_by_hand_and_the_root_read_since(tmp_path: Path) -> None:
-    """Stranger s30, P1: the read after the deletion rewrote the parse cache without the file, so no state
-    memls knew rendered the index (its line of the gone entry aside); the save took it for curated and
-    appended its line at the end, keeping the dead one."""
-    root = tmp_path / "memory"
-    rendered_then_read_again(root)
-    (root / "gamma.md").unlink()
-    a_new_process(root).entries()  # `memls list`: the cache forgets gamma
-    store = a_new_process(root)
-    store.save("tz", "Works from Stockholm.", type="user")
-    text = (root / "MEMORY.md").read_text(encoding="utf-8")
-    assert text == store.render_root_index()
-    assert "gamma.md" not in text and text.index("## User") < text.index("## Project")
-
-
-def test_an_index_stays_generated_after_an_entry_file_was_moved_by_hand_and_the_root_read_since(tmp_path: Path) -> None:
-    root = tmp_path / "memory"
-    rendered_then_read_again(root)
-    (root / "gamma.md").rename(root / "gamma-notes.md")
-    a_new_process(root).entries()
-    store = a_new_process(root)
-    store.save("tz", "Works from Stockholm.", type="user")
-    text = (root / "MEMORY.md").read_text(encoding="utf-8")
-    assert text == store.render_root_index()
-    assert "- [gamma](gamma-notes.md) \u2014 Gamma thing." in text and "(gamma.md)" not in text
-
-
-@pytest.mark.parametrize("line", [
-    pytest.param("- [todo list](todo.md) \u2014 To write.", id="link text of a person's own"),
-    pytest.param("- [todo](todo.md) \u2014 To write.\n- [todo](todo.md) \u2014 To write.", id="written twice"),
-])
-def test_an_index_holding_a_line_a_person_wrote_at_a_missing_file_stays_curated(tmp_path: Path, line: str) -> None:
-    root = tmp_path / "memory"
-    rendered_then_read_again(root)
-    edit_by_hand(root / "MEMORY.md", "- [gamma](gamma.md)", f"{line}\n- [gamma](gamma.md)")
-    store = a_new_process(root)
-    store.save("tz", "Works from Stockholm.", type="user")
-    text = (root / "MEMORY.md").read_text(encoding="utf-8")
-    assert f"{line}\n- [gamma](gamma.md)" in text
-    assert text.endswith("- [tz](tz.md) \u2014 Works from Stockholm.\n")
-
-
-def test_an_index_a_person_shortened_stays_curated_after_an_entry_file_was_deleted_by_hand(tmp_path: Path) -> None:
-    root = tmp_path / "memory"
-    rendered_then_read_again(root)
-    edit_by_hand(root / "MEMORY.md", "- [alpha](alpha.md) \u2014 Alpha thing.\n", "")
-    (root / "gamma.md").unlink()
-    a_new_process(root).entries()
-    a_new_process(root).save("tz", "Works from Stockholm.", type="user")
-    text = (root / "MEMORY.md").read_text(encoding="utf-8")
-    assert "alpha.md" not in text and "- [gamma](gamma.md)" in text
-    assert text.endswith("- [tz](tz.md) \u2014 Works from Stockholm.\n")
-
-
-def test_the_old_line_of_a_moved_entry_stays_when_a_person_already_wrote_its_new_one(tmp_path: Path) -> None:
-    root = tmp_path / "memory"
-    rendered_then_read_again(root)
-    (root / "beta.md").rename(root / "beta-notes.md")
-    edit_by_hand(root / "MEMORY.md", "- [gamma](gamma.md)", "- [beta](beta-notes.md) \u2014 Beta thing.\n- [gamma](gamma.md)")
-    a_new_process(root).entries()
-    a_new_process(root).save("tz", "Works from Stockholm.", type="user")
-    text = (root / "MEMORY.md").read_text(encoding="utf-8")
-    assert "- [beta](beta.md) \u2014 Beta thing.\n" in text and "- [beta](beta-notes.md) \u2014 Beta thing.\n" in text
-    assert text.endswith("- [tz](tz.md) \u2014 Works from Stockholm.\n")
-
-
-NAMES = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta")
-TYPES = ("user", "project", "feedback", "reference")
-
-
-@st.composite
-def hand_changes(draw: st.DrawFn) -> tuple[dict[str, str], dict[str, str], set[str], str | None]:
-    """A root (name -> type), the entries moved (name -> new file stem), deleted, and a line a person reworded."""
-    names = draw(st.lists(st.sampled_from(NAMES), min_size=2, unique=True))
-    kinds = {name: draw(st.sampled_from(TYPES)) for name in names}
-    fate = {name: draw(st.sampled_from(("kept", "moved", "deleted"))) for name in names}
-    reworded = draw(st.none() | st.sampled_from(names))
-    moved = {name: f"{name}-notes" for name, what in fate.items() if what == "moved"}
-    return kinds, moved, {name for name, what in fate.items() if what == "deleted"}, reworded
-
-
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(hand_changes())
-def test_after_files_moved_or_deleted_by_hand_a_save_renders_a_generated_index_and_keeps_a_curated_line(
-    changes: tuple[dict[str, str], dict[str, str], set[str], str | None],
-) -> None:
-    """Whatever entry files a person deleted or moved since another tool rendered the index, and the root
-    was read since, a save renders the index whole; unless a person also reworded a line, which survives."""
-    kinds, moved, deleted, reworded = changes
-    with tempfile.TemporaryDirectory() as where:
-        root = Path(where) / "memory"
-        root.mkdir()
-        for name, kind in kinds.items():
-            (root / f"{name}.md").write_text(
-                f"---\nname: {name}\ndescription: The {name} thing.\nmetadata:\n  type: {kind}\n---\n\nBody.\n",
-                encoding="utf-8")
-        (root / "MEMORY.md").write_text(a_new_process(root).render_root_index(), encoding="utf-8")
-        a_new_process(root).entries()
-        if reworded is not None:
-            edit_by_hand(root / "MEMORY.md", f"- [{reworded}](", f"- [my own {reworded} words](")
-        for name, stem in moved.items():
-            (root / f"{name}.md").rename(root / f"{stem}.md")
-        for name in deleted:
-            (root / f"{name}.md").unlink()
-        a_new_process(root).entries()  # the cache forgets the files that went
-        store = a_new_process(root)
-        store.save("tz", "Works from Stockholm.", type="user")
-        text = (root / "MEMORY.md").read_text(encoding="utf-8")
-        if reworded is None:
-            assert text == store.render_root_index()
-        else:
-            assert f"- [my own {reworded} words]({reworded}.md) \u2014 The {reworded} thing.\n" in text
-            assert text.endswith("- [tz](tz.md) \u2014 Works from Stockholm.\n")
