@@ -9,10 +9,14 @@ index forever. An index a person shortened stays curated.
 
 from __future__ import annotations
 
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memls.store.roots import MemoryRoot
 from memls.store.store import MemoryStore
@@ -244,3 +248,61 @@ def test_a_lagging_index_holding_a_kept_line_stays_generated_after_an_entry_edit
     assert "- [gamma](gamma.md) \u2014 Gamma, edited in the editor." in text
     assert "- [alpha](alpha.md) \u2014 Alpha thing." in text  # the unreadable entry's line, kept
     assert text.index("## User") < text.index("## Project")
+
+
+NAMES = ("alpha", "beta", "gamma", "delta", "epsilon")
+TYPES = ("user", "project", "feedback")
+# What a person may write into a generated index, each in the shape memls writes a line (stranger s31).
+PERSON_LINES = {
+    "a planned entry's line": lambda root, names: ("- [plan](plan.md) \u2014 Q3 plan: write after kickoff", None),
+    "a section of ideas": lambda root, names: ("## Ideas\n- [rust-port](rust-port.md) \u2014 maybe port the CLI", None),
+    "a note on an entry's line": lambda root, names: (
+        f"- [{names[0]}]({names[0]}.md) \u2014 The {names[0]} thing. DO NOT re-add: vetoed", names[0]),
+}
+WRITES: dict[str, Callable[[MemoryStore, str], object]] = {
+    "save": lambda store, other: store.save("tz", "Works from Stockholm.", type="user"),
+    "delete": lambda store, other: store.delete(other),
+    "rename": lambda store, other: store.rename(other, f"{other}-renamed"),
+    "historical": lambda store, other: store.set_status(other, "historical"),
+    "supersede": lambda store, other: (store.save("tz", "Works from Stockholm.", type="user"),
+                                       store.supersede(other, "tz")),
+}
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(names=st.lists(st.sampled_from(NAMES), min_size=2, unique=True),
+       kinds=st.lists(st.sampled_from(TYPES), min_size=len(NAMES), max_size=len(NAMES)),
+       person=st.sampled_from(sorted(PERSON_LINES)), write=st.sampled_from(sorted(WRITES)),
+       deleted=st.booleans(), moved=st.booleans())
+def test_no_write_drops_a_line_a_person_wrote_at_a_missing_file_in_the_shape_memls_writes(
+    names: list[str], kinds: list[str], person: str, write: str, deleted: bool, moved: bool,
+) -> None:
+    """Stranger s31: lines at files that do not exist (an entry planned, or one deleted by hand, with a note
+    added to its line) read like the lines of entries deleted since a rendering; a rule that took such an
+    index for generated dropped them. Whatever files a person also deleted or moved by hand, a write to
+    another entry keeps every line they wrote."""
+    with tempfile.TemporaryDirectory() as where:
+        root = Path(where) / "memory"
+        root.mkdir()
+        for name, kind in zip(names, kinds):
+            (root / f"{name}.md").write_text(
+                f"---\nname: {name}\ndescription: The {name} thing.\nmetadata:\n  type: {kind}\n---\n\nBody.\n",
+                encoding="utf-8")
+        (root / "MEMORY.md").write_text(a_new_process(root).render_root_index(), encoding="utf-8")
+        a_new_process(root).entries()
+        line, annotated = PERSON_LINES[person](root, names)
+        if annotated is None:
+            (root / "MEMORY.md").write_text((root / "MEMORY.md").read_text(encoding="utf-8") + f"\n{line}\n",
+                                            encoding="utf-8")
+        else:
+            edit_by_hand(root / "MEMORY.md", f"- [{annotated}]({annotated}.md) \u2014 The {annotated} thing.", line)
+            (root / f"{annotated}.md").unlink()  # the note is why the entry went
+        others = [name for name in names if name != annotated]
+        if deleted and len(others) > 1:
+            (root / f"{others.pop()}.md").unlink()
+        if moved and len(others) > 1:
+            gone = others.pop()
+            (root / f"{gone}.md").rename(root / f"{gone}-notes.md")
+        a_new_process(root).entries()  # the cache forgets the files that went
+        WRITES[write](a_new_process(root), others[0])
+        assert line in (root / "MEMORY.md").read_text(encoding="utf-8")
