@@ -294,8 +294,8 @@ class ParseCache:
         self.entries[name] = (path, scope, stamp, record)
         self.changed.add(name)
 
-    def save(self, pause: Callable[[], None] | None = None) -> None:
-        """Write the cache back if enough changed. Best effort: never raises for I/O.
+    def save(self, pause: Callable[[], None] | None = None) -> bool:
+        """Write the cache back if enough changed (True: it tried, and what it held before is gone). Best effort: never raises for I/O.
 
         ``pause`` is called before each chunk of :data:`CHUNK_ENTRIES` entries
         is written; a caller writing in the background of other work blocks
@@ -308,16 +308,16 @@ class ParseCache:
         the cache after every save.
         """
         if self.location is None:
-            return
+            return False
         for name in [n for n in self.entries if n not in self.seen]:
             if not _still_there(self.entries[name]):
                 del self.entries[name]
                 self.changed.add(name)
         if not self.changed or len(self.changed) < len(self.entries) // REWRITE_FRACTION:
-            return
+            return False
         self.changed = set()
         if not self.entries and not self.location.exists():
-            return
+            return False
         portable = self.portable
         items = list(self.entries.items())
 
@@ -332,6 +332,7 @@ class ParseCache:
                     yield {name: (*cached[:3], portable(cached[3])) for name, cached in chunk}
 
         store_private_chunks(self.location, resolved_path(self.root_dir), chunks())
+        return True
 
 
 @contextmanager

@@ -227,6 +227,9 @@ class RootRead:
     # written (:meth:`ParseCache.lookup_listing`): a state the root was in, which an
     # index rendered then still shows (:meth:`memls.store.transaction.RootTransaction._regenerate`).
     earlier: dict[str, FileRead] = field(default_factory=dict, repr=False, compare=False)
+    # Whether this read rewrote the parse cache without that state: no later read will see
+    # it (:func:`memls.store.index_provenance.remember_forgotten_rendering`).
+    forgot_earlier: bool = field(default=False, repr=False, compare=False)
 
     @cached_property
     def entries(self) -> list[MemoryEntry]:
@@ -445,8 +448,9 @@ def _read_root(
             observed_ns,
         )
         result.files.append(read)
-    parse_cache.save()
+    rewrote = parse_cache.save()
     result.earlier = {filename: FileRead(filename, *held) for filename, held in earlier.items()}
+    result.forgot_earlier = rewrote and bool(earlier)
     if listing.unreadable:
         result.files.extend(FileRead(filename, None, why) for filename, why in listing.unreadable)
         result.files.sort(key=lambda f: f.filename)

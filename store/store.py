@@ -110,6 +110,9 @@ class MemoryStore:
         reads = []
         for r in roots:
             read = read_root(r.path, r.scope)
+            if read.forgot_earlier:  # the state a lagging index renders is kept as that index's provenance
+                from .index_provenance import remember_forgotten_rendering
+                remember_forgotten_rendering(read)
             self.errors.extend(read.errors)
             reads.append(read)
         return reads

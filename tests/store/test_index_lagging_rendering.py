@@ -306,3 +306,66 @@ def test_no_write_drops_a_line_a_person_wrote_at_a_missing_file_in_the_shape_mem
         a_new_process(root).entries()  # the cache forgets the files that went
         WRITES[write](a_new_process(root), others[0])
         assert line in (root / "MEMORY.md").read_text(encoding="utf-8")
+def rendered_then_read_again(root: Path) -> None:
+    """A root whose MEMORY.md another tool rendered, read since: the parse cache holds every entry."""
+    rendered_by_another_tool(root)
+    a_new_process(root).entries()
+
+
+def test_an_index_stays_generated_after_an_entry_file_was_deleted_by_hand_and_the_root_read_since(tmp_path: Path) -> None:
+    """Stranger s30, P1: the read after the deletion rewrote the parse cache without the file, so no state
+    memls knew rendered the index (its line of the gone entry aside); the save took it for curated and
+    appended its line at the end, keeping the dead one."""
+    root = tmp_path / "memory"
+    rendered_then_read_again(root)
+    (root / "gamma.md").unlink()
+    a_new_process(root).entries()  # `memls list`: the cache forgets gamma
+    store = a_new_process(root)
+    store.save("tz", "Works from Stockholm.", type="user")
+    text = (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert text == store.render_root_index()
+    assert "gamma.md" not in text and text.index("## User") < text.index("## Project")
+
+
+# A file moved by hand is not among them: the new file, which the parse cache never held, counts as
+# there all along (as a person's new entry does, whose line they may have left out on purpose).
+HAND_CHANGES = ("deleted", "edited", "kept")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(names=st.lists(st.sampled_from(NAMES), min_size=2, unique=True),
+       kinds=st.lists(st.sampled_from(TYPES), min_size=len(NAMES), max_size=len(NAMES)),
+       fates=st.lists(st.sampled_from(HAND_CHANGES), min_size=len(NAMES), max_size=len(NAMES)),
+       reads=st.lists(st.integers(0, len(NAMES)), max_size=3), person_edits_index=st.booleans())
+def test_an_index_rendered_before_hand_changes_stays_generated_through_the_reads_between(
+    names: list[str], kinds: list[str], fates: list[str], reads: list[int], person_edits_index: bool,
+) -> None:
+    """Another tool rendered the index; a person then deleted or edited entry files by hand, with
+    reads (`memls list`) between the changes, each of which may rewrite the parse cache without the state
+    the index renders. The next save renders the index whole, unless the person also edited the index."""
+    with tempfile.TemporaryDirectory() as where:
+        root = Path(where) / "memory"
+        root.mkdir()
+        for name, kind in zip(names, kinds):
+            (root / f"{name}.md").write_text(
+                f"---\nname: {name}\ndescription: The {name} thing.\nmetadata:\n  type: {kind}\n---\n\nBody.\n",
+                encoding="utf-8")
+        (root / "MEMORY.md").write_text(a_new_process(root).render_root_index(), encoding="utf-8")
+        a_new_process(root).entries()
+        for at, (name, fate) in enumerate(zip(names, fates)):
+            if fate == "deleted":
+                (root / f"{name}.md").unlink()
+            elif fate == "edited":
+                edit_by_hand(root / f"{name}.md", f"The {name} thing.", f"The {name} thing, edited.")
+            if at in reads:
+                a_new_process(root).entries()
+        if person_edits_index:
+            edit_by_hand(root / "MEMORY.md", "# Persistent Memory\n", "# Persistent Memory\n\nMy own words.\n")
+        a_new_process(root).entries()
+        store = a_new_process(root)
+        store.save("tz", "Works from Stockholm.", type="user")
+        text = (root / "MEMORY.md").read_text(encoding="utf-8")
+        if person_edits_index:
+            assert "My own words." in text and text.endswith("- [tz](tz.md) \u2014 Works from Stockholm.\n")
+        else:
+            assert text == store.render_root_index()
