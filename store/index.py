@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -572,6 +572,19 @@ def remove_index_line(index_text: str, filename: str, moved_from: Collection[str
     if not found:
         return index_text
     return _without_spans(index_text, [(link.line, start, end) for link, start, end in found])
+
+
+def remove_index_lines_numbered(index_text: str, lines: Mapping[str, Collection[int] | None]) -> str:
+    """``MEMORY.md`` without the pointer lines numbered ``lines[f]`` at each file ``f`` (None: every line at it).
+
+    For a repair of the lines a check found, all in one pass (numbers are
+    the text's as given): another line at the same file, with words a
+    person wrote, is not one of them (stranger s31b: ``--fix`` removed a
+    gone entry's line and, with it, a note at its file).
+    """
+    found = [(link.line, start, end) for link, start, end in _pointers_at(index_text, set(lines))
+             if (numbers := lines[link.target]) is None or link.line in numbers]
+    return _without_spans(index_text, found) if found else index_text
 
 
 def _without_spans(text: str, doomed: list[tuple[int, int, int]]) -> str:

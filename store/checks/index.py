@@ -82,7 +82,7 @@ from ..index import (
     parse_index_lines,
     pointer_line,
     pointers_to,
-    remove_index_line,
+    remove_index_lines_numbered,
     render_index,
     render_policy_view,
     retarget_links,
@@ -1312,8 +1312,10 @@ def _line_repair(
     removes_words = any(f.code == "index-broken-link" and f.target not in respelled and f.target not in known
                         and not _written_for_a_gone_entry(doc.root, f) for f in findings)
     # (A line a rule pairs keeps its words however the rest of the index reads: it is pointed, not rendered.)
+    # Nor is an index rendered when a line at one of those files is none of the findings' own.
     if not retargets and not any(f.target in known for f in findings) and rendering is not None \
-            and (may_be_apart is None or may_be_apart(filenames)) and generated_apart_from(text, rendering, filenames):
+            and (may_be_apart is None or may_be_apart(filenames)) and generated_apart_from(text, rendering, filenames) \
+            and not _other_lines_at(text, findings, filenames):
         new = rendering
     else:
         for f in findings:
@@ -1326,6 +1328,12 @@ def _line_repair(
     findings = [f for f in findings if f.target not in respelled]
     whole = claude_code_visible_limit(text) is not None or claude_code_visible_limit(new) is None
     return _Repair(minimal_edit(doc.path, text, new), whole, _line_fix_title(findings, respelled, pointed), removes_words)
+
+
+def _other_lines_at(text: str, findings: list[_LineFinding], filenames: Collection[str]) -> bool:
+    """Whether ``text`` holds a pointer line at one of ``filenames`` that is no finding's own line."""
+    own = {f.link.line for f in findings if f.link is not None}
+    return any(link.line not in own for link in pointers_to(text, set(filenames)))
 
 
 def _written_for_a_gone_entry(state: RootState, finding: _LineFinding) -> bool:
@@ -1347,9 +1355,15 @@ def _written_for_a_gone_entry(state: RootState, finding: _LineFinding) -> bool:
 def _repaired(text: str, findings: list[_LineFinding], retargets: list[tuple[IndexLink, str]],
               respelled: set[str]) -> str:
     new = retarget_links(text, retargets)
-    for filename in dict.fromkeys(f.target for f in findings
-                                  if f.code != "index-missing-entry" and f.target not in respelled):
-        new = remove_index_line(new, filename)
+    doomed: dict[str, set[int] | None] = {}  # the findings' own lines at each file (None: every line there)
+    for f in findings:
+        if f.code != "index-missing-entry" and f.target not in respelled:
+            lines = doomed.setdefault(f.target, set())
+            if f.link is None or lines is None:
+                doomed[f.target] = None
+            else:
+                lines.add(f.link.line)
+    new = remove_index_lines_numbered(new, doomed)
     return add_index_lines(new, [f.entry for f in findings if f.code == "index-missing-entry" and f.entry is not None])
 
 

@@ -340,6 +340,19 @@ def test_a_line_whose_link_a_markdown_viewer_opens_keeps_its_words(check_root, t
     assert (root_of(checked) / "MEMORY.md").read_text() == index.replace(f"({spelled})", "(deploy.md)")
 
 
+@pytest.mark.parametrize("generated", [False, True], ids=["curated", "generated but for the gone file"])
+def test_fix_removes_a_gone_entrys_line_but_not_a_note_a_person_wrote_at_its_file(check_root, generated):
+    """Stranger s31b: removing the line of a deleted entry removed every line at its file, a person's
+    note among them, and an index otherwise generated was rendered again, dropping the note too."""
+    a = living("alpha", "A")
+    head = rendered(("alpha.md", a)) if generated else f"{HEADER}\n\n- [alpha](alpha.md) \u2014 A\n"
+    note = "- [Beta's caveats, do not lose](beta.md) \u2014 my own note: beta breaks on Tuesdays\n"
+    checked = check_root({"alpha.md": a, "MEMORY.md": f"{head}- [beta](beta.md) \u2014 B\n{note}"})
+    assert len(checked.problems("index-broken-link")) == 2
+    fix_all(checked.ctx)
+    assert (root_of(checked) / "MEMORY.md").read_text() == f"{head}{note}"
+
+
 def test_broken_link_to_unparsable_file_is_reported(check_root):
     text = f"{HEADER}\n\n- [notes](notes.md) \u2014 n\n"
     checked = check_root({"notes.md": "no frontmatter here\n", "MEMORY.md": text})
