@@ -250,6 +250,18 @@ def test_a_lagging_index_holding_a_kept_line_stays_generated_after_an_entry_edit
     assert text.index("## User") < text.index("## Project")
 
 
+def rendered_and_read(root: Path, names: list[str], kinds: list[str]) -> Path:
+    """A root of ``names`` (of ``kinds``) whose MEMORY.md another tool rendered, read since (the cache holds it all)."""
+    root.mkdir()
+    for name, kind in zip(names, kinds):
+        (root / f"{name}.md").write_text(
+            f"---\nname: {name}\ndescription: The {name} thing.\nmetadata:\n  type: {kind}\n---\n\nBody.\n",
+            encoding="utf-8")
+    (root / "MEMORY.md").write_text(a_new_process(root).render_root_index(), encoding="utf-8")
+    a_new_process(root).entries()
+    return root
+
+
 NAMES = ("alpha", "beta", "gamma", "delta", "epsilon")
 TYPES = ("user", "project", "feedback")
 # What a person may write into a generated index, each in the shape memls writes a line (stranger s31).
@@ -282,14 +294,7 @@ def test_no_write_drops_a_line_a_person_wrote_at_a_missing_file_in_the_shape_mem
     index for generated dropped them. Whatever files a person also deleted or moved by hand, a write to
     another entry keeps every line they wrote."""
     with tempfile.TemporaryDirectory() as where:
-        root = Path(where) / "memory"
-        root.mkdir()
-        for name, kind in zip(names, kinds):
-            (root / f"{name}.md").write_text(
-                f"---\nname: {name}\ndescription: The {name} thing.\nmetadata:\n  type: {kind}\n---\n\nBody.\n",
-                encoding="utf-8")
-        (root / "MEMORY.md").write_text(a_new_process(root).render_root_index(), encoding="utf-8")
-        a_new_process(root).entries()
+        root = rendered_and_read(Path(where) / "memory", names, kinds)
         line, annotated = PERSON_LINES[person](root, names)
         if annotated is None:
             (root / "MEMORY.md").write_text((root / "MEMORY.md").read_text(encoding="utf-8") + f"\n{line}\n",
@@ -344,14 +349,7 @@ def test_an_index_rendered_before_hand_changes_stays_generated_through_the_reads
     reads (`memls list`) between the changes, each of which may rewrite the parse cache without the state
     the index renders. The next save renders the index whole, unless the person also edited the index."""
     with tempfile.TemporaryDirectory() as where:
-        root = Path(where) / "memory"
-        root.mkdir()
-        for name, kind in zip(names, kinds):
-            (root / f"{name}.md").write_text(
-                f"---\nname: {name}\ndescription: The {name} thing.\nmetadata:\n  type: {kind}\n---\n\nBody.\n",
-                encoding="utf-8")
-        (root / "MEMORY.md").write_text(a_new_process(root).render_root_index(), encoding="utf-8")
-        a_new_process(root).entries()
+        root = rendered_and_read(Path(where) / "memory", names, kinds)
         for at, (name, fate) in enumerate(zip(names, fates)):
             if fate == "deleted":
                 (root / f"{name}.md").unlink()
