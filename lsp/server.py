@@ -341,6 +341,7 @@ async def _initial_scan(ls: MemlsServer) -> None:
     watcher = ls.watching.make_poller()
     warm: WarmStart | None = None
     checked: dict[Path, list[Problem]] | None = None  # every problem of the roots as loaded (push mode)
+    keep_checked: Callable[[], None] | None = None  # stores ``checked`` for the next start, once it is out
     open_paths: set[Path] = set()
     start: StartListing | None = None
     # Open documents whose text is not their file's: the replay is not what the client must hold for
@@ -427,7 +428,9 @@ async def _initial_scan(ls: MemlsServer) -> None:
             elif start is not None:
                 # The model is the files as listed (every request waits): checked once, and kept.
                 try:
-                    checked = await ls.engine.run_now(check_started, start, state.settings, state.workspace)
+                    if (started_check := await ls.engine.run_now(
+                            check_started, start, state.settings, state.workspace)) is not None:
+                        checked, keep_checked = started_check
                 except Exception:  # noqa: BLE001 - checked as usual below
                     log.exception("checking the loaded model failed")
                 if checked is not None and not ls.diagnostics.pull:
@@ -452,6 +455,8 @@ async def _initial_scan(ls: MemlsServer) -> None:
             ls.status.first_check_pending = True
         ls.engine.release()
     ls.timings["initial_scan_seconds"] = time.perf_counter() - started
+    if keep_checked is not None:  # after what waited for the model: the results are out, the editor first
+        await ls.engine.run(keep_checked)
     if watcher is not None:
         watcher.start()
     await startup_report(ls, ls.timings["initial_scan_seconds"])

@@ -498,14 +498,18 @@ def checked_with_texts(
 def check_loaded(
     roots: Sequence[MemoryRoot], settings: Settings, workspace: Workspace, observation: Observation,
     *, today: date | None = None,
-) -> CheckRun:
-    """Check ``workspace``, a model of exactly ``roots`` read after ``observation``, and keep the results.
+) -> tuple[CheckRun, Callable[[], None]]:
+    """Check ``workspace``, a model of exactly ``roots`` read after ``observation``, and what keeps the results.
 
     What :func:`check_roots` does in full, for a caller that holds the
-    model already (the language server at the end of its first scan): the
-    next run over unchanged files replays the results. The observation must
-    have been taken before any file was read, so a file that changed since
-    counts as changed (its stored identity is the older one).
+    model already (the language server at the end of its first scan): once
+    the caller runs the second half of the answer, the next run over
+    unchanged files replays the results. Storing them pickles every file's
+    record (a tenth of the check at 10k entries, more at 50k), so the
+    caller shows the problems first. The observation must have been taken
+    before any file was read, so a file that changed since counts as
+    changed (its stored identity is the older one); stored later, the
+    results still hold for the identities as listed.
     """
     today = today or date.today()
     seen = observation.of(roots)
@@ -515,10 +519,10 @@ def check_loaded(
     if location is not None and seen is not None:
         listings = [_list_root(root, files, seen.observed_ns) for root, (_, _, files) in zip(roots, seen.fingerprint)]
     run, kept, worth_storing = _full(roots, settings, today, listings, workspace)
-    if location is not None and listings is not None:
-        _keep(location, _identity(roots, settings), (FORMAT, today.isoformat()), _state_digest(listings),
-              run, kept, worth_storing, None, None)
-    return run
+    if location is None or listings is None:
+        return run, _nothing
+    return run, partial(_keep, location, _identity(roots, settings), (FORMAT, today.isoformat()),
+                        _state_digest(listings), run, kept, worth_storing, None, None)
 
 
 def _replayed_summary(location: Path, identity: str, key: tuple, state: bytes | None,

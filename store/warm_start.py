@@ -146,13 +146,18 @@ def warm_start(listing: StartListing, settings: Settings, *, today: date | None 
 
 
 def check_started(listing: StartListing, settings: Settings, workspace: Workspace,
-                  *, today: date | None = None) -> dict[Path, list[Problem]] | None:
-    """Check a start's model, loaded from the listed roots alone, and keep the results for the next start.
+                  *, today: date | None = None,
+                  ) -> tuple[dict[Path, list[Problem]], Callable[[], None]] | None:
+    """Check a start's model, loaded from the listed roots alone, and what keeps the results for the next start.
 
     None (nothing checked) when the model holds other roots than those
     listed (a root added since by its look): the caller checks as usual.
-    The problems of every checked path with problems otherwise.
+    Otherwise the problems of every checked path with problems, and what
+    stores the results, for the caller to run once it has shown them (as
+    :meth:`WarmStart.keep`: storing 50k files' records is an eighth of
+    such a start's check).
     """
     if [state.root for state in workspace.roots] != list(listing.roots):
         return None
-    return check_loaded(listing.roots, settings, workspace, listing.observation, today=today).results
+    run, keep = check_loaded(listing.roots, settings, workspace, listing.observation, today=today)
+    return run.results, keep

@@ -217,17 +217,17 @@ def test_incremental_check_equals_a_full_check_after_any_file_changes(
 def started(roots: list[MemoryRoot]) -> tuple[str, list, Callable[[], None]]:
     """A language server's start: from the stored results when they can answer, else the model checked in full.
 
-    With what stores a re-checked answer, which the server runs once it has shown it.
+    With what stores the answer (re-checked or checked in full), which the server runs once it has shown it.
     """
     listing = start_listing({"folder": roots})
     assert listing is not None
     warm = warm_start(listing, Settings(), today=TODAY)
-    keep: Callable[[], None] = lambda: None  # noqa: E731 - a full check stored its results itself
     if warm is not None:
         how, results, keep = warm.how, warm.results, warm.keep
     else:
-        how, results = "full", check_started(listing, Settings(), Workspace.load(roots), today=TODAY)
-    assert results is not None
+        checked = check_started(listing, Settings(), Workspace.load(roots), today=TODAY)
+        assert checked is not None
+        how, (results, keep) = "full", checked
     return how, [(path, [(p, p.data) for p in problems]) for path, problems in results.items()], keep
 
 

@@ -43,12 +43,14 @@ def root(tmp_path: Path) -> MemoryRoot:
 
 
 def first_start(root: MemoryRoot, settings: Settings) -> dict:
-    """A start that finds nothing to replay: the model is loaded and checked, and the results kept."""
+    """A start that finds nothing to replay: the model is loaded and checked, and the results kept once shown."""
     listing = start_listing({"folder": [root]})
     assert listing is not None
     assert warm_start(listing, settings, today=TODAY) is None
-    results = check_started(listing, settings, Workspace.load([root]), today=TODAY)
-    assert results is not None
+    checked = check_started(listing, settings, Workspace.load([root]), today=TODAY)
+    assert checked is not None
+    results, keep = checked
+    keep()
     return results
 
 
@@ -64,6 +66,20 @@ def test_a_start_over_unchanged_files_replays_what_the_first_start_found(root: M
     assert warm.results == {path: problems for path, problems in expected.items() if problems}
     assert warm.entries == 2
     assert warm.still_current()
+
+
+def test_a_full_starts_results_are_replayed_only_once_the_caller_keeps_them(root: MemoryRoot):
+    """Storing every record waits until the problems are shown: until then the next start checks in full."""
+    settings = Settings()
+    listing = start_listing({"folder": [root]})
+    assert listing is not None
+    checked = check_started(listing, settings, Workspace.load([root]), today=TODAY)
+    assert checked is not None
+    results, keep = checked
+    assert warm_start(start_listing({"folder": [root]}), settings, today=TODAY) is None  # type: ignore[arg-type]
+    keep()
+    warm = warm_start(start_listing({"folder": [root]}), settings, today=TODAY)  # type: ignore[arg-type]
+    assert warm is not None and warm.how == "replayed" and warm.results == results
 
 
 def test_a_file_changed_after_the_replay_makes_it_stale(root: MemoryRoot):
