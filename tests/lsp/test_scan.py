@@ -67,7 +67,7 @@ def test_end_of_scan_writes_the_parse_cache_on_a_thread_of_its_own_in_the_engine
     import time
 
     from memls.lsp.engine import Engine
-    from memls.lsp.server import _end_scan
+    from memls.lsp.server import _end_scan, _write_caches
     from memls.store.cache import ParseCache, cache_file
 
     # Files written an hour before they are looked at: settled, so remembered.
@@ -82,7 +82,7 @@ def test_end_of_scan_writes_the_parse_cache_on_a_thread_of_its_own_in_the_engine
     real_start = threading.Thread.start
     monkeypatch.setattr(threading.Thread, "start",
                         lambda self: (writers.append(self), real_start(self))[-1])
-    _end_scan(state, engine.wait_until_quiet)
+    _write_caches(_end_scan(state), engine.wait_until_quiet)
     assert not state.scanning
     assert [w.name for w in writers] == ["memls-cache-writer"]
     assert not writers[0].daemon  # an exit waits for the file instead of tearing it
