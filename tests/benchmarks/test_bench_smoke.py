@@ -89,6 +89,14 @@ def test_server_smoke_reports_every_server_figure(smoke: Path) -> None:
     assert all(result[k] > 0 for k in SERVER_FIGURES)
 
 
+def test_server_smoke_splits_the_scans_cpu_into_user_and_kernel_time_with_its_page_faults(smoke: Path) -> None:
+    result = _json(smoke, "server.json")["results"][0]
+    user, system = result["initial_scan_user_cpu_s"], result["initial_scan_system_cpu_s"]
+    assert user > 0 and system >= 0
+    assert user + system == pytest.approx(result["initial_scan_cpu_s"], abs=1e-9)
+    assert isinstance(result["initial_scan_page_faults"], int) and result["initial_scan_page_faults"] >= 0
+
+
 @pytest.mark.timeout(300)
 def test_summary_judges_every_target_pass_or_miss(smoke: Path) -> None:
     rows = _json(smoke, "summary.json")["targets"]
