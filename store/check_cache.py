@@ -505,8 +505,8 @@ def check_loaded(
     model already (the language server at the end of its first scan): once
     the caller runs the second half of the answer, the next run over
     unchanged files replays the results. Storing them pickles every file's
-    record (a tenth of the check at 10k entries, more at 50k), so the
-    caller shows the problems first. The observation must have been taken
+    record (measured in-process: 0.07 s beside a 0.5 s check at 10k
+    entries, 0.6 s beside 2.7 s at 50k), so the caller shows the problems first. The observation must have been taken
     before any file was read, so a file that changed since counts as
     changed (its stored identity is the older one); stored later, the
     results still hold for the identities as listed.

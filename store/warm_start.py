@@ -154,8 +154,8 @@ def check_started(listing: StartListing, settings: Settings, workspace: Workspac
     listed (a root added since by its look): the caller checks as usual.
     Otherwise the problems of every checked path with problems, and what
     stores the results, for the caller to run once it has shown them (as
-    :meth:`WarmStart.keep`: storing 50k files' records is an eighth of
-    such a start's check).
+    :meth:`WarmStart.keep`: storing 50k files' records takes 0.6 s, a
+    fifth of such a start's check).
     """
     if [state.root for state in workspace.roots] != list(listing.roots):
         return None
